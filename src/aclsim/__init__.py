@@ -1,0 +1,27 @@
+"""aclsim: run and check Huawei Ascend CANN code (pyACL, SIMT kernels, Ascend C) on any CPU.
+
+The Pythonic face lives here (`Device`, `Stream`, `Event`, `DeviceArray`, `AclError`);
+the pyACL facade is `aclsim.acl`; kernels are written with `aclsim.simt` and `aclsim.asc`.
+"""
+
+from __future__ import annotations
+
+from .api import Device, DeviceArray, Event, Stream, current_device, empty, to_device, zeros
+from .errors import AclError, Code
+from .runtime import get_runtime, reset_runtime
+
+__version__ = "0.1.0"
+
+
+def configure(soc: str | None = None, devices: int | None = None) -> None:
+    """Start a fresh runtime emulating `devices` devices of chip `soc` (e.g. "Ascend310P3").
+
+    Everything allocated before is released. Without arguments, ACLSIM_SOC / ACLSIM_DEVICES apply.
+    """
+    reset_runtime(soc, devices)
+
+
+__all__ = [
+    "AclError", "Code", "Device", "DeviceArray", "Event", "Stream", "configure", "current_device", "empty",
+    "get_runtime", "to_device", "zeros",
+]

@@ -1,0 +1,1 @@
+"""pytest plugin entry point (filled in by the sanitizer)."""

@@ -1,0 +1,127 @@
+"""`aclsim run script.py [args]`: run a program with `import acl` resolving to aclsim."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import runpy
+import sys
+import traceback
+
+DESCRIPTION = """\
+Run a Python program against the emulated Ascend runtime. Inside it, `import acl` gives
+aclsim's pyACL-compatible module (and `import asc` gives aclsim.asc when the real pyasc is
+not installed), so pyACL programs run unmodified, with the same return codes.
+
+Add --check to find memory bugs, --trace/--summary to see what the device did.
+"""
+
+EPILOG = """\
+examples:
+  aclsim run examples/seed_square.py
+  aclsim run --check all --error-exitcode 3 my_prog.py --my-flag
+  aclsim run --trace out.json --summary my_prog.py     (open out.json in ui.perfetto.dev)
+  ACLSIM_SOC=Ascend310P3 ACLSIM_DEVICES=2 aclsim run my_prog.py
+
+environment:
+  ACLSIM_SOC        chip profile (Ascend910B1 default, Ascend910B4, Ascend310P3, ...)
+  ACLSIM_DEVICES    number of emulated devices (default 1)
+  ACLSIM_SCHEDULE   lazy (default: device work runs when the host waits) or eager
+  ACLSIM_CHECK      same as --check
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "run", help="run a pyACL / aclsim program on the emulator", description=DESCRIPTION, epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--soc", help="chip profile to emulate (overrides ACLSIM_SOC)")
+    p.add_argument("--devices", type=int, help="number of devices (overrides ACLSIM_DEVICES)")
+    p.add_argument("--schedule", choices=["lazy", "eager"], help="when queued device work runs")
+    g = p.add_argument_group("sanitizer")
+    g.add_argument(
+        "--check", metavar="TOOLS",
+        help="comma-separated: memcheck,racecheck,initcheck,leakcheck (or 'all'); env ACLSIM_CHECK",
+    )
+    g.add_argument("--error-exitcode", type=int, metavar="N", help="exit with N when the sanitizer found errors")
+    g.add_argument("--json", metavar="FILE", help="also write sanitizer findings as JSON to FILE")
+    t = p.add_argument_group("timeline")
+    t.add_argument("--trace", metavar="FILE", help="write a Chrome/Perfetto trace of host calls and device work")
+    t.add_argument("--summary", action="store_true", help="print kernels, copies and memory at exit")
+    p.add_argument("script", help="the Python program to run")
+    p.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the program")
+    p.set_defaults(func=run)
+
+
+def install_aliases() -> None:
+    """Make `import acl` (and `import asc` when pyasc is absent) resolve to aclsim."""
+    from .. import acl
+
+    sys.modules["acl"] = acl
+    for sub in ("rt", "util", "media"):
+        sys.modules[f"acl.{sub}"] = getattr(acl, sub)
+    if "asc" not in sys.modules and importlib.util.find_spec("asc") is None:
+        if importlib.util.find_spec("aclsim.asc") is not None:
+            sys.modules["asc"] = importlib.import_module("aclsim.asc")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.schedule:
+        os.environ["ACLSIM_SCHEDULE"] = args.schedule
+    if args.soc or args.devices:
+        from ..runtime import reset_runtime
+
+        try:
+            reset_runtime(args.soc, args.devices)
+        except ValueError as e:
+            print(f"aclsim run: {e}", file=sys.stderr)
+            return 2
+    if not os.path.isfile(args.script):
+        print(f"aclsim run: no such file: {args.script}", file=sys.stderr)
+        return 2
+    sessions = []
+    tools = args.check or os.environ.get("ACLSIM_CHECK")
+    if tools:
+        from ..check import start_session
+
+        sessions.append(start_session(tools, error_exitcode=args.error_exitcode, json_path=args.json))
+    if args.trace or args.summary:
+        from ..trace import start_session as start_trace
+
+        sessions.append(start_trace(trace_path=args.trace, summary=args.summary))
+    install_aliases()
+    code = run_script(args.script, args.args)
+    from ..runtime.core import process_is_exiting
+
+    process_is_exiting()
+    for s in sessions:
+        override = s.finish()
+        if override is not None and code == 0:
+            code = override
+    return code
+
+
+def run_script(path: str, argv: list[str]) -> int:
+    """Run `path` as __main__ with `argv`; returns its exit status."""
+    old_argv, old_path0 = sys.argv, sys.path[0] if sys.path else None
+    sys.argv = [path, *argv]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        runpy.run_path(path, run_name="__main__")
+        return 0
+    except SystemExit as e:
+        if e.code is None:
+            return 0
+        if isinstance(e.code, int):
+            return e.code
+        print(e.code, file=sys.stderr)
+        return 1
+    except BaseException:
+        traceback.print_exc()
+        return 1
+    finally:
+        sys.argv = old_argv
+        if sys.path and sys.path[0] != old_path0:
+            sys.path.pop(0)

@@ -1,0 +1,201 @@
+"""ACL return codes with their names, meanings and a fix hint, and the `AclError` exception.
+
+Values and meanings follow CANN's `acl_base_rt.h` / `rt_error_codes.h` (see
+`shared/reference/aclrt-runtime.md` §3.5 and the addendum on kernel-fault codes).
+"""
+
+from __future__ import annotations
+
+import threading
+from enum import IntEnum
+
+
+class Code(IntEnum):
+    """ACL error codes (`aclError`)."""
+
+    SUCCESS = 0
+    ERROR_INVALID_PARAM = 100000
+    ERROR_UNINITIALIZE = 100001
+    ERROR_REPEAT_INITIALIZE = 100002
+    ERROR_INVALID_FILE = 100003
+    ERROR_PARSE_FILE = 100006
+    ERROR_REPEAT_SUBSCRIBE = 100033
+    ERROR_STREAM_NOT_SUBSCRIBE = 100034
+    ERROR_THREAD_NOT_SUBSCRIBE = 100035
+    ERROR_WAIT_CALLBACK_TIMEOUT = 100036
+    ERROR_REPEAT_FINALIZE = 100037
+    ERROR_BAD_ALLOC = 200000
+    ERROR_API_NOT_SUPPORT = 200001
+    ERROR_MEMORY_ADDRESS_UNALIGNED = 200003
+    ERROR_RESOURCE_NOT_MATCH = 200004
+    ERROR_INVALID_RESOURCE_HANDLE = 200005
+    ERROR_FEATURE_UNSUPPORTED = 200006
+    ERROR_INTERNAL_ERROR = 500000
+    ERROR_RT_PARAM_INVALID = 107000
+    ERROR_RT_INVALID_DEVICEID = 107001
+    ERROR_RT_CONTEXT_NULL = 107002
+    ERROR_RT_STREAM_CONTEXT = 107003
+    ERROR_RT_ADDR_UNALIGNED = 107008
+    ERROR_RT_STREAM_NO_CB_REG = 107015
+    ERROR_RT_INVALID_MEMORY_TYPE = 107016
+    ERROR_RT_INVALID_HANDLE = 107017
+    ERROR_RT_FEATURE_NOT_SUPPORT = 207000
+    ERROR_RT_MEMORY_ALLOCATION = 207001
+    ERROR_RT_MEMORY_FREE = 207002
+    ERROR_RT_NO_STREAM_RESOURCE = 207008
+    ERROR_RT_INTERNAL_ERROR = 507000
+    ERROR_RT_STREAM_NOT_COMPLETE = 507004
+    ERROR_RT_EVENT_NOT_COMPLETE = 507006
+    ERROR_RT_AICORE_TIMEOUT = 507014
+    ERROR_RT_AICORE_EXCEPTION = 507015
+    ERROR_RT_AICPU_EXCEPTION = 507018
+    ERROR_RT_STREAM_SYNC_TIMEOUT = 507046
+
+    @property
+    def acl_name(self) -> str:
+        """The C macro name, e.g. ``ACL_ERROR_RT_CONTEXT_NULL``."""
+        return "ACL_SUCCESS" if self is Code.SUCCESS else "ACL_" + self.name
+
+    @property
+    def meaning(self) -> str:
+        return _INFO.get(self, ("", ""))[0]
+
+    @property
+    def hint(self) -> str:
+        return _INFO.get(self, ("", ""))[1]
+
+
+_INFO: dict[Code, tuple[str, str]] = {
+    Code.SUCCESS: ("success", "nothing to fix"),
+    Code.ERROR_INVALID_PARAM: (
+        "parameter check failed (null pointer, size 0, value out of range, bad enum)",
+        "check each argument against the API reference; acl.get_recent_err_msg() names the bad one",
+    ),
+    Code.ERROR_UNINITIALIZE: ("AscendCL is not initialised", "call acl.init() first"),
+    Code.ERROR_REPEAT_INITIALIZE: (
+        "acl.init() was already called",
+        "harmless: call acl.init() once per process (or ignore this code)",
+    ),
+    Code.ERROR_INVALID_FILE: ("the configuration file does not exist or cannot be read", "pass an existing JSON file or no path"),
+    Code.ERROR_PARSE_FILE: ("the configuration file is not valid JSON", "fix the JSON syntax of the file"),
+    Code.ERROR_REPEAT_SUBSCRIBE: ("the stream is already subscribed", "subscribe a stream once"),
+    Code.ERROR_STREAM_NOT_SUBSCRIBE: (
+        "the stream is not subscribed to a report thread",
+        "call acl.rt.subscribe_report(thread_id, stream) first",
+    ),
+    Code.ERROR_THREAD_NOT_SUBSCRIBE: (
+        "the calling thread is not subscribed to any stream",
+        "call acl.rt.subscribe_report with this thread's id before process_report",
+    ),
+    Code.ERROR_WAIT_CALLBACK_TIMEOUT: (
+        "no callback arrived before the timeout",
+        "raise the timeout or make sure the stream reaches its launch_callback task",
+    ),
+    Code.ERROR_REPEAT_FINALIZE: ("acl.finalize() was already called", "call acl.finalize() once"),
+    Code.ERROR_BAD_ALLOC: ("memory allocation failed", "free memory or ask for less"),
+    Code.ERROR_API_NOT_SUPPORT: ("API not supported", "use a supported API"),
+    Code.ERROR_MEMORY_ADDRESS_UNALIGNED: ("address not aligned", "align the address as documented"),
+    Code.ERROR_RESOURCE_NOT_MATCH: (
+        "the resource does not belong to the current context",
+        "use streams/events of the current context",
+    ),
+    Code.ERROR_INVALID_RESOURCE_HANDLE: (
+        "invalid or destroyed handle",
+        "pass a handle returned by a create_* call that was not destroyed",
+    ),
+    Code.ERROR_FEATURE_UNSUPPORTED: ("feature not supported", "use a supported feature"),
+    Code.ERROR_INTERNAL_ERROR: ("internal error", "report a bug against aclsim"),
+    Code.ERROR_RT_PARAM_INVALID: (
+        "runtime parameter invalid (e.g. memcpy count > dest_max, range outside an allocation)",
+        "make count <= dest_max and keep the range inside one allocation",
+    ),
+    Code.ERROR_RT_INVALID_DEVICEID: (
+        "invalid device id",
+        "use an id in range(acl.rt.get_device_count()[0]) (set ACLSIM_DEVICES for more)",
+    ),
+    Code.ERROR_RT_CONTEXT_NULL: (
+        "no current context in this thread",
+        "call acl.rt.set_device(id) or acl.rt.set_context(ctx) in this thread first",
+    ),
+    Code.ERROR_RT_STREAM_CONTEXT: (
+        "the stream does not belong to the current context",
+        "switch to the stream's context with acl.rt.set_context, or use a stream of this context",
+    ),
+    Code.ERROR_RT_ADDR_UNALIGNED: ("memory address unaligned", "align the address as documented"),
+    Code.ERROR_RT_STREAM_NO_CB_REG: (
+        "no report thread is registered for callbacks on this stream",
+        "call acl.rt.subscribe_report(thread_id, stream) before acl.rt.launch_callback",
+    ),
+    Code.ERROR_RT_INVALID_MEMORY_TYPE: ("invalid memory type", "pass memory of the documented kind"),
+    Code.ERROR_RT_INVALID_HANDLE: ("invalid handle", "pass a live handle"),
+    Code.ERROR_RT_FEATURE_NOT_SUPPORT: (
+        "feature not supported (e.g. an asynchronous host-to-host copy)",
+        "use a synchronous acl.rt.memcpy or a supported direction",
+    ),
+    Code.ERROR_RT_MEMORY_ALLOCATION: (
+        "device out of memory",
+        "free allocations or ask for less; acl.rt.get_mem_info shows what is left",
+    ),
+    Code.ERROR_RT_MEMORY_FREE: ("memory free error", "free only live pointers returned by malloc"),
+    Code.ERROR_RT_NO_STREAM_RESOURCE: ("no stream resource left on the device", "destroy streams you no longer use"),
+    Code.ERROR_RT_INTERNAL_ERROR: ("runtime internal error", "report a bug against aclsim"),
+    Code.ERROR_RT_STREAM_NOT_COMPLETE: ("stream not complete", "synchronize the stream"),
+    Code.ERROR_RT_EVENT_NOT_COMPLETE: (
+        "the event has not completed",
+        "call acl.rt.synchronize_event (or synchronize the stream) before reading its time",
+    ),
+    Code.ERROR_RT_AICORE_TIMEOUT: ("an AI Core task timed out", "look for a kernel that never ends"),
+    Code.ERROR_RT_AICORE_EXCEPTION: (
+        "an AI Core task faulted (e.g. an illegal address)",
+        "acl.get_recent_err_msg() names the kernel, thread, index and line; fix the index or bounds check",
+    ),
+    Code.ERROR_RT_AICPU_EXCEPTION: ("an AI CPU task faulted", "inspect the failing task"),
+    Code.ERROR_RT_STREAM_SYNC_TIMEOUT: ("timed out waiting for the stream", "raise the timeout"),
+}
+
+
+class AclError(RuntimeError):
+    """An ACL call failed; ``code`` holds the ACL return code.
+
+    Raised by the Pythonic face. The pyACL face (`aclsim.acl`) returns the code instead.
+    """
+
+    def __init__(self, code: int, message: str = "") -> None:
+        self.code = int(code)
+        try:
+            self.name = Code(self.code).acl_name
+        except ValueError:
+            self.name = f"ACL_ERROR_{self.code}"
+        super().__init__(f"{self.name} ({self.code}): {message}" if message else f"{self.name} ({self.code})")
+        self.message = message
+        record_error(str(self))
+
+
+_tls = threading.local()
+
+
+def record_error(text: str) -> None:
+    """Remember an error message for acl.get_recent_err_msg() in this thread."""
+    msgs = getattr(_tls, "msgs", None)
+    if msgs is None:
+        msgs = _tls.msgs = []
+    msgs.append(text)
+    del msgs[:-32]
+
+
+def take_recent_errors() -> str | None:
+    """This thread's pending error messages, newest first, and clear them (None if none)."""
+    msgs = getattr(_tls, "msgs", None)
+    if not msgs:
+        return None
+    _tls.msgs = []
+    return "\n".join(reversed(msgs))
+
+
+def describe(code: int) -> str:
+    """Multi-line text for `aclsim explain CODE`."""
+    try:
+        c = Code(int(code))
+    except ValueError:
+        return f"{code}: not an ACL code known to aclsim"
+    return f"{int(c)} {c.acl_name}\n  meaning: {c.meaning}\n  fix:     {c.hint}"

@@ -1,0 +1,207 @@
+"""Streams, events, device tasks and the scheduler that runs them.
+
+Execution model: device work is queued per stream and runs in stream order, and only as event
+waits allow. In the default "lazy" mode the device does not run ahead of the host: queued work
+executes when the host waits on it or polls it (synchronize, query, destroy). So a program that
+forgets to synchronize reads stale data deterministically, as it can on hardware. "eager" mode
+runs each task as soon as it is submitted (ACLSIM_SCHEDULE=eager).
+
+Every task carries a modeled device clock: it starts no earlier than it was submitted, than the
+previous task on its stream ended, or than the event it waits for; it lasts as long as the
+emulator took to run it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import Code
+from .observe import Bus, now
+
+
+class KernelFault(Exception):
+    """Raised by device work that faults (e.g. an illegal address); the stream reports 507015."""
+
+    def __init__(self, message: str, code: int = Code.ERROR_RT_AICORE_EXCEPTION) -> None:
+        super().__init__(message)
+        self.code = int(code)
+
+
+class Task:
+    """One unit of device work on a stream."""
+
+    __slots__ = (
+        "kind", "name", "stream", "fn", "submit_time", "start", "end", "exec_time", "done", "error",
+        "dep", "info", "site", "seq", "keep", "posted", "__weakref__",
+    )
+
+    def __init__(self, kind: str, name: str, fn: Callable[[Task], None] | None = None, **info: Any) -> None:
+        self.kind = kind  # memcpy, memset, kernel, record, wait, callback
+        self.name = name
+        self.stream: Stream | None = None
+        self.fn = fn
+        self.submit_time = 0.0
+        self.start = 0.0
+        self.end = 0.0
+        self.exec_time = 0.0
+        self.done = False
+        self.error: tuple[int, str] | None = None
+        self.dep: Task | None = info.pop("dep", None)
+        self.keep = info.pop("keep", None)  # objects kept alive until the task has run
+        self.site = info.pop("site", None)
+        self.info = info
+        self.seq = 0
+        self.posted = False
+
+    def __repr__(self) -> str:
+        return f"<Task {self.seq} {self.kind} {self.name!r} done={self.done}>"
+
+
+class Stream:
+    """An in-order queue of device tasks belonging to one context."""
+
+    def __init__(self, handle: int, context: Any, is_default: bool = False, priority: int = 0, flags: int = 0):
+        self.handle = handle
+        self.context = context
+        self.device_id: int = context.device_id
+        self.is_default = is_default
+        self.priority = priority
+        self.flags = flags
+        self.queue: deque[Task] = deque()
+        self.clock = 0.0
+        self.error: tuple[int, str] | None = None
+        self.busy_thread: int | None = None
+        self.destroyed = False
+        self.subscriber: int | None = None  # thread id receiving launch_callback reports
+        self.last_task: Task | None = None
+
+    def __repr__(self) -> str:
+        return f"<Stream {self.handle:#x} dev{self.device_id}{' default' if self.is_default else ''}>"
+
+
+class Event:
+    """An event: marks a point in a stream, with the device time it was reached."""
+
+    def __init__(self, handle: int, context: Any, flags: int = 0) -> None:
+        self.handle = handle
+        self.context = context
+        self.flags = flags
+        self.record: Task | None = None
+        self.destroyed = False
+
+    @property
+    def timestamp(self) -> float | None:
+        r = self.record
+        return r.end if r is not None and r.done else None
+
+
+class Scheduler:
+    """Runs queued tasks when the host waits or polls (or at submit in eager mode)."""
+
+    def __init__(self, bus: Bus) -> None:
+        self.bus = bus
+        self.cv = threading.Condition(threading.RLock())
+        self.mode = os.environ.get("ACLSIM_SCHEDULE", "lazy").lower()
+        if self.mode not in ("lazy", "eager"):
+            raise ValueError(f"ACLSIM_SCHEDULE must be 'lazy' or 'eager', got {self.mode!r}")
+        self._seq = 0
+        self.post_callback: Callable[[Task], None] | None = None  # set by the runtime
+
+    def submit(self, stream: Stream, task: Task) -> Task:
+        with self.cv:
+            self._seq += 1
+            task.seq = self._seq
+            task.stream = stream
+            task.submit_time = now()
+            stream.queue.append(task)
+            stream.last_task = task
+            if self.bus.observers:
+                self.bus.emit("submit", task)
+            if self.mode == "eager":
+                self.drive(stream, wait_callbacks=False)
+        return task
+
+    def drive(
+        self, stream: Stream, until: Task | None = None, steps: int | None = None, wait_callbacks: bool = True
+    ) -> None:
+        """Run `stream`'s tasks in order until `until` is done, the queue is empty or `steps` ran."""
+        me = threading.get_ident()
+        with self.cv:
+            while stream.queue and not (until is not None and until.done):
+                if stream.busy_thread is not None and stream.busy_thread != me:
+                    self.cv.wait(0.05)
+                    continue
+                task = stream.queue[0]
+                if task.kind == "wait" and task.dep is not None and not task.dep.done:
+                    self.drive(task.dep.stream, task.dep, wait_callbacks=wait_callbacks)
+                    if not task.dep.done:
+                        return  # blocked behind a callback nobody has processed yet
+                    continue
+                pending_cb = task.kind == "callback" and task.info.get("block") and not task.info.get("processed")
+                if pending_cb and not wait_callbacks and stream.error is None:
+                    if not task.posted:
+                        self._post(task)
+                    return
+                if steps is not None:
+                    if steps <= 0:
+                        return
+                    steps -= 1
+                stream.busy_thread = me
+                try:
+                    self._execute(stream, task, wait_callbacks)
+                finally:
+                    stream.busy_thread = None
+                if not task.done:
+                    return  # a blocking callback still pending and we may not wait
+                stream.queue.popleft()
+                self.cv.notify_all()
+
+    def _post(self, task: Task) -> None:
+        task.posted = True
+        assert self.post_callback is not None
+        self.post_callback(task)
+
+    def _execute(self, stream: Stream, task: Task, wait_callbacks: bool) -> None:
+        start = max(task.submit_time, stream.clock)
+        if task.dep is not None and task.dep.done:
+            start = max(start, task.dep.end)
+            if self.bus.observers:
+                self.bus.emit("event_wait", task, task.dep)
+        task.start = start
+        if stream.error is not None and task.kind not in ("record", "wait"):
+            task.error = stream.error  # the stream faulted: later work is dropped until it is reported
+        elif task.kind == "callback":
+            if not task.posted:
+                self._post(task)
+            if task.info.get("block"):
+                while not task.info.get("processed") and wait_callbacks:
+                    self.cv.wait(0.05)
+                if not task.info.get("processed"):
+                    return
+        elif task.fn is not None:
+            t0 = now()
+            try:
+                task.fn(task)
+            except KernelFault as e:
+                task.error = (e.code, str(e))
+                stream.error = task.error
+            except Exception as e:  # noqa: BLE001 - any failure of device work is a device fault
+                task.error = (int(Code.ERROR_RT_INTERNAL_ERROR), f"{task.name}: {type(e).__name__}: {e}")
+                stream.error = task.error
+            task.exec_time = now() - t0
+        task.end = task.start + task.exec_time
+        stream.clock = task.end
+        task.done = True
+        task.keep = None
+        if self.bus.observers:
+            self.bus.emit("task_done", task)
+
+    def complete_callback(self, task: Task) -> None:
+        """Mark a callback task as processed by its report thread."""
+        with self.cv:
+            task.info["processed"] = True
+            self.cv.notify_all()

@@ -1,0 +1,20 @@
+"""Shared fixtures: every test starts with a fresh runtime (one Ascend910B1 unless it asks otherwise)."""
+
+from __future__ import annotations
+
+import pytest
+
+from aclsim.errors import take_recent_errors
+from aclsim.runtime import reset_runtime
+
+
+@pytest.fixture(autouse=True)
+def fresh_runtime(monkeypatch):
+    monkeypatch.delenv("ACLSIM_SOC", raising=False)
+    monkeypatch.delenv("ACLSIM_DEVICES", raising=False)
+    monkeypatch.delenv("ACLSIM_SCHEDULE", raising=False)
+    monkeypatch.delenv("ACLSIM_CHECK", raising=False)
+    rt = reset_runtime()
+    take_recent_errors()
+    yield rt
+    reset_runtime()
