@@ -2,10 +2,10 @@
 
 from .core import Context, Region, Runtime, get_runtime, reset_runtime
 from .memory import DEVICE_BASE, Allocation, DeviceHeap
-from .observe import Access, ApiCall, Bus, Site, user_site
+from .observe import Access, ApiCall, Bus, KernelAccess, Site, user_site
 from .streams import Event, KernelFault, Stream, Task
 
 __all__ = [
-    "DEVICE_BASE", "Access", "Allocation", "ApiCall", "Bus", "Context", "DeviceHeap", "Event", "KernelFault",
+    "DEVICE_BASE", "Access", "KernelAccess", "Allocation", "ApiCall", "Bus", "Context", "DeviceHeap", "Event", "KernelFault",
     "Region", "Runtime", "Site", "Stream", "Task", "get_runtime", "reset_runtime", "user_site",
 ]

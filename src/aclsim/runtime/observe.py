@@ -10,9 +10,7 @@ Events (positional arguments):
   bad_free(addr, api, reason, site)     a free the runtime refused
   submit(task) / task_done(task)        device work queued on / finished by a stream
   access(access: Access)                device bytes read or written (host call or device task)
-  kernel_access(task, alloc, kind, lo, hi, offsets)
-                                        bytes a kernel touched in one allocation (offsets: byte
-                                        offsets array or None for the whole [lo, hi) range)
+  kernel_access(access: KernelAccess)   device memory a kernel read or wrote in one allocation
   kind_mismatch(call, given, actual)    a memcpy kind that contradicts the pointers (corrected)
   sync(kind, target, site, t0, t1)      the host waited ("stream", "event", "device")
   event_wait(task, dep_task)            a stream waited for an event's record task
@@ -85,6 +83,28 @@ class Access:
     task: Any = None  # streams.Task, or None for a synchronous host call
     site: Site | None = None
     what: str = ""  # e.g. "acl.rt.memcpy", "kernel square"
+
+
+@dataclass
+class KernelAccess:
+    """Elements a running kernel loaded or stored in one allocation (one event per access site).
+
+    Kernel engines (aclsim.simt, aclsim.asc) emit it only when `bus.wants("kernel_access")`.
+    """
+
+    task: Any  # streams.Task of the launch
+    alloc: Any  # memory.Allocation accessed
+    write: bool
+    lo: int  # byte range [lo, hi) relative to alloc.start covering every element accessed
+    hi: int
+    itemsize: int
+    offsets: Any = None  # int64 numpy array: byte offset (from alloc.start) of each element, or None = all of [lo, hi)
+    lanes: Any = None  # int64 numpy array, same length as offsets: flat global thread id (SIMT) per element
+    core: int | None = None  # AI Core / block index (Ascend C)
+    line: int | None = None  # kernel source line of the access
+    api: str = ""  # e.g. "load", "store", "atomic_add", "data_copy"
+    describe: Any = None  # callable(lane) -> "block (x, y, z) thread (x, y, z)" for reports
+    atomic: bool = False
 
 
 class Bus:
