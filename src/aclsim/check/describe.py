@@ -1,0 +1,49 @@
+"""Wording shared by the tools: allocations, streams, tasks and byte ranges in report lines."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..runtime.memory import Allocation
+from ..runtime.streams import Stream, Task
+from .findings import where
+
+
+def alloc_text(a: Allocation) -> str:
+    return f"the allocation at {a.start:#x} of size {a.size} bytes"
+
+
+def alloc_line(a: Allocation) -> str:
+    return f"allocated at {where(a.site)}"
+
+
+def stream_name(s: Stream | None) -> str:
+    if s is None:
+        return "(no stream)"
+    return "the default stream (0)" if s.is_default else f"stream {s.handle:#x}"
+
+
+def stream_arg(s: Stream) -> str:
+    """How the user names the stream in a pyACL call."""
+    return "0" if s.is_default else f"{s.handle:#x}"
+
+
+def task_text(task: Task, line: int | None = None) -> str:
+    what = f"kernel {task.name}" if task.kind == "kernel" else task.name
+    return f"{what} (kernel line {line})" if line is not None else what
+
+
+def range_text(a: Allocation, lo: int, hi: int) -> str:
+    return f"{hi - lo} bytes at {a.start + lo:#x} (offset {lo})"
+
+
+def rw(write: bool) -> str:
+    return "writes" if write else "reads"
+
+
+def kernel_where(task: Task, line: int | None) -> str:
+    """`kernel NAME (file:line)`: the kernel's source line when the engine gives one."""
+    src: Any = task.info.get("source")
+    if line is None:
+        return f"kernel {task.name}"
+    return f"kernel {task.name} ({src}:{line})" if src else f"kernel {task.name} line {line}"

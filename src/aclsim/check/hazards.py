@@ -1,0 +1,186 @@
+"""racecheck, plus memcheck's use after free by queued device work: conflicting accesses that
+the happens-before order (check/order.py) does not separate.
+
+Per allocation we log host accesses (with the host clock at that moment) and device task
+accesses (byte ranges). A new access is checked against the log, whichever side arrives first,
+so the verdict is the same whether tasks run at submit (eager) or when the host waits (lazy).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..runtime.memory import Allocation
+from ..runtime.observe import Access, KernelAccess, Site
+from .describe import alloc_line, alloc_text, range_text, rw, stream_arg, stream_name, task_text
+from .findings import Finding, Report, line_of, short_path, where
+from .order import Clock, Order, TaskClock
+
+
+@dataclass
+class HostRec:
+    tick: int
+    lo: int
+    hi: int
+    write: bool
+    host: Clock  # what the host had waited for at that call
+    site: Site | None
+    what: str
+    free: bool = False
+
+
+@dataclass
+class TaskRec:
+    tc: TaskClock
+    lo: int
+    hi: int
+    write: bool
+    atomic: bool
+    line: int | None
+
+
+@dataclass
+class _Log:
+    host: list[HostRec] = field(default_factory=list)
+    tasks: list[TaskRec] = field(default_factory=list)
+
+
+class Hazards:
+    """Bus observer: reports races (racecheck) and frees under queued work (memcheck)."""
+
+    def __init__(self, report: Report, order: Order, races: bool, frees: bool) -> None:
+        self.report = report
+        self.order = order
+        self.races = races
+        self.frees = frees
+        self.logs: dict[Allocation, _Log] = {}
+
+    # ------------------------------------------------------------------ events
+    def on_access(self, acc: Access) -> None:
+        if acc.task is None:
+            self._host(acc.alloc, HostRec(self.order.host_tick, acc.lo, acc.hi, acc.write, self.order.host,
+                                          acc.site, acc.what))
+        else:
+            tc = self.order.clock_of(acc.task)
+            if tc is not None:
+                self._task(acc.alloc, TaskRec(tc, acc.lo, acc.hi, acc.write, False, None))
+
+    def on_kernel_access(self, ka: KernelAccess) -> None:
+        tc = self.order.clock_of(ka.task)
+        if tc is not None:
+            self._task(ka.alloc, TaskRec(tc, max(ka.lo, 0), ka.hi, ka.write, ka.atomic, ka.line))
+
+    def on_free(self, a: Allocation, site: Site | None) -> None:
+        self._host(a, HostRec(self.order.host_tick, 0, a.alloc_size, True, self.order.host, site, "acl.rt.free",
+                              free=True))
+
+    def on_device_reset(self, device_id: int, leaked: list[Allocation]) -> None:
+        for a in leaked:
+            self.logs.pop(a, None)
+
+    def on_sync(self, *args: object) -> None:
+        self._prune()
+
+    # ------------------------------------------------------------------ checks
+    def _host(self, a: Allocation, h: HostRec) -> None:
+        log = self.logs.setdefault(a, _Log())
+        for t in log.tasks:
+            if _conflict(h, t) and not self.order.host_covers(t.tc):
+                self._found_host(a, h, t)
+        log.host.append(h)
+
+    def _task(self, a: Allocation, t: TaskRec) -> None:
+        log = self.logs.setdefault(a, _Log())
+        for h in log.host:
+            if h.tick > t.tc.tick and _conflict(h, t) and not self.order.host_covers(t.tc, h.host):
+                self._found_host(a, h, t)
+        if self.races:
+            for u in log.tasks:
+                if (u.tc.stream is not t.tc.stream and _conflict(u, t) and not (u.atomic and t.atomic)
+                        and not Order.before(u.tc, t.tc) and not Order.before(t.tc, u.tc)):
+                    self._found_streams(a, u, t)
+        last = log.tasks[-1] if log.tasks else None
+        if last is not None and last.tc is t.tc and last.write == t.write and last.atomic == t.atomic:
+            last.lo, last.hi = min(last.lo, t.lo), max(last.hi, t.hi)  # one hull per task and direction
+            last.line = last.line if last.line is not None else t.line
+        else:
+            log.tasks.append(t)
+
+    def _prune(self) -> None:
+        """Forget what can no longer conflict with anything still to come."""
+        pending = self.order.pending
+        oldest = min((tc.tick for tc in pending.values()), default=None)
+        for a in list(self.logs):
+            log = self.logs[a]
+            if oldest is None:
+                log.host.clear()
+                log.tasks = [t for t in log.tasks if not self.order.host_covers(t.tc)]
+            else:
+                log.host = [h for h in log.host if h.tick > oldest]
+            if a.freed and not log.tasks and not log.host:
+                del self.logs[a]
+        if oldest is None:
+            self.order.forget_finished()
+
+    # ------------------------------------------------------------------ reports
+    def _found_host(self, a: Allocation, h: HostRec, t: TaskRec) -> None:
+        task, s = t.tc.task, t.tc.stream
+        order = (max(h.tick, t.tc.tick), 0)
+        queued = f"{task_text(task, t.line)} {rw(t.write)} it, queued on {stream_name(s)} at {where(task.site)}"
+        fix_sync = f"call acl.rt.synchronize_stream({stream_arg(s)}) before {_at(h.site)}"
+        if h.free:
+            if not self.frees:
+                return
+            self.report.add(Finding(
+                "memcheck", "use-after-free-queued",
+                "Use after free: memory freed while queued device work still uses it",
+                [f"freed at {where(h.site)}", queued, f"{alloc_text(a)}, {alloc_line(a)}",
+                 "acl.rt.free does not wait for queued tasks: the device touches memory that may already be reused"],
+                fix_sync, ("use-after-free-queued", _loc(h.site), _loc(task.site)), order, None,
+                {"free": h.site, "task": task.site, "alloc": a.site},
+            ))
+            return
+        if not self.races:
+            return
+        self.report.add(Finding(
+            "racecheck", "race-host-device",
+            f"Race: host call {h.what} {rw(h.write)} device memory that queued device work {rw(t.write)}",
+            [f"host:   {h.what} {rw(h.write)} {range_text(a, h.lo, h.hi)} at {where(h.site)}",
+             f"device: {queued}",
+             f"nothing made the host wait for that work first, so the host sees "
+             f"{'data the device has not written yet' if t.write and not h.write else 'a buffer the device is still using'}",
+             f"{alloc_text(a)}, {alloc_line(a)}"],
+            fix_sync, ("race-host-device", _loc(h.site), _loc(task.site)), order, None,
+            {"host": h.site, "task": task.site, "alloc": a.site},
+        ))
+
+    def _found_streams(self, a: Allocation, u: TaskRec, t: TaskRec) -> None:
+        first, second = (u, t) if u.tc.tick < t.tc.tick else (t, u)
+        f_task, s_task = first.tc.task, second.tc.task
+        kind = "write-write" if first.write and second.write else ("read-write" if second.write else "write-read")
+        self.report.add(Finding(
+            "racecheck", "race-stream-stream",
+            f"Race ({kind}): two streams access the same device memory with no event between them",
+            [f"first:  {task_text(f_task, first.line)} {rw(first.write)} {range_text(a, first.lo, first.hi)} "
+             f"on {stream_name(first.tc.stream)}, queued at {where(f_task.site)}",
+             f"second: {task_text(s_task, second.line)} {rw(second.write)} {range_text(a, second.lo, second.hi)} "
+             f"on {stream_name(second.tc.stream)}, queued at {where(s_task.site)}",
+             "streams run concurrently on the device: the order of these accesses is undefined",
+             f"{alloc_text(a)}, {alloc_line(a)}"],
+            f"after {_at(f_task.site)} call acl.rt.record_event(event, {stream_arg(first.tc.stream)}), and before "
+            f"{_at(s_task.site)} call acl.rt.stream_wait_event({stream_arg(second.tc.stream)}, event)",
+            ("race-stream-stream", _loc(f_task.site), _loc(s_task.site)), (second.tc.tick, 0), None,
+            {"first": f_task.site, "second": s_task.site, "alloc": a.site},
+        ))
+
+
+def _conflict(x: HostRec | TaskRec, y: HostRec | TaskRec) -> bool:
+    return (x.write or y.write) and x.lo < y.hi and y.lo < x.hi
+
+
+def _loc(site: Site | None) -> tuple | None:
+    return (site.filename, site.lineno) if site is not None else None
+
+
+def _at(site: Site | None) -> str:
+    return f"{short_path(site.filename)} {line_of(site)}" if site is not None else "that call"

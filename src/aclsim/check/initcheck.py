@@ -1,0 +1,206 @@
+"""initcheck: device bytes read (by a copy or a kernel) before anything wrote them.
+
+Each tracked allocation has an int32 shadow per byte holding `IMAX - i`, where i is the
+program-order index of the byte's first write (0 = never written; np.zeros is committed lazily).
+A read at index r is clean when every byte's first write has an index below r. Indices come from
+the order model, so a kernel that runs late (lazy scheduling) is judged at its launch position.
+A read that finds unwritten bytes while earlier-submitted tasks have not run yet is deferred
+until they have: they may still write those bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..runtime.memory import Allocation
+from ..runtime.observe import Access, KernelAccess
+from ..runtime.streams import Task
+from .describe import alloc_line, alloc_text, kernel_where, range_text
+from .findings import Finding, Report, where
+from .kspan import span_of
+from .order import Order
+
+IMAX = np.iinfo(np.int32).max
+SUBS = 16  # access slots per program-order tick (a task's accesses are ordered inside its tick)
+
+
+@dataclass
+class _Read:
+    """A read to judge: contiguous [lo, hi), or the element offsets `offs` (itemsize k)."""
+
+    alloc: Allocation
+    idx: int
+    lo: int
+    hi: int
+    k: int
+    offs: np.ndarray | None
+    ctx: Any  # Access (host call / async copy) or KernelAccess
+    lanes: np.ndarray | None = None  # thread of each element of `offs`
+
+
+class InitCheck:
+    """Bus observer for initcheck."""
+
+    def __init__(self, report: Report, order: Order) -> None:
+        self.report = report
+        self.order = order
+        self.shadows: dict[Allocation, np.ndarray] = {}
+        self.deferred: list[_Read] = []
+
+    # ------------------------------------------------------------------ lifetime
+    def on_malloc(self, a: Allocation) -> None:
+        self.shadows[a] = np.zeros(a.alloc_size, dtype=np.int32)
+
+    def on_free(self, a: Allocation, site: Any) -> None:
+        self.shadows.pop(a, None)
+
+    def on_device_reset(self, device_id: int, leaked: list[Allocation]) -> None:
+        for a in leaked:
+            self.shadows.pop(a, None)
+
+    def _shadow(self, a: Allocation) -> np.ndarray | None:
+        sh = self.shadows.get(a)
+        if sh is None and not a.freed:  # allocated before checking started: assume written
+            sh = self.shadows[a] = np.full(a.alloc_size, IMAX, dtype=np.int32)
+        return sh
+
+    def _index(self, task: Task | None) -> int:
+        if task is None:
+            return self.order.host_tick * SUBS
+        tc = self.order.clock_of(task)
+        if tc is None:
+            return self.order.tick * SUBS
+        tc.subs = min(tc.subs + 1, SUBS - 1)
+        return tc.tick * SUBS + tc.subs
+
+    # ------------------------------------------------------------------ events
+    def on_access(self, acc: Access) -> None:
+        sh = self._shadow(acc.alloc)
+        if sh is None:
+            return
+        idx = self._index(acc.task)
+        if acc.write:
+            view = sh[acc.lo : acc.hi]
+            np.maximum(view, IMAX - idx, out=view)
+        else:
+            self._judge(_Read(acc.alloc, idx, acc.lo, min(acc.hi, acc.alloc.size), 1, None, acc))
+
+    def on_kernel_access(self, ka: KernelAccess) -> None:
+        a = ka.alloc
+        sh = self._shadow(a)
+        if sh is None:
+            return
+        idx = self._index(ka.task)
+        k = ka.itemsize
+        limit = a.size if not ka.write else a.alloc_size  # reads past the size are memcheck's
+        if span_of(ka).contiguous:
+            lo, hi = max(ka.lo, 0), min(ka.hi, limit)
+            if ka.write:
+                view = sh[lo:hi]
+                np.maximum(view, IMAX - idx, out=view)
+            else:
+                self._judge(_Read(a, idx, lo, hi, k, None, ka, ka.lanes))
+            return
+        offs, lanes = np.asarray(ka.offsets, dtype=np.int64), ka.lanes
+        if ka.lo < 0 or ka.hi > limit:
+            inside = (offs >= 0) & (offs + k <= limit)
+            offs, lanes = offs[inside], (None if lanes is None else np.asarray(lanes)[inside])
+        if ka.write:
+            _scatter_max(sh, offs, k, IMAX - idx)
+        else:
+            self._judge(_Read(a, idx, 0, 0, k, offs, ka, lanes))
+
+    def on_task_done(self, task: Task) -> None:
+        if self.deferred:
+            self.resolve(final=False)
+
+    # ------------------------------------------------------------------ judging reads
+    def _judge(self, r: _Read, final: bool = False) -> None:
+        bad = self._unwritten(r)
+        if bad is None:
+            return
+        if not final and self.order.pending_before(r.idx // SUBS):
+            self.deferred.append(r)
+            return
+        self._report(r, bad)
+
+    def resolve(self, final: bool) -> None:
+        """Judge deferred reads whose earlier tasks have all run (all of them when `final`)."""
+        todo, self.deferred = self.deferred, []
+        for r in todo:
+            self._judge(r, final=final)
+
+    def _unwritten(self, r: _Read) -> np.ndarray | None:
+        """Offsets of the unwritten bytes (contiguous) or elements (offsets), or None if all written."""
+        sh = self.shadows.get(r.alloc)
+        if sh is None:
+            return None
+        thr = IMAX - r.idx  # a byte is written-before-r when its value is above this
+        if r.offs is None:
+            view = sh[r.lo : r.hi]
+            if view.size == 0 or view.min() > thr:
+                return None
+            return r.lo + np.flatnonzero(view <= thr)
+        if r.offs.size == 0:
+            return None
+        vals = _gather(sh, r.offs, r.k)
+        if vals.min() > thr:
+            return None
+        return np.flatnonzero((vals <= thr).any(axis=1))
+
+    def _report(self, r: _Read, bad: np.ndarray) -> None:
+        a, ctx = r.alloc, r.ctx
+        if isinstance(ctx, KernelAccess):
+            task, first = ctx.task, int(bad[0])
+            off = int(r.offs[first]) if r.offs is not None else int(bad[0]) - int(bad[0]) % r.k
+            n = len(bad) if r.offs is not None else len(np.unique(bad // r.k))
+            details = [f"at {kernel_where(task, ctx.line)}"]
+            if r.lanes is not None and ctx.describe is not None:
+                j = first if r.offs is not None else (off - ctx.lo) // r.k
+                details.append(f"by {ctx.describe(int(r.lanes[j]))}")
+            elif ctx.core is not None:
+                details.append(f"by block {ctx.core}")
+            details += [f"address {a.start + off:#x} ({off} bytes into {alloc_text(a)}) was never written",
+                        f"launched at {where(task.site)}", alloc_line(a)]
+            self.report.add(Finding(
+                "initcheck", "uninitialized-kernel-read", f"Uninitialized __global__ read of size {r.k} bytes",
+                details, "write every element before the kernel reads it (memcpy the input in, acl.rt.memset it, "
+                "or have an earlier kernel store it)",
+                ("uninitialized-kernel-read", task.name, ctx.line), (r.idx // SUBS, r.idx % SUBS), None,
+                {"launch": task.site, "alloc": a.site}, count=n,
+            ))
+            return
+        site = ctx.site
+        self.report.add(Finding(
+            "initcheck", "uninitialized-copy",
+            f"Uninitialized read: {ctx.what} copies {len(bad)} bytes of device memory that nothing wrote",
+            [f"call at {where(site)}", f"reads {range_text(a, r.lo, r.hi)}; the first unwritten byte is at "
+             f"{a.start + int(bad[0]):#x} (offset {int(bad[0])})", f"{alloc_text(a)}, {alloc_line(a)}",
+             "device memory from acl.rt.malloc is not initialised: these bytes are garbage"],
+            "write the buffer before copying it out (an H2D copy, acl.rt.memset, or a kernel that stores it)",
+            ("uninitialized-copy", (site.filename, site.lineno) if site else None), (r.idx // SUBS, r.idx % SUBS),
+            None, {"call": site, "alloc": a.site},
+        ))
+
+
+def _gather(sh: np.ndarray, offs: np.ndarray, k: int) -> np.ndarray:
+    """Shadow values of each element's k bytes, shape (n, k)."""
+    if k == 1:
+        return sh[offs][:, None]
+    if sh.size % k == 0 and not (offs % k).any():
+        return sh.reshape(-1, k)[offs // k]
+    return sh[offs[:, None] + np.arange(k)]
+
+
+def _scatter_max(sh: np.ndarray, offs: np.ndarray, k: int, value: int) -> None:
+    """Record a write of each element's k bytes (first write wins: keep the larger value)."""
+    if k > 1 and sh.size % k == 0 and not (offs % k).any():
+        rows = sh.reshape(-1, k)
+        idx = offs // k
+        rows[idx] = np.maximum(rows[idx], value)
+        return
+    idx = (offs[:, None] + np.arange(k)).ravel() if k > 1 else offs
+    sh[idx] = np.maximum(sh[idx], value)

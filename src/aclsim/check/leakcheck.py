@@ -1,0 +1,59 @@
+"""leakcheck: device and pinned host allocations still live at reset_device, finalize or exit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..runtime.host import HostAllocation
+from ..runtime.memory import Allocation
+from .findings import Finding, Report, user_stack
+
+
+class LeakCheck:
+    """Bus observer for leakcheck: reports each leaked allocation once, with its Python stack."""
+
+    def __init__(self, report: Report) -> None:
+        self.report = report
+        self.live: dict[Any, Allocation | HostAllocation] = {}  # allocation -> itself, in malloc order
+        self._order = 0
+
+    def on_malloc(self, a: Allocation) -> None:
+        self.live[a] = a
+
+    def on_free(self, a: Allocation, site: Any) -> None:
+        self.live.pop(a, None)
+
+    def on_malloc_host(self, h: HostAllocation) -> None:
+        self.live[h] = h
+
+    def on_free_host(self, h: HostAllocation, site: Any) -> None:
+        self.live.pop(h, None)
+
+    def on_device_reset(self, device_id: int, leaked: list[Allocation]) -> None:
+        for a in leaked:
+            self._leak(a, f"acl.rt.reset_device({device_id})")
+
+    def on_finalize(self) -> None:
+        for a in list(self.live.values()):
+            self._leak(a, "acl.finalize")
+
+    def on_exit(self) -> None:
+        for a in list(self.live.values()):
+            self._leak(a, "process exit")
+
+    def _leak(self, a: Allocation | HostAllocation, when: str) -> None:
+        self.live.pop(a, None)
+        if isinstance(a, Allocation):
+            what, free = f"device memory ({a.api}) on device {a.device}", "acl.rt.free"
+        else:
+            what, free = "pinned host memory (malloc_host)", "acl.rt.free_host"
+        site = a.site
+        stack = user_stack(site)
+        self._order += 1
+        self.report.add(Finding(
+            "leakcheck", "leak", f"Leaked {a.size} bytes of {what}, still allocated at {when}",
+            [f"address {a.start:#x}, {a.size} bytes requested", "allocated at:", *("    " + f for f in stack)],
+            f"call {free} on it when done (before acl.rt.reset_device / acl.finalize)",
+            ("leak", (site.filename, site.lineno) if site else id(a), what),
+            (1 << 62, self._order), None, {"alloc": site}, nbytes=a.size,
+        ))

@@ -1,0 +1,91 @@
+"""A checking session: the tools subscribed to the runtime's bus, and the final report."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, TextIO
+
+from ..runtime import get_runtime
+from .findings import Finding, Report
+from .hazards import Hazards
+from .initcheck import InitCheck
+from .kindcheck import KindCheck
+from .leakcheck import LeakCheck
+from .memcheck import MemCheck
+from .order import Order
+
+TOOLS = ("memcheck", "racecheck", "initcheck", "leakcheck")
+
+
+def parse_tools(spec: str) -> list[str]:
+    """`"all"` or a comma-separated subset of TOOLS, in canonical order; ValueError otherwise."""
+    names = {t.strip().lower() for t in spec.split(",") if t.strip()}
+    if not names:
+        raise ValueError("no sanitizer tool given; use --check all or a list like memcheck,leakcheck")
+    if "all" in names:
+        return list(TOOLS)
+    unknown = sorted(names - set(TOOLS))
+    if unknown:
+        raise ValueError(f"unknown sanitizer tool {', '.join(map(repr, unknown))}; choose from {', '.join(TOOLS)} or all")
+    return [t for t in TOOLS if t in names]
+
+
+class Session:
+    """Tools listening on the runtime from construction until `finish()`."""
+
+    def __init__(self, tools: list[str], error_exitcode: int | None = None, json_path: str | None = None,
+                 out: TextIO | None = None) -> None:
+        self.tools = tools
+        self.error_exitcode = error_exitcode
+        self.json_path = json_path
+        self.out = out
+        self.report = Report(tools)
+        self.order = Order()
+        self.initcheck = InitCheck(self.report, self.order) if "initcheck" in tools else None
+        self.leakcheck = LeakCheck(self.report) if "leakcheck" in tools else None
+        observers: list[Any] = [self.order]
+        if "memcheck" in tools:
+            observers.append(MemCheck(self.report, self.order))
+        if "memcheck" in tools or "racecheck" in tools:
+            observers.append(Hazards(self.report, self.order, races="racecheck" in tools, frees="memcheck" in tools))
+        observers += [o for o in (self.initcheck, self.leakcheck) if o is not None]
+        observers.append(KindCheck(self.report, self.order))
+        self.observers = observers
+        self.finished = False
+        bus = get_runtime().bus
+        for o in observers:
+            bus.subscribe(o)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return self.report.findings
+
+    def stop(self) -> None:
+        """Let queued device work run (as the device would), judge what is left, stop listening."""
+        if self.finished:
+            return
+        self.finished = True
+        rt = get_runtime()
+        for dev in rt.devices:
+            for ctx in list(dev.contexts):
+                for s in [ctx.default_stream, *ctx.streams.values()]:
+                    rt.scheduler.drive(s, wait_callbacks=False)
+        if self.initcheck is not None:
+            self.initcheck.resolve(final=True)
+        if self.leakcheck is not None:
+            self.leakcheck.on_exit()
+        for o in self.observers:
+            rt.bus.unsubscribe(o)
+
+    def finish(self) -> int | None:
+        """Stop, print the report (stderr), write the JSON file; the exit code to use when errors were found."""
+        if self.finished:
+            return self._override()
+        self.stop()
+        self.report.write_text(self.out or sys.stderr)
+        if self.json_path:
+            self.report.write_json(self.json_path)
+        return self._override()
+
+    def _override(self) -> int | None:
+        return self.error_exitcode if self.report.error_count and self.error_exitcode is not None else None
