@@ -49,13 +49,17 @@ class InitCheck:
         self.order = order
         self.shadows: dict[Allocation, np.ndarray] = {}
         self.deferred: list[_Read] = []
+        self.zombies: list[Allocation] = []  # freed while earlier tasks may still touch them
 
     # ------------------------------------------------------------------ lifetime
     def on_malloc(self, a: Allocation) -> None:
         self.shadows[a] = np.zeros(a.alloc_size, dtype=np.int32)
 
     def on_free(self, a: Allocation, site: Any) -> None:
-        self.shadows.pop(a, None)
+        if self.order.pending:  # queued work may still use it (lazy scheduling): judge it as if it ran first
+            self.zombies.append(a)
+        else:
+            self.shadows.pop(a, None)
 
     def on_device_reset(self, device_id: int, leaked: list[Allocation]) -> None:
         for a in leaked:
@@ -116,6 +120,10 @@ class InitCheck:
     def on_task_done(self, task: Task) -> None:
         if self.deferred:
             self.resolve(final=False)
+        if self.zombies and not self.order.pending:
+            for a in self.zombies:
+                self.shadows.pop(a, None)
+            self.zombies.clear()
 
     # ------------------------------------------------------------------ judging reads
     def _judge(self, r: _Read, final: bool = False) -> None:
