@@ -1,0 +1,89 @@
+"""Ascend C kernels in Python with pyasc's names, run on the CPU at numpy speed.
+
+Write the kernel as for Huawei's pyasc (`hicann/pyasc`): `@asc.jit`, `asc.GlobalTensor`,
+`asc.TPipe`, `asc.TQue`, `asc.data_copy`, `asc.add`, ... and launch it with
+`kernel[core_num](x, y, z, ...)` (numpy arrays are copied in and out) or
+`kernel[core_num, stream](...)` with device memory. Under `aclsim run`, `import asc` gives this
+module when the real pyasc is not installed. Each block runs with its own Unified Buffer sized
+from the chip profile; the UB limits, alignment rules and tensor life cycle are enforced, and a
+violation faults the launch with a message naming the core, the API call and the source line.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+from .context import AscError, AscWarning, get_block_idx, get_block_num
+from .data_copy import data_copy, data_copy_pad
+from .debug import dump_tensor, printf
+from .dtypes import (
+    DataType,
+    bfloat16,
+    float16,
+    float32,
+    float_,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    int_,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from .enums import CMPMODE, HardEvent, PipeID, RoundMode, SelMode, TPosition
+from .launch import ConstExpr, JITFunction, jit
+from .params import DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams, DataCopyParams
+from .sync import pipe_barrier, set_flag, wait_flag
+from .tensors import GlobalAddress, GlobalTensor, LocalTensor
+from .tpipe import TBuf, TPipe, TQue, TQueBind, get_tpipe_ptr
+from .vector import (
+    abs,
+    add,
+    adds,
+    cast,
+    compare,
+    compare_scalar,
+    div,
+    duplicate,
+    exp,
+    ln,
+    max,
+    maxs,
+    min,
+    mins,
+    mul,
+    muls,
+    reciprocal,
+    reduce_max,
+    reduce_min,
+    reduce_sum,
+    relu,
+    rsqrt,
+    select,
+    sqrt,
+    sub,
+)
+
+range = builtins.range  # pyasc compiles asc.range loops; here they are Python loops
+static_range = builtins.range  # pyasc unrolls it at compile time; here every loop is a Python loop
+
+
+def ceildiv(a: int, b: int) -> int:
+    """Integer division rounding up."""
+    return -(-a // b)
+
+
+__all__ = [
+    "CMPMODE", "AscError", "AscWarning", "ConstExpr", "DataCopyExtParams", "DataCopyPadExtParams",
+    "DataCopyPadParams", "DataCopyParams", "DataType", "GlobalAddress", "GlobalTensor", "HardEvent",
+    "JITFunction", "LocalTensor", "PipeID", "RoundMode", "SelMode", "TBuf", "TPipe", "TPosition", "TQue",
+    "TQueBind", "abs", "add", "adds", "bfloat16", "cast", "ceildiv", "compare", "compare_scalar", "data_copy",
+    "data_copy_pad", "div", "dump_tensor", "duplicate", "exp", "float16", "float32", "float_", "get_block_idx",
+    "get_block_num", "get_tpipe_ptr", "half", "int8", "int16", "int32", "int64", "int_", "jit", "ln", "max",
+    "maxs", "min", "mins", "mul", "muls", "pipe_barrier", "printf", "range", "reciprocal", "reduce_max",
+    "reduce_min", "reduce_sum", "relu", "rsqrt", "select", "set_flag", "sqrt", "static_range", "sub", "uint8",
+    "uint16", "uint32", "uint64", "wait_flag",
+]

@@ -1,0 +1,160 @@
+"""The AI Core a kernel body is running on: its index, local memories and bookkeeping, plus errors.
+
+Kernels run one core after another inside the launch task, and the scheduler runs one task at a
+time, so the running core is a module global (`CORE`). Every check that fails calls `fail`, which
+raises `KernelFault` naming the kernel, the core, the API call and the kernel source line: the
+launch's stream then reports 507015 (ACL_ERROR_RT_AICORE_EXCEPTION) with that message.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import numpy as np
+
+from ..chips import ChipProfile
+from ..errors import AclError, Code
+from ..runtime import KernelAccess, KernelFault, Site, user_site
+
+if TYPE_CHECKING:
+    from .tpipe import TPipe
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class AscError(AclError):
+    """A kernel launched synchronously (with host numpy arrays) faulted; code 507015."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(Code.ERROR_RT_AICORE_EXCEPTION, message)
+
+
+class AscWarning(UserWarning):
+    """Legal Ascend C that does not do what it looks like (e.g. a data_copy length rounded down)."""
+
+
+class Pool:
+    """One on-chip memory of a core (UB, L1, L0A, L0B, L0C).
+
+    `bytes` holds the contents (garbage until written, as on hardware), `written` one flag byte per
+    byte (1 = written since it was allocated), `usable` what TPipe.init_buffer may carve, `top` the
+    next free offset.
+    """
+
+    __slots__ = ("bytes", "name", "size", "top", "usable", "written", "wview")
+
+    def __init__(self, name: str, size: int, usable: int, garbage: np.ndarray) -> None:
+        self.name = name
+        self.size = size
+        self.usable = usable
+        self.bytes = garbage[:size].copy()
+        self.written = bytearray(size)
+        self.wview = np.frombuffer(self.written, dtype=np.uint8)  # the flags as numpy, for strided checks
+        self.top = 0
+
+
+ONES = memoryview(b"\x01" * (1 << 20))
+ZEROS = memoryview(bytes(1 << 20))
+
+
+def pool_geometry(name: str, chip: ChipProfile) -> tuple[int, int]:
+    """(size, usable bytes) of a local memory on `chip` (reference §1.2 and kernel_utils_constants.h)."""
+    if name == "UB":
+        return chip.ub_size, chip.ub_usable
+    size = {"L1": chip.l1_size, "L0A": chip.l0a_size, "L0B": chip.l0b_size, "L0C": chip.l0c_size}[name]
+    return size, size
+
+
+class Core:
+    """State of one AI Core while it runs one block of a kernel."""
+
+    def __init__(self, launch: Any, idx: int) -> None:
+        self.launch = launch  # launch.Launch: kernel name, block count, chip, task, observers
+        self.kernel: str = launch.name
+        self.idx = idx
+        self.num: int = launch.core_num
+        self.chip: ChipProfile = launch.chip
+        self.pools: dict[str, Pool] = {}
+        self.ub = self.pool("UB")
+        self.pipe: TPipe | None = None
+        self.pos_live = [0] * 12  # live (allocated, not freed) queue tensors per TPosition
+        self.flags: dict[tuple[int, int], int] = {}  # (HardEvent, event id) -> set_flag minus wait_flag
+
+    def pool(self, name: str) -> Pool:
+        p = self.pools.get(name)
+        if p is None:
+            size, usable = pool_geometry(name, self.chip)
+            p = self.pools[name] = Pool(name, size, usable, self.launch.garbage(size))
+        return p
+
+    def emit_gm(
+        self, alloc: Any, lo: int, hi: int, write: bool, itemsize: int, api: str, offsets: Any = None,
+    ) -> None:
+        """Tell observers (sanitizer) which GM bytes this core moved; only called when observed."""
+        site = user_site()
+        self.launch.bus.emit("kernel_access", KernelAccess(
+            self.launch.task, alloc, write, lo, hi, itemsize, offsets=offsets, core=self.idx,
+            line=site.lineno if site else None, api=api,
+        ))
+
+
+CORE: Core | None = None
+
+
+def current(api: str) -> Core:
+    """The running core; outside a kernel, a RuntimeError telling how to launch one."""
+    core = CORE
+    if core is None:
+        raise RuntimeError(f"asc.{api} can only run inside a kernel: decorate the function with @asc.jit "
+                           "and launch it with kernel[core_num](args...)")
+    return core
+
+
+def get_block_idx() -> int:
+    """Index of the block this core runs (0 .. get_block_num() - 1)."""
+    return current("get_block_idx").idx
+
+
+def get_block_num() -> int:
+    """Number of blocks the kernel was launched with."""
+    return current("get_block_num").num
+
+
+def where(site: Site | None) -> str:
+    """' (at file:line in function)' for a kernel source site."""
+    if site is None:
+        return ""
+    path = site.filename
+    try:
+        rel = os.path.relpath(path)
+        if len(rel) < len(path):
+            path = rel
+    except ValueError:
+        pass
+    return f" (at {path}:{site.lineno} in {site.function})"
+
+
+def message(api: str, text: str, site: Site | None = None) -> str:
+    """'kernel: core i of n: asc.api: text (at file:line in fn)'."""
+    core = CORE
+    head = f"{core.kernel}: core {core.idx} of {core.num}: " if core is not None else ""
+    return f"{head}asc.{api}: {text}{where(site if site is not None else user_site())}"
+
+
+def fail(api: str, text: str) -> NoReturn:
+    """Fault the running kernel: the message names the core, the API call and the source line."""
+    raise KernelFault(message(api, text))
+
+
+def name_of(obj: Any) -> str | None:
+    """The name of a kernel variable bound to `obj`, searched in the kernel's frames (error paths only)."""
+    f = sys._getframe(1)
+    while f is not None:
+        if not f.f_code.co_filename.startswith(_PKG_DIR):
+            for k, v in f.f_locals.items():
+                if v is obj:
+                    return k
+        f = f.f_back
+    return None

@@ -1,0 +1,206 @@
+"""DMA between GM and local memory: `data_copy` (count and DataCopyParams forms) and `data_copy_pad`.
+
+Rules (reference `ascendc-device.md` §1.3, from the Ascend C API pages and CANN 8.1's
+`kernel_operator_data_copy_impl.h`): local operands start on 32 bytes; the count form moves
+`count * sizeof(T)` rounded *down* to a multiple of 32 bytes (the tail is silently dropped, so we
+warn and point at data_copy_pad); DataCopyParams has block_count 1..4095 and block_len 1..65535
+32-byte blocks; data_copy_pad (A2/A3 only) moves any byte length, padding each block to 32 bytes
+in UB and writing only the real bytes back to GM.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from . import context as ctx
+from .context import AscWarning, fail
+from .params import DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams, DataCopyParams
+from .tensors import GlobalTensor, LocalTensor
+
+_strided = np.lib.stride_tricks.as_strided
+
+
+def data_copy(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
+    """`data_copy(dst, src, count)` or `data_copy(dst, src, DataCopyParams(...))`; GM<->local or local->local."""
+    param = args[0] if args else next(iter(kwargs.values()), None)
+    if len(args) + len(kwargs) != 1:
+        raise TypeError("data_copy(dst, src, count) or data_copy(dst, src, DataCopyParams(...)); "
+                        "enhanced / Nd2Nz forms are not emulated")
+    if isinstance(param, DataCopyParams):
+        _blocked(dst, src, param)
+    else:
+        _count(dst, src, int(param))
+
+
+def _same_type(dst: Any, src: Any, api: str) -> None:
+    if not isinstance(dst, LocalTensor | GlobalTensor) or not isinstance(src, LocalTensor | GlobalTensor):
+        raise TypeError(f"asc.{api}: dst and src must be LocalTensor/GlobalTensor, got "
+                        f"{type(dst).__name__}, {type(src).__name__}")
+    if isinstance(dst, GlobalTensor) and isinstance(src, GlobalTensor):
+        fail(api, "GM to GM is not a data_copy direction: stage the data through a local tensor")
+    if dst.dtype is not src.dtype:
+        fail(api, f"dst is {dst.dtype.name} but src is {src.dtype.name}: data_copy moves one element type "
+                  "(convert with asc.cast)")
+
+
+def _warn_truncated(count: int, dt: Any, nbytes: int, moved: int) -> None:
+    site = ctx.user_site()
+    launch = ctx.CORE.launch
+    key = (site.filename, site.lineno) if site else None
+    if key in launch.warned:
+        return
+    launch.warned.add(key)
+    text = ctx.message("data_copy", f"{count} x {dt.name} = {nbytes} bytes is not a multiple of 32: the hardware "
+                                    f"moves only {moved} bytes (rounded down) and the last {nbytes - moved} bytes "
+                                    "are not copied; use asc.data_copy_pad for lengths that are not 32-byte multiples",
+                       site)
+    if site is None:
+        warnings.warn(text, AscWarning, stacklevel=2)
+    else:
+        warnings.warn_explicit(text, AscWarning, site.filename, site.lineno)
+
+
+def _count(dst: Any, src: Any, count: int) -> None:
+    api = "data_copy"
+    _same_type(dst, src, api)
+    if count <= 0:
+        if count < 0:
+            fail(api, f"count must be >= 0, got {count}")
+        return
+    dt = dst.dtype
+    nbytes = count * dt.itemsize
+    moved = nbytes & ~31
+    if moved != nbytes:
+        _warn_truncated(count, dt, nbytes, moved)
+    core = ctx.CORE
+    launch = core.launch
+    if isinstance(dst, LocalTensor):
+        lo = dst.lo
+        dst.span(count, api)
+        if isinstance(src, GlobalTensor):
+            a, off = src.region(moved, api)
+            dst.buf.pool.bytes[lo : lo + moved] = a.data[off : off + moved]
+            launch.bytes_read += moved
+            if launch.observe:
+                core.emit_gm(a, off, off + moved, False, dt.itemsize, api)
+        else:
+            slo = src.lo
+            src.span(count, api)
+            w = src.buf.pool.written
+            bad = w.find(0, slo, slo + moved)
+            if bad >= 0:
+                src.uninit(api, bad, count)
+            dst.buf.pool.bytes[lo : lo + moved] = src.buf.pool.bytes[slo : slo + moved]
+        dst.buf.pool.written[lo : lo + moved] = ctx.ONES[:moved]
+        return
+    slo = src.lo
+    src.span(count, api)
+    bad = src.buf.pool.written.find(0, slo, slo + moved)
+    if bad >= 0:
+        src.uninit(api, bad, count)
+    a, off = dst.region(moved, api)
+    a.data[off : off + moved] = src.buf.pool.bytes[slo : slo + moved]
+    launch.bytes_written += moved
+    if launch.observe:
+        core.emit_gm(a, off, off + moved, True, dt.itemsize, api)
+
+
+def _rows(buf: np.ndarray, start: int, rows: int, width: int, pitch: int) -> np.ndarray:
+    """A (rows, width) uint8 view of `buf` starting at `start` with `pitch` bytes between rows."""
+    return _strided(buf[start:], shape=(rows, width), strides=(pitch, 1), writeable=True)
+
+
+def _local_rows(t: LocalTensor, rows: int, width: int, pitch: int, api: str, read: bool, skip: int = 0) -> np.ndarray:
+    """Checked (rows, width) byte view of a local tensor, blocks `pitch` apart, data `skip` bytes in."""
+    span = (rows - 1) * pitch + skip + width
+    t.span(-(-span // t.dtype.itemsize), api)
+    pool = t.buf.pool
+    if read:
+        flags = _rows(pool.wview, t.lo + skip, rows, width, pitch)
+        if not flags.all():
+            r, c = np.argwhere(flags == 0)[0]
+            t.uninit(api, t.lo + skip + int(r) * pitch + int(c), rows * width // t.dtype.itemsize)
+    else:
+        _rows(pool.wview, t.lo + skip, rows, width, pitch)[...] = 1
+    return _rows(pool.bytes, t.lo + skip, rows, width, pitch)
+
+
+def _gm_rows(g: GlobalTensor, rows: int, width: int, pitch: int, api: str, write: bool) -> np.ndarray:
+    span = (rows - 1) * pitch + width
+    a, off = g.region(span, api)
+    core = ctx.CORE
+    launch = core.launch
+    if write:
+        launch.bytes_written += rows * width
+    else:
+        launch.bytes_read += rows * width
+    if launch.observe:
+        isz = g.dtype.itemsize
+        offsets = (off + np.arange(rows, dtype=np.int64)[:, None] * pitch
+                   + np.arange(0, width, isz, dtype=np.int64)[None, :]).ravel()
+        core.emit_gm(a, off, off + span, write, isz, api, offsets=None if pitch == width else offsets)
+    return _rows(a.data, off, rows, width, pitch)
+
+
+def _blocked(dst: Any, src: Any, p: DataCopyParams) -> None:
+    api = "data_copy"
+    _same_type(dst, src, api)
+    bc, bl = int(p.block_count), int(p.block_len)
+    if not (1 <= bc <= 4095 and 1 <= bl <= 65535) or p.src_stride < 0 or p.dst_stride < 0:
+        fail(api, f"DataCopyParams(block_count={bc}, block_len={bl}, src_stride={p.src_stride}, "
+                  f"dst_stride={p.dst_stride}) is out of range: block_count 1..4095, block_len 1..65535 "
+                  "(32-byte blocks), strides >= 0")
+    width = bl * 32
+    spitch, dpitch = (bl + int(p.src_stride)) * 32, (bl + int(p.dst_stride)) * 32
+    s = (_gm_rows(src, bc, width, spitch, api, False) if isinstance(src, GlobalTensor)
+         else _local_rows(src, bc, width, spitch, api, True))
+    if isinstance(dst, GlobalTensor):
+        _gm_rows(dst, bc, width, dpitch, api, True)[...] = s
+    else:
+        _local_rows(dst, bc, width, dpitch, api, False)[...] = s
+
+
+def data_copy_pad(dst: Any, src: Any, params: Any, pad_params: Any = None) -> None:
+    """Copy `block_count` blocks of `block_len` bytes between GM and UB, padding each to 32 bytes in UB."""
+    api = "data_copy_pad"
+    core = ctx.current(api)
+    if not core.chip.data_copy_pad:
+        fail(api, f"DataCopyPad does not exist on {core.chip.name} (Atlas A2/A3 and later only): copy a "
+                  "32-byte-rounded length with data_copy and handle the tail yourself")
+    if not isinstance(params, DataCopyExtParams | DataCopyParams):
+        raise TypeError(f"asc.{api}: params must be DataCopyExtParams or DataCopyParams, got {type(params).__name__}")
+    _same_type(dst, src, api)
+    dt = dst.dtype
+    isz = dt.itemsize
+    bc, blen = int(params.block_count), int(params.block_len)
+    max_len = 2097151 if isinstance(params, DataCopyExtParams) else 65535
+    if not (0 <= bc <= 4095 and 0 <= blen <= max_len) or params.src_stride < 0 or params.dst_stride < 0:
+        fail(api, f"block_count={bc}, block_len={blen} is out of range (0..4095 blocks of 0..{max_len} bytes)")
+    if bc == 0 or blen == 0:
+        return  # a NOP on A2/A3
+    if blen % isz:
+        fail(api, f"block_len {blen} bytes is not a multiple of sizeof({dt.name}) = {isz}")
+    if isinstance(dst, LocalTensor):  # GM -> UB
+        left = right = 0
+        if pad_params is not None and not isinstance(pad_params, DataCopyPadExtParams | DataCopyPadParams):
+            raise TypeError(f"asc.{api}: pad_params must be DataCopyPadExtParams or DataCopyPadParams")
+        if pad_params is not None and pad_params.is_pad:
+            left, right = int(pad_params.left_padding) * isz, int(pad_params.right_padding) * isz
+            if left > 32 or right > 32:
+                fail(api, f"left/right padding must be at most 32 bytes, got {left} and {right} bytes")
+        block = -(-(left + blen + right) // 32) * 32
+        dpitch = block + int(params.dst_stride) * 32
+        s = _gm_rows(src, bc, blen, blen + int(params.src_stride), api, False)
+        _local_rows(dst, bc, blen, dpitch, api, False, skip=left)[...] = s
+        if left or right:
+            value = np.array(pad_params.padding_value).astype(dt.np).view(np.uint8)
+            for skip, n in ((0, left), (left + blen, right)):
+                if n:
+                    _local_rows(dst, bc, n, dpitch, api, False, skip=skip)[...] = np.tile(value, n // isz)
+        return
+    block = -(-blen // 32) * 32  # UB -> GM: only the real bytes of each 32-byte-padded block land in GM
+    s = _local_rows(src, bc, blen, block + int(params.src_stride) * 32, api, True)
+    _gm_rows(dst, bc, blen, blen + int(params.dst_stride), api, True)[...] = s

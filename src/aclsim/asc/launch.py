@@ -1,0 +1,198 @@
+"""`@asc.jit` kernels and their launch: `kernel[core_num](*args)` / `kernel[core_num, stream](*args)`.
+
+As pyasc's `runtime/jit.py` + `launcher.py`: host numpy arrays are copied to device memory before
+the launch, the launch is synchronised, and every array is copied back (the call raises
+`AscError` if the kernel faulted). With device arguments only (`DeviceArray`,
+`asc.GlobalAddress(ptr, dtype)`), the launch is queued on the stream like any device task and
+the host waits with `synchronize_stream`, as after an Ascend C `<<<>>>` launch.
+
+The kernel body is ordinary Python run once per core, one core after another, each core with its
+own freshly garbage-filled UB (as TIK's debugger fills local buffers with random bytes).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import constants as C
+from ..api import DeviceArray
+from ..api import Stream as PyStream
+from ..errors import AclError
+from ..runtime import KernelFault, Site, Task, get_runtime
+from . import context as ctx
+from .context import AscError, Core
+from .dtypes import from_numpy
+from .sync import check_flags
+from .tensors import GlobalAddress
+
+MAX_BLOCKS = 65535  # numBlocks range of a kernel launch (reference §2.1)
+
+
+class ConstExpr:
+    """Annotation for compile-time constants (`tile_length: asc.ConstExpr[int]`); values pass through."""
+
+    def __class_getitem__(cls, item: Any) -> type[ConstExpr]:
+        return cls
+
+
+class Launch:
+    """What the cores of one launch share: kernel, arguments, chip, observers, counters."""
+
+    def __init__(self, fn: Callable, core_num: int, args: tuple) -> None:
+        rt = get_runtime()
+        self.fn = fn
+        self.name: str = fn.__name__
+        self.core_num = core_num
+        self.args = args
+        self.chip = rt.chip
+        self.bus = rt.bus
+        self.observe = False
+        self.task: Task | None = None
+        self.warned: set = set()
+        self.bytes_read = 0
+        self.bytes_written = 0
+        self.error: BaseException | None = None
+        self._garbage: np.ndarray | None = None
+
+    def garbage(self, size: int) -> np.ndarray:
+        """Random bytes that fresh local memory starts with (seed: ACLSIM_SEED, default 0)."""
+        g = self._garbage
+        if g is None or g.size < size:
+            rng = np.random.default_rng(int(os.environ.get("ACLSIM_SEED", "0")))
+            g = self._garbage = rng.integers(0, 256, size, dtype=np.uint8)
+        return g
+
+    def run(self, task: Task) -> None:
+        """The device side: run every core of the launch in turn."""
+        self.task = task
+        self.observe = self.bus.wants("kernel_access")
+        try:
+            with np.errstate(all="ignore"):  # the vector unit yields inf/nan silently
+                for i in range(self.core_num):
+                    self._run_core(Core(self, i))
+        finally:
+            task.info["bytes_read"] = self.bytes_read
+            task.info["bytes_written"] = self.bytes_written
+
+    def _run_core(self, core: Core) -> None:
+        ctx.CORE = core
+        try:
+            self.fn(*self.args)
+            if core.pipe is not None:
+                core.pipe.check_leaks()
+            check_flags(core)
+        except KernelFault as e:
+            self.error = e
+            raise
+        except Exception as e:  # a Python error in the kernel body faults the core like a trap
+            self.error = e
+            raise KernelFault(ctx.message("kernel", f"{type(e).__name__}: {e}", _raise_site(e))) from e
+        finally:
+            ctx.CORE = None
+
+
+def _raise_site(e: BaseException) -> Site | None:
+    """The innermost kernel-source frame of an exception's traceback."""
+    site = None
+    tb = e.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if not code.co_filename.startswith(ctx._PKG_DIR):
+            site = Site(code.co_filename, tb.tb_lineno, code.co_name)
+        tb = tb.tb_next
+    return site
+
+
+class JITFunction:
+    """A kernel: `kernel[core_num](*args)` launches it; called inside a kernel it is a plain helper."""
+
+    def __init__(self, fn: Callable, **options: Any) -> None:
+        self.fn = fn
+        self.options = options
+        self.signature = inspect.signature(fn)
+        functools.update_wrapper(self, fn)
+
+    def __getitem__(self, launch_options: Any) -> Callable[..., None]:
+        opts = launch_options if isinstance(launch_options, tuple) else (launch_options,)
+        if not 1 <= len(opts) <= 2:
+            raise TypeError(f"launch with {self.fn.__name__}[core_num] or {self.fn.__name__}[core_num, stream]")
+        core_num = opts[0]
+        if not isinstance(core_num, int | np.integer) or not 1 <= core_num <= MAX_BLOCKS:
+            raise ValueError(f"core_num must be an integer in 1..{MAX_BLOCKS}, got {core_num!r}")
+        return functools.partial(self._launch, int(core_num), opts[1] if len(opts) == 2 else None)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if ctx.CORE is None:
+            name = self.fn.__name__
+            raise TypeError(f"{name} is a kernel: launch it with {name}[core_num](...) or {name}[core_num, stream](...)")
+        return self.fn(*args, **kwargs)
+
+    def _launch(self, core_num: int, stream: Any, *args: Any, **kwargs: Any) -> None:
+        rt = get_runtime()
+        try:
+            rt.current_context("kernel launch")
+        except AclError:
+            rt.set_device(0)  # like pyasc's runtime: a script that never chose a device gets device 0
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        hosts: list[tuple[np.ndarray, Any]] = []
+        try:
+            values = tuple(self._device_arg(name, v, hosts) for name, v in bound.arguments.items())
+            launch = Launch(self.fn, core_num, values)
+            task = Task("kernel", self.fn.__name__, launch.run, cores=core_num, keep=values)
+            handle = _stream_handle(stream)
+            rt.launch(handle, task, fn=f"{self.fn.__name__}[{core_num}]")
+            if not hosts:
+                return
+            try:
+                rt.synchronize_stream(handle if isinstance(handle, int) else handle.handle)
+            except AclError as e:
+                cause = launch.error.__cause__ if launch.error is not None else None
+                raise AscError(e.message) from cause
+            for arr, alloc in hosts:
+                if arr.nbytes:
+                    rt.memcpy(arr.ctypes.data, arr.nbytes, alloc.start, arr.nbytes, C.ACL_MEMCPY_DEVICE_TO_HOST)
+        finally:
+            for _, alloc in hosts:
+                rt.free(alloc.start)
+
+    def _device_arg(self, name: str, v: Any, hosts: list) -> Any:
+        if isinstance(v, np.ndarray):
+            if not v.flags.c_contiguous or not v.flags.writeable:
+                raise ValueError(f"kernel argument {name!r}: pass a C-contiguous, writable numpy array")
+            dt = from_numpy(v.dtype)
+            rt = get_runtime()
+            alloc = rt.malloc(max(v.nbytes, 1), C.ACL_MEM_MALLOC_HUGE_FIRST)
+            hosts.append((v, alloc))
+            if v.nbytes:
+                rt.memcpy(alloc.start, v.nbytes, v.ctypes.data, v.nbytes, C.ACL_MEMCPY_HOST_TO_DEVICE)
+            return GlobalAddress(alloc.start, dt)
+        if isinstance(v, DeviceArray):
+            return GlobalAddress(v.ptr, from_numpy(v.dtype))
+        if self.signature.parameters[name].annotation in (GlobalAddress, "asc.GlobalAddress", "GlobalAddress") \
+                and isinstance(v, int) and not isinstance(v, bool):
+            raise TypeError(f"kernel argument {name!r} is a GM address: pass asc.GlobalAddress(ptr, dtype) (or a "
+                            "DeviceArray / numpy array) so the kernel knows its element type")
+        return v
+
+
+def _stream_handle(stream: Any) -> Any:
+    """A pyACL handle (int) or a runtime Stream for `rt.launch`."""
+    if stream is None:
+        return 0
+    if isinstance(stream, PyStream):
+        return stream.handle
+    return stream
+
+
+def jit(fn: Callable | None = None, **options: Any) -> Any:
+    """Decorate a kernel: `@asc.jit` or `@asc.jit(**options)` (options are accepted and ignored)."""
+    if fn is None:
+        return lambda f: JITFunction(f, **options)
+    return JITFunction(fn, **options)

@@ -1,0 +1,1 @@
+"""pyasc's `asc.lib` namespace: only `asc.lib.runtime` is emulated."""

@@ -1,0 +1,1 @@
+"""pyasc's `asc.runtime` namespace: only `asc.runtime.config` is emulated."""

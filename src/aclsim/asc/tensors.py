@@ -1,0 +1,316 @@
+"""GM and local tensors: `GlobalAddress`, `GlobalTensor`, `LocalTensor` (pyasc `core/tensor.py` names).
+
+A LocalTensor is a typed window on one `Buffer` of a core's local memory. Buffers carved for a
+queue go FREE -> ALLOCATED -> ENQUEUED -> DEQUEUED -> FREE; free_tensor bumps the buffer's
+generation, so a tensor kept past free_tensor is recognised as used-after-free (npuchk
+ErrorRead1/ErrorWrite1). Reads check that every byte was written since the buffer was allocated
+(npuchk ErrorRead2), that the tensor is 32-byte aligned (ErrorRead4) and large enough (ErrorRead3).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..api import DeviceArray
+from ..runtime import get_runtime
+from . import context as ctx
+from .context import Pool, fail
+from .dtypes import DataType, as_dtype
+from .enums import TPosition
+
+FREE, ALLOCATED, ENQUEUED, DEQUEUED, FIXED = range(5)
+STATE_NAMES = ("free", "allocated", "enqueued", "dequeued", "fixed")
+
+
+class GlobalAddress:
+    """A typed GM pointer (`__gm__ T*`): `x + n` advances n elements; `asc.GlobalAddress(ptr, dtype)`
+    types a pyACL device pointer (int) or a DeviceArray for a launch."""
+
+    __slots__ = ("addr", "dtype")
+
+    def __init__(self, addr: int | DeviceArray, dtype: Any = None) -> None:
+        if isinstance(addr, DeviceArray):
+            dtype = dtype if dtype is not None else addr.dtype
+            addr = addr.ptr
+        if dtype is None:
+            raise TypeError("GlobalAddress needs an element type: asc.GlobalAddress(ptr, asc.float16)")
+        self.addr = int(addr)
+        self.dtype: DataType = as_dtype(dtype)
+
+    def __add__(self, n: int) -> GlobalAddress:
+        return GlobalAddress(self.addr + int(n) * self.dtype.itemsize, self.dtype)
+
+    __radd__ = __add__
+
+    def __sub__(self, n: int) -> GlobalAddress:
+        return GlobalAddress(self.addr - int(n) * self.dtype.itemsize, self.dtype)
+
+    def __int__(self) -> int:
+        return self.addr
+
+    def __repr__(self) -> str:
+        return f"GlobalAddress({self.addr:#x}, {self.dtype!r})"
+
+
+class GlobalTensor:
+    """A typed view of GM, set with `set_global_buffer(x + offset[, size])`; `gm[i:]` offsets it."""
+
+    __slots__ = ("addr", "alloc", "dtype", "off", "size")
+
+    def __init__(self) -> None:
+        self.dtype: DataType | None = None
+        self.addr = 0
+        self.size: int | None = None
+        self.alloc: Any = None
+        self.off = 0  # byte offset of element 0 inside `alloc`
+
+    def set_global_buffer(self, buffer: GlobalAddress | None = None, buffer_size: int | None = None) -> None:
+        if not isinstance(buffer, GlobalAddress):
+            raise TypeError(f"set_global_buffer expects a GlobalAddress (a kernel argument + offset), got "
+                            f"{type(buffer).__name__}")
+        dt = buffer.dtype
+        if buffer.addr % dt.itemsize:
+            fail("GlobalTensor.set_global_buffer",
+                 f"GM address {buffer.addr:#x} is not aligned to sizeof({dt.name}) = {dt.itemsize} bytes")
+        self.dtype = dt
+        self.addr = buffer.addr
+        self.size = None if buffer_size is None else int(buffer_size)
+        self.alloc = get_runtime().find_allocation(buffer.addr)
+        self.off = buffer.addr - self.alloc.start if self.alloc is not None else 0
+
+    def _at(self, index: Any) -> GlobalTensor:
+        if isinstance(index, slice):
+            if index.stop is not None or index.step is not None:
+                raise TypeError("GlobalTensor slicing takes only a start offset: gm[offset:]")
+            index = index.start or 0
+        if self.dtype is None:
+            raise RuntimeError("GlobalTensor used before set_global_buffer")
+        g = GlobalTensor.__new__(GlobalTensor)
+        k = int(index)
+        g.dtype, g.alloc = self.dtype, self.alloc
+        g.addr = self.addr + k * self.dtype.itemsize
+        g.off = self.off + k * self.dtype.itemsize
+        g.size = None if self.size is None else self.size - k
+        return g
+
+    __getitem__ = _at
+
+    def region(self, nbytes: int, api: str) -> tuple[Any, int]:
+        """(allocation, byte offset) for `nbytes` from element 0, after the GM bounds check."""
+        a = self.alloc
+        if a is None or a.freed:
+            state = "was freed before the kernel ran" if a is not None else "is not inside any live device allocation"
+            fail(api, f"GM address {self.addr:#x} {state}: the DMA would fault on hardware")
+        end = self.off + nbytes
+        if self.off < 0 or end > a.alloc_size:
+            fail(api, f"accesses {nbytes} bytes at GM {self.addr:#x}, byte {self.off} of the allocation at "
+                      f"{a.start:#x} ({a.size} bytes requested, {a.alloc_size} reserved): "
+                      f"{'runs ' + str(end - a.alloc_size) + ' bytes past its end' if self.off >= 0 else 'starts before it'}")
+        return a, self.off
+
+    def get_value(self, offset: int) -> Any:
+        """Scalar read through the core's data cache."""
+        dt = self.dtype
+        a, off = self._at(offset).region(dt.itemsize, "GlobalTensor.get_value")
+        core = ctx.CORE
+        if core is not None and core.launch.observe:
+            core.emit_gm(a, off, off + dt.itemsize, False, dt.itemsize, "get_value")
+        return a.data[off : off + dt.itemsize].view(dt.np)[0]
+
+    def set_value(self, offset: int, value: Any) -> None:
+        """Scalar write. On hardware it lands in the core's DCache, not GM, until flushed (reference §1.1)."""
+        dt = self.dtype
+        a, off = self._at(offset).region(dt.itemsize, "GlobalTensor.set_value")
+        a.data[off : off + dt.itemsize].view(dt.np)[0] = value
+        core = ctx.CORE
+        if core is not None and core.launch.observe:
+            core.emit_gm(a, off, off + dt.itemsize, True, dt.itemsize, "set_value")
+
+    def get_size(self) -> int | None:
+        return self.size
+
+    def get_phy_addr(self, offset: int = 0) -> GlobalAddress:
+        return GlobalAddress(self.addr, self.dtype) + offset
+
+    def __repr__(self) -> str:
+        return f"GlobalTensor({self.dtype!r}, {self.addr:#x}, size={self.size})"
+
+
+class Buffer:
+    """One block of local memory carved by TPipe.init_buffer (or a raw LocalTensor region)."""
+
+    __slots__ = ("end", "gen", "index", "lo", "owner", "pool", "position", "site", "state", "views")
+
+    def __init__(self, pool: Pool, lo: int, size: int, owner: Any, index: int, position: int, state: int) -> None:
+        self.pool = pool
+        self.lo = lo
+        self.end = lo + size
+        self.owner = owner
+        self.index = index
+        self.position = position
+        self.state = state
+        self.gen = 0
+        self.site: tuple[str, int] | None = None  # where it was allocated / freed last
+        self.views: dict[DataType, np.ndarray] = {}
+
+    def tensor(self, dtype: DataType) -> LocalTensor:
+        arr = self.views.get(dtype)
+        if arr is None:
+            arr = self.views[dtype] = self.pool.bytes[self.lo : self.end].view(dtype.np)
+        t = LocalTensor.__new__(LocalTensor)
+        t.dtype, t.buf, t.gen, t.lo, t.end, t.arr = dtype, self, self.gen, self.lo, self.end, arr
+        return t
+
+    def retire(self) -> None:
+        """Invalidate every tensor handed out on this buffer (free_tensor, TPipe.reset)."""
+        self.gen += 1
+        self.state = FREE if self.state != FIXED else FIXED
+
+
+def position_pool(pos: int, api: str) -> str:
+    """The physical memory behind a TPosition on the running core's chip (reference §1.1 table)."""
+    p = TPosition(pos)
+    if p in (TPosition.VECIN, TPosition.VECOUT, TPosition.VECCALC):
+        return "UB"
+    if p in (TPosition.A1, TPosition.B1, TPosition.C1):
+        return "L1"
+    if p is TPosition.A2:
+        return "L0A"
+    if p is TPosition.B2:
+        return "L0B"
+    if p is TPosition.CO1:
+        return "L0C"
+    core = ctx.current(api)
+    if p is TPosition.CO2 and not core.chip.separated:
+        return "UB"
+    fail(api, f"TPosition.{p.name} is not local memory a buffer can be carved from on {core.chip.name}")
+
+
+class LocalTensor:
+    """A typed view of a core's local memory (UB for VECIN/VECOUT/VECCALC).
+
+    `asc.LocalTensor(dtype, pos, addr, tile_size)` makes a raw tensor at a UB byte address, as
+    pyasc's first tutorial does; queue tensors come from alloc_tensor / deque, scratch from TBuf.get.
+    """
+
+    __slots__ = ("arr", "buf", "dtype", "end", "gen", "lo")
+
+    def __init__(self, dtype: Any, pos: int = TPosition.VECIN, addr: int = 0, tile_size: int = 0) -> None:
+        api = "LocalTensor"
+        core = ctx.current(api)
+        dt = as_dtype(dtype)
+        pool = core.pool(position_pool(pos, api))
+        nbytes = int(tile_size) * dt.itemsize
+        if addr % 32:
+            fail(api, f"address {addr} is not 32-byte aligned ({pool.name} operands must start on 32 bytes)")
+        if nbytes <= 0 or addr < 0 or addr + nbytes > pool.usable:
+            fail(api, f"{tile_size} x {dt.name} at {pool.name} offset {addr} does not fit the {pool.usable} usable "
+                      f"bytes of {pool.name} on {core.chip.name}")
+        t = Buffer(pool, int(addr), nbytes, None, 0, int(pos), FIXED).tensor(dt)
+        self.dtype, self.buf, self.gen, self.lo, self.end, self.arr = t.dtype, t.buf, t.gen, t.lo, t.end, t.arr
+
+    # -- views -----------------------------------------------------------------------------
+    def __getitem__(self, index: Any) -> LocalTensor:
+        if isinstance(index, slice):
+            if index.stop is not None or index.step is not None:
+                raise TypeError("LocalTensor slicing takes only a start offset: t[offset:]")
+            index = index.start or 0
+        k = int(index)
+        t = LocalTensor.__new__(LocalTensor)
+        t.dtype, t.buf, t.gen, t.end = self.dtype, self.buf, self.gen, self.end
+        t.lo = self.lo + k * self.dtype.itemsize
+        t.arr = self.arr[k:]
+        return t
+
+    def reinterpret_cast(self, dtype: Any) -> LocalTensor:
+        dt = as_dtype(dtype)
+        t = LocalTensor.__new__(LocalTensor)
+        t.dtype, t.buf, t.gen, t.lo, t.end = dt, self.buf, self.gen, self.lo, self.end
+        t.arr = self.buf.pool.bytes[self.lo : self.end - (self.end - self.lo) % dt.itemsize].view(dt.np)
+        return t
+
+    def get_size(self) -> int:
+        """Elements from this tensor's start to the end of its buffer."""
+        return (self.end - self.lo) // self.dtype.itemsize
+
+    def get_length(self) -> int:
+        """Bytes from this tensor's start to the end of its buffer."""
+        return self.end - self.lo
+
+    def get_phy_addr(self, offset: int = 0) -> int:
+        """Byte address in its local memory."""
+        return self.lo + int(offset) * self.dtype.itemsize
+
+    def get_position(self) -> int:
+        return self.buf.position
+
+    # -- checked access ----------------------------------------------------------------------
+    def dead(self, api: str) -> None:
+        b = self.buf
+        if b.gen != self.gen:
+            name = ctx.name_of(self) or "the tensor"
+            at = f" at {b.site[0]}:{b.site[1]}" if b.site else ""
+            fail(api, f"{name} is used after free_tensor: its buffer was released{at} "
+                      f"(now {STATE_NAMES[b.state]}); npuchk ErrorRead1/ErrorWrite1")
+
+    def bounds(self, count: int, api: str) -> int:
+        """End byte of `count` elements after the liveness and size checks."""
+        if self.gen != self.buf.gen:
+            self.dead(api)
+        hi = self.lo + count * self.dtype.itemsize
+        if hi > self.end:
+            fail(api, f"{count} x {self.dtype.name} needs {hi - self.lo} bytes but the tensor holds only "
+                      f"{self.end - self.lo} bytes (tensor size overflow, npuchk ErrorRead3/ErrorWrite2)")
+        return hi
+
+    def span(self, count: int, api: str) -> int:
+        """`bounds` plus the 32-byte alignment rule of vector and DMA operands."""
+        hi = self.bounds(count, api)
+        if self.lo & 31:
+            fail(api, f"the tensor starts at {self.buf.pool.name} offset {self.lo}, not 32-byte aligned "
+                      "(vector and DMA operands must start on 32 bytes, npuchk ErrorRead4/ErrorWrite4)")
+        return hi
+
+    def read(self, count: int, api: str) -> np.ndarray:
+        """The first `count` elements, checked to be live, in bounds, aligned and written."""
+        hi = self.span(count, api)
+        w = self.buf.pool.written
+        bad = w.find(0, self.lo, hi)
+        if bad >= 0:
+            self.uninit(api, bad, count)
+        return self.arr[:count]
+
+    def uninit(self, api: str, bad: int, count: int) -> None:
+        isz = self.dtype.itemsize
+        fail(api, f"reads {count} x {self.dtype.name} but element {(bad - self.lo) // isz} "
+                  f"({self.buf.pool.name} byte {bad}) was never written since the buffer was allocated: local "
+                  "memory holds garbage, not zeros (npuchk ErrorRead2). Fill it first; if it is the tail of a "
+                  "data_copy whose length was not a multiple of 32 bytes, use data_copy_pad")
+
+    def write(self, count: int, api: str) -> np.ndarray:
+        """The first `count` elements, checked, and marked written."""
+        hi = self.span(count, api)
+        self.buf.pool.written[self.lo : hi] = ctx.ONES[: hi - self.lo]
+        return self.arr[:count]
+
+    # -- scalar access -----------------------------------------------------------------------
+    def get_value(self, index: int) -> Any:
+        """Scalar read (no alignment rule for the scalar unit)."""
+        t = self[index]
+        hi = t.bounds(1, "LocalTensor.get_value")
+        bad = t.buf.pool.written.find(0, t.lo, hi)
+        if bad >= 0:
+            t.uninit("LocalTensor.get_value", bad, 1)
+        return t.arr[0]
+
+    def set_value(self, index: int, value: Any) -> None:
+        """Scalar write."""
+        t = self[index]
+        hi = t.bounds(1, "LocalTensor.set_value")
+        t.arr[0] = value
+        t.buf.pool.written[t.lo : hi] = ctx.ONES[: hi - t.lo]
+
+    def __repr__(self) -> str:
+        return f"LocalTensor({self.dtype!r}, {self.buf.pool.name}+{self.lo}, {self.get_size()} elements)"
