@@ -87,10 +87,10 @@ def run(args: argparse.Namespace) -> int:
         from ..check import start_session
 
         sessions.append(start_session(tools, error_exitcode=args.error_exitcode, json_path=args.json))
-    if args.trace or args.summary:
-        from ..trace import start_session as start_trace
+    from ..trace import start_session as start_trace
 
-        sessions.append(start_trace(trace_path=args.trace, summary=args.summary))
+    # Always started: without --trace/--summary it only shows long device work on a terminal.
+    sessions.append(start_trace(trace_path=args.trace, summary=args.summary))
     install_aliases()
     code = run_script(args.script, args.args)
     from ..runtime.core import process_is_exiting

@@ -1,0 +1,61 @@
+"""A tracing session: what `aclsim run --trace/--summary` starts before the program and finishes after."""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from ..runtime import get_runtime
+from . import chrome, summary, timeline
+from .model import CostModel
+from .progress import ProgressWatcher
+from .recorder import Recorder
+
+
+class TraceSession:
+    """Records the run (when a trace or a summary is wanted) and shows progress on a terminal."""
+
+    def __init__(self, trace_path: str | None = None, summary: bool = False, out: TextIO | None = None) -> None:
+        self.trace_path = trace_path
+        self.summary = summary
+        self.out = out if out is not None else sys.stderr
+        rt = get_runtime()
+        self.model = CostModel.for_chip(rt.chip)  # fail now, not after the program ran, on a bad override
+        self.recorder: Recorder | None = None
+        if trace_path or summary:
+            self.recorder = Recorder()
+            rt.bus.subscribe(self.recorder)
+        self.progress = ProgressWatcher(self.out)
+        self.progress.start()
+
+    def timeline(self) -> timeline.Timeline:
+        """What was recorded so far, as spans."""
+        assert self.recorder is not None, "this session records nothing (no trace_path, no summary)"
+        return timeline.build(self.recorder, get_runtime().chip, self.model)
+
+    def finish(self) -> int | None:
+        """Stop recording, write the trace and print the summary; 1 when the trace cannot be written."""
+        self.progress.stop()
+        if self.recorder is None:
+            return None
+        get_runtime().bus.unsubscribe(self.recorder)
+        tl = self.timeline()
+        status = None
+        if self.trace_path:
+            try:
+                chrome.write(tl, self.trace_path)
+                print(f"aclsim: trace written to {self.trace_path} (open it in https://ui.perfetto.dev)", file=self.out)
+            except OSError as e:
+                print(f"aclsim: cannot write the trace to {self.trace_path}: {e}", file=self.out)
+                status = 1
+        if self.summary:
+            print(summary.render(tl), file=self.out)
+        return status
+
+
+def start_session(trace_path: str | None = None, summary: bool = False) -> TraceSession:
+    """Start recording for `aclsim run`; call `.finish()` when the program has ended."""
+    try:
+        return TraceSession(trace_path, summary)
+    except ValueError as e:  # a bad ACLSIM_MODEL* override
+        raise SystemExit(f"aclsim run: {e}") from None

@@ -1,0 +1,177 @@
+"""Turn a Recorder's raw records into tracks of spans, flow arrows and memory counters.
+
+Host spans are the API calls of each host thread, plus a zero-length "launch" span for device
+work queued outside any API call (kernel launches from aclsim.simt / aclsim.asc). Device spans
+follow the runtime's modeled device clock (`task.start` .. `task.end`). A synchronous
+memcpy/memset queues no task: it is drawn on its context's default stream over the host call.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..chips import ChipProfile
+from .model import CostModel
+from .recorder import Call, Recorder, Submit
+from .units import fmt_bytes
+
+StreamKey = tuple[int, int, int]  # (device, context handle, stream handle)
+
+
+@dataclass(eq=False)
+class Span:
+    """One slice on a track: host thread (`thread`) or device stream (`stream`, `lane`)."""
+
+    name: str
+    cat: str  # api, sync, memcpy, memset, kernel, record, wait, callback, launch
+    t0: float
+    t1: float
+    args: dict[str, Any]
+    thread: int | None = None
+    stream: StreamKey | None = None
+    lane: int = 0  # > 0 only when a synchronous copy overlaps queued work on the same stream
+    emulator: float = 0.0  # measured seconds (device spans)
+    modeled: float | None = None  # modeled NPU seconds (device spans)
+
+
+@dataclass
+class Timeline:
+    origin: float  # every time below is perf_counter seconds; the trace starts here
+    chip: ChipProfile
+    model: CostModel
+    threads: dict[int, str]
+    host: list[Span] = field(default_factory=list)
+    device: list[Span] = field(default_factory=list)
+    flows: list[tuple[Span, float, Span]] = field(default_factory=list)  # (from span, at time, to span)
+    memory: dict[int, list[tuple[float, int]]] = field(default_factory=dict)  # device -> (time, bytes in use)
+    syncs: list[tuple[str, float, float, int]] = field(default_factory=list)
+    never_ran: list[Submit] = field(default_factory=list)
+
+    def streams(self) -> list[StreamKey]:
+        """Device streams in display order: by device, default streams first, then first use."""
+        first: dict[StreamKey, float] = {}
+        for s in self.device:
+            first.setdefault(s.stream, s.t0)
+        return sorted(first, key=lambda k: (k[0], k[2] != 0, first[k]))
+
+    def stream_label(self, key: StreamKey) -> str:
+        dev, ctx, handle = key
+        if handle:
+            return f"stream {handle:#x}"
+        contexts = {k[1] for k in self.streams() if k[0] == dev and k[2] == 0}
+        return "default stream" + (f" (context {ctx:#x})" if len(contexts) > 1 else "")
+
+
+_CATEGORY = {
+    "acl.rt.memcpy": "memcpy", "acl.rt.memcpy_async": "memcpy", "acl.rt.memcpy2d": "memcpy",
+    "acl.rt.memcpy2d_async": "memcpy", "acl.rt.memset": "memset", "acl.rt.memset_async": "memset",
+    "acl.rt.record_event": "record", "acl.rt.stream_wait_event": "wait", "acl.rt.launch_callback": "callback",
+}
+
+
+def _host_category(name: str) -> str:
+    return "sync" if "synchronize" in name else _CATEGORY.get(name, "api")
+
+
+def _device_name(kind: str, name: str, info: dict) -> str:
+    if kind in ("memcpy", "memset") and "bytes" in info:
+        return f"{name} {fmt_bytes(info['bytes'])}"
+    return name
+
+
+def build(rec: Recorder, chip: ChipProfile, model: CostModel) -> Timeline:
+    """Spans, flows and counters for everything `rec` saw."""
+    tl = Timeline(rec.origin, chip, model, dict(rec.threads), syncs=list(rec.syncs))
+    calls = sorted(rec.calls, key=lambda c: c.t0)
+    by_thread: dict[int, list[tuple[Call, Span]]] = defaultdict(list)
+    for c in calls:
+        args: dict[str, Any] = {}
+        if c.site is not None:
+            args["site"] = str(c.site)
+        if c.ret:
+            args["ret"] = c.ret
+        span = Span(c.name, _host_category(c.name), c.t0, c.t1, args, thread=c.thread)
+        tl.host.append(span)
+        by_thread[c.thread].append((c, span))
+        if c.work is not None:
+            dev, ctx, kind, direction, nbytes = c.work
+            info = {"bytes": nbytes, "direction": direction} if direction else {"bytes": nbytes}
+            short = c.name.removeprefix("acl.rt.")
+            name = _device_name(kind, f"{short} {direction}" if direction else short, info)
+            dspan = _device_span(model, kind, name, c.t0, c.t1, c.t1 - c.t0, (dev, ctx, 0), info, None)
+            tl.device.append(dspan)
+            tl.flows.append((span, c.t0, dspan))
+    starts = {t: [c.t0 for c, _ in lst] for t, lst in by_thread.items()}
+
+    by_seq: dict[int, Span] = {}
+    for d in rec.done:
+        span = _device_span(model, d.kind, _device_name(d.kind, d.name, d.info), d.start, d.end, d.exec_time,
+                            d.stream, d.info, d.error)
+        span.args["seq"] = d.seq
+        by_seq[d.seq] = span
+        tl.device.append(span)
+
+    for sub in rec.submits:
+        target = by_seq.get(sub.seq)
+        if target is None:
+            tl.never_ran.append(sub)
+            continue
+        host = _enclosing_call(by_thread.get(sub.thread, []), starts.get(sub.thread, []), sub.time)
+        if host is None:  # queued outside any API call: a kernel launch
+            host = Span(f"launch {sub.name}", "launch", sub.time, sub.time, {"seq": sub.seq}, thread=sub.thread)
+            tl.host.append(host)
+        tl.flows.append((host, sub.time, target))
+    for wait_seq, record_seq in rec.waits:
+        src, dst = by_seq.get(record_seq), by_seq.get(wait_seq)
+        if src is not None and dst is not None:
+            tl.flows.append((src, src.t0, dst))
+
+    _assign_lanes(tl.device)
+    used: dict[int, int] = defaultdict(int)
+    for dev in sorted({s.stream[0] for s in tl.device} | {m[1] for m in rec.memory}):
+        tl.memory[dev] = [(rec.origin, 0)]
+    for t, dev, delta in sorted(rec.memory):
+        used[dev] += delta
+        tl.memory[dev].append((t, used[dev]))
+    return tl
+
+
+def _device_span(
+    model: CostModel, kind: str, name: str, t0: float, t1: float, emulator: float, stream: StreamKey,
+    info: dict, error: tuple[int, str] | None,
+) -> Span:
+    modeled = model.task_time(kind, info)
+    args: dict[str, Any] = {"emulator_us": round(emulator * 1e6, 3)}
+    if modeled is not None:
+        args["modeled_npu_us"] = round(modeled * 1e6, 3)
+    args.update(info)
+    if error is not None:
+        args["error"] = f"{error[0]}: {error[1]}"
+    return Span(name, kind, t0, t1, args, stream=stream, emulator=emulator, modeled=modeled)
+
+
+def _enclosing_call(calls: list[tuple[Call, Span]], starts: list[float], t: float) -> Span | None:
+    """The innermost API call of one thread that was running at time `t` (calls sorted by start)."""
+    i = bisect.bisect_right(starts, t) - 1
+    for j in range(i, max(i - 16, -1), -1):  # nested calls (callbacks inside process_report) are shallow
+        c, span = calls[j]
+        if c.t1 >= t:
+            return span
+    return None
+
+
+def _assign_lanes(spans: list[Span]) -> None:
+    """Give overlapping spans of one stream separate lanes (only synchronous copies can overlap)."""
+    ends: dict[StreamKey, list[float]] = defaultdict(list)
+    for s in sorted(spans, key=lambda s: (s.t0, s.t1)):
+        lanes = ends[s.stream]
+        for i, end in enumerate(lanes):
+            if end <= s.t0:
+                s.lane, lanes[i] = i, s.t1
+                break
+        else:
+            s.lane = len(lanes)
+            lanes.append(s.t1)

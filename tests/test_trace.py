@@ -1,0 +1,343 @@
+"""The timeline: a Chrome trace-event file of host calls and device work, and the run summary."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from aclsim import constants as C
+from aclsim.cli import main
+from aclsim.runtime import Task, get_runtime
+from aclsim.trace import CostModel, start_session
+from aclsim.trace.units import fmt_bytes
+
+REPO = Path(__file__).resolve().parent.parent
+N = 1 << 16  # float32 elements per buffer
+
+
+def square_task(src, dst, n: int = N, grid=(4, 1, 1), block=(256, 1, 1)) -> Task:
+    """A kernel task (as aclsim.simt builds one): dst = src * src over device memory."""
+
+    def run(task: Task) -> None:
+        a = src.data[: n * 4].view(np.float32)
+        b = dst.data[: n * 4].view(np.float32)
+        np.multiply(a, a, out=b)
+        task.info["bytes_read"] = n * 4
+        task.info["bytes_written"] = n * 4
+
+    return Task("kernel", "square", run, grid=grid, block=block)
+
+
+def load(path: Path) -> list[dict]:
+    doc = json.loads(path.read_text())
+    return doc["traceEvents"]
+
+
+def tracks(evs: list[dict]) -> dict[tuple[int, int], str]:
+    return {(e["pid"], e["tid"]): e["args"]["name"] for e in evs if e["ph"] == "M" and e["name"] == "thread_name"}
+
+
+def spans_on(evs: list[dict], track_name: str) -> list[dict]:
+    keys = {k for k, v in tracks(evs).items() if v == track_name}
+    return sorted((e for e in evs if e["ph"] == "X" and (e["pid"], e["tid"]) in keys), key=lambda e: e["ts"])
+
+
+def host_spans(evs: list[dict]) -> list[dict]:
+    return spans_on(evs, "host thread MainThread")
+
+
+def square_program(rt, host_in: np.ndarray, host_out: np.ndarray) -> tuple:
+    """Pinned host buffers -> H2D async, kernel, D2H async, synchronize (the article's pattern)."""
+    nbytes = host_in.nbytes
+    a, b = rt.malloc(nbytes, 0), rt.malloc(nbytes, 0)
+    h_in, h_out = rt.malloc_host(nbytes), rt.malloc_host(nbytes)
+    h_in.buffer[:nbytes] = host_in.view(np.uint8)
+    up = rt.memcpy_async(a.start, nbytes, h_in.start, nbytes, C.ACL_MEMCPY_HOST_TO_DEVICE, 0)
+    kernel = rt.launch(0, square_task(a, b, host_in.size))
+    down = rt.memcpy_async(h_out.start, nbytes, b.start, nbytes, C.ACL_MEMCPY_DEVICE_TO_HOST, 0)
+    rt.synchronize_stream(0)
+    host_out[:] = h_out.buffer[:nbytes].view(np.float32)
+    for p in (a.start, b.start):
+        rt.free(p)
+    for h in (h_in, h_out):
+        rt.free_host(h.start)
+    return up, kernel, down
+
+
+@pytest.fixture
+def traced(tmp_path, capsys):
+    """Run a body under a trace+summary session; returns (events, summary text, result of body)."""
+
+    def go(body):
+        path = tmp_path / "out.json"
+        session = start_session(trace_path=str(path), summary=True)
+        try:
+            result = body(get_runtime())
+        finally:
+            assert session.finish() is None
+        return load(path), capsys.readouterr().err, result
+
+    return go
+
+
+def test_trace_file_follows_the_trace_event_format(traced):
+    x = np.arange(N, dtype=np.float32)
+    evs, _, _ = traced(lambda rt: (rt.set_device(0), square_program(rt, x, np.empty_like(x))))
+    names = tracks(evs)
+    procs = {e["pid"] for e in evs if e["ph"] == "M" and e["name"] == "process_name"}
+    assert evs and all(e["ph"] in {"M", "X", "s", "f", "C"} for e in evs)
+    for e in evs:
+        assert isinstance(e["pid"], int) and isinstance(e["tid"], int)
+        if e["ph"] != "M":
+            assert isinstance(e["ts"], (int, float)) and e["ts"] >= 0
+            assert e["pid"] in procs
+        if e["ph"] == "X":
+            assert isinstance(e["name"], str) and e["dur"] >= 0 and (e["pid"], e["tid"]) in names
+        if e["ph"] == "C":
+            assert all(isinstance(v, (int, float)) for v in e["args"].values())
+    # Flow arrows: one start and one end per id, each inside a slice of its own track.
+    starts = {e["id"]: e for e in evs if e["ph"] == "s"}
+    ends = {e["id"]: e for e in evs if e["ph"] == "f"}
+    assert starts and starts.keys() == ends.keys()
+    assert all(e["bp"] == "e" for e in ends.values())
+    slices = [e for e in evs if e["ph"] == "X"]
+    for e in (*starts.values(), *ends.values()):
+        assert any(s["pid"] == e["pid"] and s["tid"] == e["tid"] and s["ts"] <= e["ts"] <= s["ts"] + s["dur"] + 1e-6
+                   for s in slices), e
+    # Spans on one track nest or follow each other, never partly overlap.
+    by_track: dict = {}
+    for s in slices:
+        by_track.setdefault((s["pid"], s["tid"]), []).append((s["ts"], s["ts"] + s["dur"]))
+    for intervals in by_track.values():
+        intervals.sort()
+        for (_, a1), (b0, b1) in itertools.pairwise(intervals):
+            assert b0 >= a1 - 1e-6 or b1 <= a1 + 1e-6  # 1e-6 us: float rounding of ts + dur
+
+
+def test_default_stream_shows_copy_kernel_copy_in_order_and_the_host_waiting(traced):
+    x = np.arange(N, dtype=np.float32)
+    y = np.empty_like(x)
+    evs, _, _ = traced(lambda rt: (rt.set_device(0), square_program(rt, x, y)))
+    np.testing.assert_array_equal(y, x * x)
+    dev = spans_on(evs, "default stream")
+    assert [s["cat"] for s in dev] == ["memcpy", "kernel", "memcpy"]
+    assert [s["args"].get("direction") for s in dev] == ["H2D", None, "D2H"]
+    assert dev[0]["args"]["bytes"] == x.nbytes and fmt_bytes(x.nbytes) in dev[0]["name"]
+    assert dev[1]["name"] == "square" and dev[1]["args"]["grid"] == [4, 1, 1] and dev[1]["args"]["block"] == [256, 1, 1]
+    sync = [s for s in host_spans(evs) if s["name"] == "acl.rt.synchronize_stream"]
+    assert len(sync) == 1 and sync[0]["cat"] == "sync"
+    assert sync[0]["ts"] + sync[0]["dur"] >= dev[1]["ts"] + dev[1]["dur"]
+    # Lazy mode: nothing ran before the host waited, so every device span ends inside the synchronize call.
+    assert all(s["ts"] + s["dur"] <= sync[0]["ts"] + sync[0]["dur"] for s in dev)
+
+
+def test_flow_arrows_join_each_host_call_to_the_device_work_it_queued(traced):
+    x = np.arange(N, dtype=np.float32)
+    evs, _, _ = traced(lambda rt: (rt.set_device(0), square_program(rt, x, np.empty_like(x))))
+    host, dev = host_spans(evs), spans_on(evs, "default stream")
+    ends = {e["id"]: e for e in evs if e["ph"] == "f"}
+
+    def enclosing(e, spans):
+        return [s for s in spans if s["ts"] <= e["ts"] <= s["ts"] + s["dur"]][-1]
+
+    pairs = [(enclosing(s, host)["name"], enclosing(ends[s["id"]], dev)["cat"]) for s in evs if s["ph"] == "s"]
+    assert pairs == [("acl.rt.memcpy_async", "memcpy"), ("launch square", "kernel"), ("acl.rt.memcpy_async", "memcpy")]
+    launch = next(s for s in host if s["name"] == "launch square")
+    assert launch["cat"] == "launch" and launch["dur"] == 0
+
+
+def test_device_spans_carry_measured_and_modeled_time(traced):
+    x = np.arange(N, dtype=np.float32)
+    evs, _, (up, kernel, down) = traced(lambda rt: (rt.set_device(0), square_program(rt, x, np.empty_like(x)))[1])
+    dev = spans_on(evs, "default stream")
+    chip = get_runtime().chip
+    model = CostModel.for_chip(chip)
+    for span, task in zip(dev, (up, kernel, down), strict=True):
+        assert span["args"]["seq"] == task.seq
+        assert span["args"]["emulator_us"] == pytest.approx(task.exec_time * 1e6, abs=1e-3)
+        assert span["dur"] == pytest.approx((task.end - task.start) * 1e6, abs=2e-3)
+    copy_s = model.copy_overhead + x.nbytes / chip.pcie_bandwidth
+    assert dev[0]["args"]["modeled_npu_us"] == pytest.approx(copy_s * 1e6, abs=1e-3)
+    assert dev[2]["args"]["modeled_npu_us"] == pytest.approx(copy_s * 1e6, abs=1e-3)
+    share = 4 / chip.vector_cores  # 4 blocks on 48 vector cores
+    memory_s = 2 * x.nbytes / (chip.hbm_bandwidth * share)
+    compute_s = 4 * 256 / (chip.vector_cores * share * 64 * chip.cube_mhz * 1e6)
+    kernel_s = model.kernel_launch_overhead + max(memory_s, compute_s)
+    assert dev[1]["args"]["modeled_npu_us"] == pytest.approx(kernel_s * 1e6, abs=1e-3)
+
+
+def test_device_memory_counter_follows_malloc_and_free(traced):
+    def body(rt):
+        rt.set_device(0)
+        a = rt.malloc(3 << 20, 0)
+        b = rt.malloc(1000, 0)
+        rt.free(a.start)
+        c = rt.malloc(5 << 20, 0)
+        rt.free(b.start)
+        rt.free(c.start)
+        return a, b, c
+
+    evs, summary, (a, b, c) = traced(body)
+    counter = [e["args"]["bytes"] for e in sorted((e for e in evs if e["ph"] == "C"), key=lambda e: e["ts"])]
+    steps = np.cumsum([0, a.reserved, b.reserved, -a.reserved, c.reserved, -b.reserved, -c.reserved]).tolist()
+    assert counter == steps
+    peak = max(steps)
+    assert re.search(rf"NPU 0\s+{re.escape(fmt_bytes(peak))}\s", summary)
+    assert any(e["ph"] == "C" and e["name"] == "HBM in use" for e in evs)
+
+
+def test_synchronous_copies_are_drawn_on_the_default_stream(traced):
+    x = np.arange(1024, dtype=np.float32)
+    y = np.empty_like(x)
+
+    def body(rt):
+        rt.set_device(0)
+        a = rt.malloc(x.nbytes, 0)
+        rt.memcpy(a.start, x.nbytes, x.ctypes.data, x.nbytes, C.ACL_MEMCPY_HOST_TO_DEVICE)
+        rt.memset(a.start, x.nbytes, 0, 64)
+        rt.memcpy(y.ctypes.data, y.nbytes, a.start, x.nbytes, C.ACL_MEMCPY_DEVICE_TO_HOST)
+        rt.memcpy(y.ctypes.data, y.nbytes, x.ctypes.data, x.nbytes, C.ACL_MEMCPY_HOST_TO_HOST)  # no device work
+        rt.free(a.start)
+
+    evs, summary, _ = traced(body)
+    dev = spans_on(evs, "default stream")
+    assert [(s["cat"], s["args"].get("direction"), s["args"]["bytes"]) for s in dev] == [
+        ("memcpy", "H2D", x.nbytes), ("memset", None, 64), ("memcpy", "D2H", x.nbytes)]
+    copies = [s for s in host_spans(evs) if s["name"] in ("acl.rt.memcpy", "acl.rt.memset")]
+    assert [(s["ts"], s["dur"]) for s in copies[:3]] == [(s["ts"], s["dur"]) for s in dev]  # the call is the copy
+    assert "memset" in summary and "H2D" in summary
+
+
+def test_event_record_and_wait_link_two_streams(traced):
+    def body(rt):
+        rt.set_device(0)
+        a, b = rt.malloc(N * 4, 0), rt.malloc(N * 4, 0)
+        s1, s2 = rt.create_stream(), rt.create_stream()
+        ev = rt.create_event()
+        rt.launch(s1.handle, square_task(a, b))
+        rt.record_event(ev.handle, s1.handle)
+        rt.stream_wait_event(s2.handle, ev.handle)
+        rt.launch(s2.handle, square_task(b, a))
+        rt.synchronize_stream(s2.handle)
+        return s1, s2
+
+    evs, _, (s1, s2) = traced(body)
+    first, second = spans_on(evs, f"stream {s1.handle:#x}"), spans_on(evs, f"stream {s2.handle:#x}")
+    assert [s["cat"] for s in first] == ["kernel", "record"]
+    assert [s["cat"] for s in second] == ["wait", "kernel"]
+    assert second[0]["ts"] >= first[1]["ts"]  # the wait ends no earlier than the record it waited for
+    names = tracks(evs)
+    starts = {e["id"]: e for e in evs if e["ph"] == "s"}
+    cross = [(names[(starts[f["id"]]["pid"], starts[f["id"]]["tid"])], names[(f["pid"], f["tid"])])
+             for f in evs if f["ph"] == "f" and starts[f["id"]]["pid"] != 1]
+    assert cross == [(f"stream {s1.handle:#x}", f"stream {s2.handle:#x}")]
+
+
+def test_a_copy_overlapping_queued_work_gets_its_own_lane(traced):
+    x = np.ones(256, dtype=np.float32)
+
+    def body(rt):
+        rt.set_device(0)
+        a = rt.malloc(x.nbytes, 0)
+        rt.launch(0, Task("kernel", "slow", lambda t: time.sleep(0.05)))  # modeled to start now, lasts 50 ms
+        rt.memcpy(a.start, x.nbytes, x.ctypes.data, x.nbytes, C.ACL_MEMCPY_HOST_TO_DEVICE)
+        rt.synchronize_stream(0)
+
+    evs, _, _ = traced(body)
+    assert [s["name"] for s in spans_on(evs, "default stream")] == ["slow"]
+    assert [s["args"]["direction"] for s in spans_on(evs, "default stream (overlapping copies 1)")] == ["H2D"]
+
+
+def test_summary_tables_kernels_copies_memory_and_waits(traced):
+    x = np.arange(N, dtype=np.float32)
+
+    def body(rt):
+        rt.set_device(0)
+        for _ in range(3):
+            square_program(rt, x, np.empty_like(x))
+        rt.synchronize_device()
+
+    _, summary, _ = traced(body)
+    lines = summary.splitlines()
+    row = next(line.split() for line in lines if line.split()[:1] == ["square"])
+    assert row[1] == "3"
+    h2d = next(line.split() for line in lines if line.split()[:1] == ["H2D"])
+    assert h2d[1] == "3" and " ".join(h2d[2:4]) == fmt_bytes(3 * x.nbytes)
+    assert "Host waiting in synchronize:" in summary and "4 call(s) (device 1, stream 3)" in summary
+
+
+def test_summary_reports_work_that_never_ran(traced):
+    def body(rt):
+        rt.set_device(0)
+        rt.launch(0, Task("kernel", "forgotten", lambda t: None))
+
+    _, summary, _ = traced(body)
+    assert "1 queued task(s) (forgotten)" in summary
+
+
+def test_model_constants_can_be_overridden(tmp_path, monkeypatch):
+    chip = get_runtime().chip
+    base = CostModel.for_chip(chip, env={})
+    assert base.pcie_bandwidth == chip.pcie_bandwidth and base.clock_hz == chip.cube_mhz * 1e6
+    f = tmp_path / "model.json"
+    f.write_text(json.dumps({"pcie_bandwidth": 50e9, "copy_overhead": 0}))
+    m = CostModel.for_chip(chip, env={"ACLSIM_MODEL": str(f), "ACLSIM_MODEL_PCIE_BANDWIDTH": "10e9"})
+    assert m.pcie_bandwidth == 10e9 and m.copy_overhead == 0  # the variable wins over the file
+    assert m.task_time("memcpy", {"direction": "H2D", "bytes": 10**9}) == pytest.approx(0.1)
+    with pytest.raises(ValueError, match="ACLSIM_MODEL_VECTOR_CORES: vector_cores must be a positive integer"):
+        CostModel.for_chip(chip, env={"ACLSIM_MODEL_VECTOR_CORES": "2.5"})
+    f.write_text(json.dumps({"pcie_bw": 1}))
+    with pytest.raises(ValueError, match="unknown model constant 'pcie_bw'"):
+        CostModel.for_chip(chip, env={"ACLSIM_MODEL": str(f)})
+    monkeypatch.setenv("ACLSIM_MODEL_HBM_BANDWIDTH", "fast")
+    with pytest.raises(SystemExit, match="hbm_bandwidth must be a number, got 'fast'"):
+        start_session(summary=True)
+
+
+def test_aclsim_run_writes_trace_and_summary(tmp_path, capsys):
+    prog = tmp_path / "prog.py"
+    prog.write_text(
+        "import numpy as np\nimport acl\n"
+        "acl.init(); acl.rt.set_device(0)\n"
+        "x = np.arange(1024, dtype=np.float32)\n"
+        "dev, _ = acl.rt.malloc(x.nbytes, 0)\n"
+        "data = x.tobytes()\n"
+        "acl.rt.memcpy(dev, x.nbytes, acl.util.bytes_to_ptr(data), x.nbytes, 1)\n"
+        "acl.rt.synchronize_device()\n"
+        "acl.rt.free(dev); acl.rt.reset_device(0); acl.finalize()\n"
+    )
+    out = tmp_path / "t.json"
+    assert main(["run", "--trace", str(out), "--summary", str(prog)]) == 0
+    err = capsys.readouterr().err
+    assert f"trace written to {out}" in err and "Copies" in err
+    evs = load(out)
+    assert [s["name"] for s in host_spans(evs)][:3] == ["acl.init", "acl.rt.set_device", "acl.rt.malloc"]
+    assert [s["args"]["bytes"] for s in spans_on(evs, "default stream")] == [4096]
+
+
+def test_unwritable_trace_path_fails_the_run(tmp_path, capsys):
+    session = start_session(trace_path=str(tmp_path / "missing" / "t.json"))
+    assert session.finish() == 1
+    assert "cannot write the trace" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not (REPO / "examples" / "seed_square.py").exists(), reason="examples/seed_square.py not written yet")
+def test_seed_square_trace_shows_h2d_kernel_d2h_then_the_host_sync_ends(tmp_path, capsys):
+    out = tmp_path / "seed.json"
+    assert main(["run", "--trace", str(out), str(REPO / "examples" / "seed_square.py")]) == 0
+    evs = load(out)
+    dev = spans_on(evs, "default stream")
+    kinds = [(s["cat"], s["args"].get("direction")) for s in dev if s["cat"] in ("memcpy", "kernel")]
+    h2d = kinds.index(("memcpy", "H2D"))
+    k = kinds.index(("kernel", None), h2d)
+    d2h = kinds.index(("memcpy", "D2H"), k)
+    assert h2d < k < d2h
+    kernel = next(s for s in dev if s["cat"] == "kernel")
+    sync = [s for s in host_spans(evs) if s["cat"] == "sync"]
+    assert sync and max(s["ts"] + s["dur"] for s in sync) >= kernel["ts"] + kernel["dur"]

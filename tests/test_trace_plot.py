@@ -1,0 +1,57 @@
+"""`aclsim trace-plot`: a PNG timeline from a trace file."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+import pytest
+
+from aclsim import constants as C
+from aclsim.cli import main
+from aclsim.runtime import get_runtime
+from aclsim.trace import start_session
+
+
+def make_trace(path) -> None:
+    session = start_session(trace_path=str(path))
+    rt = get_runtime()
+    rt.set_device(0)
+    x = np.arange(4096, dtype=np.float32)
+    a = rt.malloc(x.nbytes, 0)
+    rt.memcpy(a.start, x.nbytes, x.ctypes.data, x.nbytes, C.ACL_MEMCPY_HOST_TO_DEVICE)
+    rt.memcpy_async(x.ctypes.data, x.nbytes, a.start, x.nbytes, C.ACL_MEMCPY_DEVICE_TO_HOST, 0)
+    rt.synchronize_stream(0)
+    rt.free(a.start)
+    session.finish()
+
+
+def test_trace_plot_writes_a_png(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    trace = tmp_path / "run.json"
+    make_trace(trace)
+    assert main(["trace-plot", str(trace)]) == 0
+    png = tmp_path / "run.png"
+    assert f"wrote {png}" in capsys.readouterr().out
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+
+
+def test_trace_plot_without_matplotlib_says_how_to_get_it(tmp_path, capsys, monkeypatch):
+    trace = tmp_path / "run.json"
+    make_trace(trace)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if it were not installed
+    assert main(["trace-plot", str(trace), "-o", str(tmp_path / "x.png")]) == 2
+    assert "needs matplotlib: pip install 'aclsim[plot]'" in capsys.readouterr().err
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_trace_plot_rejects_files_that_are_not_traces(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"hello": 1}))
+    assert main(["trace-plot", str(bad)]) == 2
+    assert "has no traceEvents list" in capsys.readouterr().err
+    assert main(["trace-plot", str(tmp_path / "missing.json")]) == 2
+    assert "No such file" in capsys.readouterr().err

@@ -1,0 +1,77 @@
+"""Progress of long device work: shown on a terminal, never when output is not a terminal."""
+
+from __future__ import annotations
+
+import io
+import threading
+import time
+
+import numpy as np
+
+from aclsim import constants as C
+from aclsim.runtime import Task, get_runtime
+from aclsim.trace.progress import ProgressWatcher
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_no_progress_when_output_is_not_a_terminal():
+    out = io.StringIO()
+    w = ProgressWatcher(out, after=0.0, interval=0.01)
+    w.start()
+    assert not w.active
+    w.stop()
+    assert out.getvalue() == ""
+
+
+def test_long_kernel_shows_name_shape_and_fraction_then_the_line_is_cleared():
+    rt = get_runtime()
+    rt.set_device(0)
+    out = Terminal()
+    w = ProgressWatcher(out, after=0.05, interval=0.01)
+
+    def slow(task: Task) -> None:  # runs until the watcher has shown it (at most 10 s)
+        task.info["progress"] = (1, 4)
+        deadline = time.monotonic() + 10
+        while "running for" not in out.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    w.start()
+    assert w.active
+    try:
+        rt.launch(0, Task("kernel", "big", slow, grid=(2048, 1, 1), block=(256, 1, 1)))
+        rt.synchronize_stream(0)
+    finally:
+        w.stop()
+    text = out.getvalue()
+    assert "aclsim: kernel big grid (2048, 1, 1) block (256, 1, 1) 25% running for" in text
+    assert text.endswith("\r\x1b[K")  # the line is erased when the work is done
+
+
+def test_a_large_synchronous_copy_is_seen_while_it_runs():
+    rt = get_runtime()
+    rt.set_device(0)
+    nbytes = 256 << 20
+    dev = rt.malloc(nbytes, 0)
+    host = np.ones(nbytes, dtype=np.uint8)
+    ctx = rt.get_context()
+
+    def copy() -> None:
+        rt.set_context(ctx.handle)
+        rt.memcpy(dev.start, nbytes, host.ctypes.data, nbytes, C.ACL_MEMCPY_HOST_TO_DEVICE)
+
+    w = ProgressWatcher(Terminal(), after=0.0)
+    seen: list[str] = []
+    for _ in range(5):  # the copy takes tens of ms; poll from its first moment until it is seen
+        t = threading.Thread(target=copy)
+        t.start()
+        while t.is_alive() and not seen:
+            seen = [d() for _, d in w.running()]
+        t.join()
+        if seen:
+            break
+    assert seen == ["memcpy 256 MiB"]
+    assert w.running() == []
