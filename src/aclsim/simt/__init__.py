@@ -1,0 +1,75 @@
+"""SIMT kernels written as per-thread Python and run vectorized across threads at numpy speed.
+
+    from aclsim import simt
+    import numpy as np
+
+    @simt.kernel
+    def square(inp: simt.Ptr[np.float32], out: simt.Ptr[np.float32], size: np.uint32):
+        tid = simt.blockIdx.x * simt.blockDim.x + simt.threadIdx.x
+        if tid < size:
+            out[tid] = inp[tid] * inp[tid]
+
+    square[(size + 255) // 256, 256, stream](x_dev, y_dev, size)   # queued; runs at synchronize
+
+Arithmetic follows C (uint32 wraps, float32 stays float32, integer `/` truncates, `%` is the C
+remainder); `if`/`for range`/`while`/`break`/`continue`/`return` may diverge per thread. Every load
+and store is checked: an address outside every live allocation faults the launch (507015 at the
+next synchronize, with kernel, block, thread, index, address and line in acl.get_recent_err_msg()).
+"""
+
+from .kernel import MAX_THREADS_PER_BLOCK, DeviceFunction, Kernel, device, kernel
+from .lang import (
+    Ptr,
+    PtrType,
+    SimtError,
+    abs,
+    acos,
+    asin,
+    atan,
+    atan2,
+    atomic_add,
+    atomic_and,
+    atomic_cas,
+    atomic_exch,
+    atomic_max,
+    atomic_min,
+    atomic_or,
+    atomic_sub,
+    atomic_xor,
+    blockDim,
+    blockIdx,
+    ceil,
+    cos,
+    cosh,
+    dim3,
+    exp,
+    exp2,
+    fabs,
+    floor,
+    fma,
+    gridDim,
+    log,
+    log2,
+    log10,
+    max,
+    min,
+    pow,
+    rsqrt,
+    shared,
+    sin,
+    sinh,
+    sqrt,
+    syncthreads,
+    tan,
+    tanh,
+    threadIdx,
+    trunc,
+)
+
+__all__ = [
+    "MAX_THREADS_PER_BLOCK", "DeviceFunction", "Kernel", "Ptr", "PtrType", "SimtError", "abs", "acos", "asin", "atan",
+    "atan2", "atomic_add", "atomic_and", "atomic_cas", "atomic_exch", "atomic_max", "atomic_min", "atomic_or",
+    "atomic_sub", "atomic_xor", "blockDim", "blockIdx", "ceil", "cos", "cosh", "device", "dim3", "exp", "exp2", "fabs",
+    "floor", "fma", "gridDim", "kernel", "log", "log2", "log10", "max", "min", "pow", "rsqrt", "shared", "sin", "sinh",
+    "sqrt", "syncthreads", "tan", "tanh", "threadIdx", "trunc",
+]

@@ -1,0 +1,776 @@
+"""Compile per-thread kernel source into a Python function that runs many lanes per numpy operation.
+
+The kernel's `ast` is translated statement by statement. Every per-thread value becomes a
+numpy array over the lanes of a chunk of blocks (or stays a uniform scalar). Control flow becomes
+masks held in the generated variable `m`: both arms of an `if` run under their masks, loops run
+while any lane is still iterating, and break/continue/return remove lanes from `m`. Assignments
+under a partial mask merge with the old value. `@simt.device` functions compile to functions of
+their own that take the caller's mask. Global names are resolved once, at compile time.
+
+Anything outside the supported language is refused before the kernel runs, with the construct
+and the source line.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import math
+import textwrap
+from typing import Any
+
+import numpy as np
+
+from . import lang, memory, ops
+from .ctype import scalar_dtype
+from .lang import SimtError
+
+_BINOPS = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
+    ast.Mod: "mod", ast.Pow: "pow", ast.LShift: "lshift", ast.RShift: "rshift", ast.BitAnd: "and",
+    ast.BitOr: "or", ast.BitXor: "xor",
+}
+_CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+_UNARY = {ast.USub: "neg", ast.UAdd: "pos", ast.Invert: "invert", ast.Not: "not"}
+_CONSTRUCTS = {
+    ast.With: "a 'with' statement", ast.AsyncWith: "an 'async with' statement", ast.Try: "a 'try' statement",
+    ast.Raise: "a 'raise' statement", ast.Assert: "an 'assert' statement", ast.Import: "an 'import' statement",
+    ast.ImportFrom: "an 'import' statement", ast.Global: "a 'global' statement", ast.Nonlocal: "a 'nonlocal' statement",
+    ast.FunctionDef: "a nested function", ast.AsyncFunctionDef: "a nested function", ast.ClassDef: "a class definition",
+    ast.Delete: "a 'del' statement", ast.Lambda: "a lambda", ast.Yield: "a generator ('yield')",
+    ast.YieldFrom: "a generator ('yield from')", ast.Await: "'await'", ast.ListComp: "a list comprehension",
+    ast.SetComp: "a set comprehension", ast.DictComp: "a dict comprehension", ast.GeneratorExp: "a generator expression",
+    ast.List: "a list", ast.Dict: "a dict", ast.Set: "a set", ast.JoinedStr: "an f-string", ast.Starred: "'*' unpacking",
+    ast.NamedExpr: "the ':=' operator", ast.Slice: "a slice (index one element at a time)",
+}
+if hasattr(ast, "Match"):
+    _CONSTRUCTS[ast.Match] = "a 'match' statement"
+
+# Objects a kernel may call, by identity -> (kind, data).
+INTRINSICS: dict[int, tuple[str, Any]] = {}
+
+
+def _register() -> None:
+    def add(obj: Any, kind: str, data: Any = None) -> None:
+        INTRINSICS[id(obj)] = (kind, data)
+
+    add(lang.syncthreads, "sync")
+    for op in lang.ATOMIC_OPS:
+        add(getattr(lang, f"atomic_{op}"), "atomic", op)
+    add(lang.atomic_cas, "atomic", "cas")
+    for name, uf in lang.MATH1.items():
+        add(uf, "math1", uf)
+        if hasattr(lang, name):
+            add(getattr(lang, name), "math1", uf)
+        if hasattr(math, name):
+            add(getattr(math, name), "math1", uf)
+    for name, uf in lang.MATH2.items():
+        add(uf, "math2", uf)
+        add(getattr(lang, name), "math2", uf)
+        add(getattr(math, name), "math2", uf)
+    add(lang.rsqrt, "rsqrt")
+    add(lang.fma, "fma")
+    for obj in (lang.min, builtins.min, np.minimum):
+        add(obj, "minmax", np.minimum)
+    for obj in (lang.max, builtins.max, np.maximum):
+        add(obj, "minmax", np.maximum)
+    for obj in (lang.abs, builtins.abs, np.abs):
+        add(obj, "abs")
+    add(builtins.range, "range")
+
+
+_register()
+
+HELPERS: dict[str, Any] = {
+    "_bin": ops.binop, "_cmp": ops.compare, "_un": ops.unary, "_logical": ops.logical, "_select": ops.select,
+    "_to": ops.to_dtype, "_m1": ops.math1, "_m2": ops.math2, "_minmax": ops.minmax, "_abs": ops.absolute,
+    "_rsqrt": ops.rsqrt, "_fma": ops.fma, "_mand": ops.mand, "_mandnot": ops.mandnot, "_mor": ops.mor,
+    "_tomask": ops.to_mask, "_cmpm": ops.cmp_mask, "_rmask": ops.range_mask, "_asg": ops.assign,
+    "_truth": ops.truth, "_ld": memory.load, "_st": memory.store, "_atomic": memory.atomic, "_U": ops.UNDEF,
+    "np": np,
+}
+
+
+class Source:
+    """A function's parsed source with the offsets that map ast lines back to the file."""
+
+    def __init__(self, fn: Any, what: str) -> None:
+        self.fn = fn
+        self.name = fn.__name__
+        try:
+            lines, first = inspect.getsourcelines(fn)
+            self.file = inspect.getsourcefile(fn) or "<unknown>"
+        except (OSError, TypeError) as e:
+            raise SimtError(f"{what} {fn.__name__}: its source code is not available ({e})") from None
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+        node = tree.body[0]
+        if not isinstance(node, ast.FunctionDef):
+            raise SimtError(f"{what} {fn.__name__} must be a plain 'def' function")
+        self.node = node
+        self.offset = first - 1
+        closure = dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__ or ()), strict=False))
+        self.scope = [closure, fn.__globals__, vars(builtins)]
+
+    def line(self, node: ast.AST) -> int:
+        return getattr(node, "lineno", 1) + self.offset
+
+    def where(self, node: ast.AST) -> str:
+        return f"{self.file}:{self.line(node)}"
+
+    def lookup(self, name: str) -> Any:
+        for d in self.scope:
+            if name in d:
+                return d[name]
+        raise KeyError(name)
+
+
+def _assigned_names(node: ast.FunctionDef) -> set[str]:
+    out: set[str] = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            out.add(n.id)
+    return out
+
+
+def _has(stmts: list[ast.stmt], kinds: tuple[type, ...], into_loops: bool) -> bool:
+    """Whether the statements contain a node of `kinds` (optionally not looking inside nested loops)."""
+    stack: list[ast.AST] = list(stmts)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, kinds):
+            return True
+        if not into_loops and isinstance(n, (ast.For, ast.While)):
+            continue
+        stack.extend(c for c in ast.iter_child_nodes(n) if isinstance(c, ast.stmt))
+    return False
+
+
+def _may_exit(s: ast.stmt) -> bool:
+    """Whether executing s can leave some lanes stopped (break/continue of this loop, or return)."""
+    return _has([s], (ast.Break, ast.Continue), into_loops=False) or _has([s], (ast.Return,), into_loops=True)
+
+
+class Codegen:
+    """Generates the vectorized Python source of one kernel or device function."""
+
+    def __init__(self, src: Source, compiler: Compiler, kind: str, params: dict[str, Any]) -> None:
+        self.src, self.compiler, self.kind = src, compiler, kind
+        self.params = params  # name -> PtrType | np.dtype | None (device params may be untyped)
+        self.ptrs = {n for n, t in params.items() if isinstance(t, lang.PtrType)}
+        self.locals = _assigned_names(src.node) | set(params)
+        self.shared: set[str] = set()
+        self.lines: list[str] = []
+        self.ind = 1
+        self.ntmp = 0
+        self.loops: list[str] = []  # continue-mask variable of each enclosing loop
+        self.ret = "C.ret" if kind == "kernel" else "_dret"
+        self.consts: dict[str, Any] = {}
+
+    # -- output ---------------------------------------------------------------------------
+    def emit(self, text: str) -> None:
+        self.lines.append("    " * self.ind + text)
+
+    def tmp(self, prefix: str = "_t") -> str:
+        self.ntmp += 1
+        return f"{prefix}{self.ntmp}"
+
+    def const(self, value: Any) -> str:
+        if type(value) in (int, float, bool):
+            return repr(value) if not (type(value) is float and not math.isfinite(value)) else self._obj(value)
+        return self._obj(value)
+
+    def _obj(self, value: Any) -> str:
+        name = f"_g{len(self.consts)}"
+        self.consts[name] = value
+        return name
+
+    def refuse(self, node: ast.AST, what: str, hint: str = "") -> SimtError:
+        return SimtError(
+            f"{self.src.where(node)}: {what} is not supported in a simt {self.kind} ({self.src.name})"
+            + (f"; {hint}" if hint else "")
+        )
+
+    # -- functions ------------------------------------------------------------------------
+    def function(self) -> str:
+        node = self.src.node
+        args = node.args
+        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
+            raise self.refuse(node, "*args, **kwargs, keyword-only or default parameters")
+        names = [f"v_{a.arg}" for a in args.args]
+        head = "C, " + ", ".join(names) if self.kind == "kernel" else "C, m, " + ", ".join(names)
+        fname = "_kernel" if self.kind == "kernel" else "_device"
+        out_head = [f"def {fname}({head.rstrip(', ')}):"]
+        for name in sorted(self.locals - set(self.params)):
+            self.emit(f"v_{name} = _U")
+        for a in args.args:
+            t = self.params[a.arg]
+            if a.arg in self.ptrs and a.arg in _assigned_names(node):
+                raise self.refuse(node, f"assigning to the pointer parameter '{a.arg}'", "index it instead")
+            if self.kind == "device" and isinstance(t, np.dtype):
+                self.emit(f"v_{a.arg} = _to(v_{a.arg}, {self._obj(t)})")
+        if self.kind == "kernel":
+            self.emit("m = True")
+        else:
+            self.emit("_dret = False")
+            self.emit("_rv = _U")
+        self.block(node.body)
+        if self.kind == "device":
+            self.ind = 1
+            self.emit("return _rv")
+        return "\n".join(out_head + self.lines) + "\n"
+
+    # -- statements -----------------------------------------------------------------------
+    def block(self, stmts: list[ast.stmt]) -> None:
+        saved = self.ind
+        for i, s in enumerate(stmts):
+            self.stmt(s)
+            if isinstance(s, (ast.Break, ast.Continue, ast.Return)):
+                break  # the rest of this block is unreachable
+            if i + 1 < len(stmts) and _may_exit(s):
+                self.emit("if m is not False:")
+                self.ind += 1
+        if not stmts:
+            self.emit("pass")
+        self.ind = saved
+
+    def stmt(self, s: ast.stmt) -> None:
+        line = self.src.line(s)
+        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
+            return  # docstring
+        if isinstance(s, ast.Pass):
+            return
+        self.emit(f"C.line = {line}")
+        if isinstance(s, ast.Assign):
+            for t in s.targets:
+                self.assign(t, s.value, s)
+        elif isinstance(s, ast.AnnAssign):
+            if s.value is not None:
+                dt = self._annotation_dtype(s.annotation, s)
+                v = self.expr(s.value, "m")
+                self.assign_value(s.target, f"_to({v}, {self._obj(dt)})", s)
+        elif isinstance(s, ast.AugAssign):
+            self.augassign(s)
+        elif isinstance(s, ast.If):
+            self.if_(s)
+        elif isinstance(s, ast.For):
+            self.for_(s)
+        elif isinstance(s, ast.While):
+            self.while_(s)
+        elif isinstance(s, ast.Break):
+            if not self.loops:
+                raise self.refuse(s, "'break' outside a loop")
+            self.emit("m = False")
+        elif isinstance(s, ast.Continue):
+            if not self.loops:
+                raise self.refuse(s, "'continue' outside a loop")
+            c = self.loops[-1]
+            self.emit(f"{c} = _mor(C.N, {c}, m)")
+            self.emit("m = False")
+        elif isinstance(s, ast.Return):
+            self.return_(s)
+        elif isinstance(s, ast.Expr):
+            if isinstance(s.value, ast.Call) and self._intrinsic(s.value.func)[0] == "sync":
+                if s.value.args or s.value.keywords:
+                    raise self.refuse(s, "arguments to simt.syncthreads()")
+                self.emit(f"C.sync(m, {line})")
+            else:
+                self.emit(self.expr(s.value, "m"))
+        else:
+            raise self.refuse(s, _CONSTRUCTS.get(type(s), f"a '{type(s).__name__}' statement"))
+
+    def _annotation_dtype(self, ann: ast.expr, node: ast.AST) -> np.dtype:
+        obj = self.resolve(ann)
+        dt = scalar_dtype(obj)
+        if dt is None:
+            raise self.refuse(node, f"the annotation '{ast.unparse(ann)}'", "use a numpy scalar type, int or float")
+        return dt
+
+    def assign(self, target: ast.expr, value: ast.expr, s: ast.stmt) -> None:
+        if isinstance(target, ast.Name) and isinstance(value, ast.Call) and self._is_shared_array(value.func):
+            self.shared_decl(target, value)
+            return
+        if isinstance(target, ast.Tuple):
+            if not isinstance(value, ast.Tuple) or len(value.elts) != len(target.elts):
+                raise self.refuse(s, "unpacking anything but a tuple of the same length", "write a, b = x, y")
+            tmps = []
+            for v in value.elts:
+                t = self.tmp()
+                self.emit(f"{t} = {self.expr(v, 'm')}")
+                tmps.append(t)
+            for tgt, t in zip(target.elts, tmps, strict=False):
+                self.assign_value(tgt, t, s)
+            return
+        self.assign_value(target, self.expr(value, "m"), s)
+
+    def assign_value(self, target: ast.expr, code: str, s: ast.stmt) -> None:
+        if isinstance(target, ast.Name):
+            if target.id in self.ptrs or target.id in self.shared:
+                raise self.refuse(s, f"assigning to the pointer/shared array '{target.id}'", "index it instead")
+            self.emit(f"v_{target.id} = _asg(C, m, {code}, v_{target.id})")
+        elif isinstance(target, ast.Subscript):
+            base, idx = self.subscript_parts(target)
+            self.emit(f"_st(C, {base}, {idx}, {code}, m, {self.src.line(s)})")
+        else:
+            raise self.refuse(s, f"assigning to {ast.unparse(target)!r}")
+
+    def augassign(self, s: ast.AugAssign) -> None:
+        op = _BINOPS.get(type(s.op))
+        if op is None:
+            raise self.refuse(s, f"the operator {type(s.op).__name__}")
+        v = self.expr(s.value, "m")
+        if isinstance(s.target, ast.Name):
+            name = s.target.id
+            if name in self.ptrs or name in self.shared:
+                raise self.refuse(s, f"arithmetic on the pointer '{name}'", f"index it: {name}[i] {ast.unparse(s.op)}= ...")
+            self.emit(f"v_{name} = _asg(C, m, _bin({op!r}, v_{name}, {v}), v_{name})")
+        elif isinstance(s.target, ast.Subscript):
+            base, idx = self.subscript_parts(s.target)
+            t = self.tmp()
+            line = self.src.line(s)
+            self.emit(f"{t} = {idx}")
+            self.emit(f"_st(C, {base}, {t}, _bin({op!r}, _ld(C, {base}, {t}, m, {line}), {v}), m, {line})")
+        else:
+            raise self.refuse(s, f"assigning to {ast.unparse(s.target)!r}")
+
+    def shared_decl(self, target: ast.Name, call: ast.Call) -> None:
+        args = list(call.args) + [k.value for k in call.keywords]
+        if len(args) != 2:
+            raise self.refuse(call, "simt.shared.array without exactly (shape, dtype)")
+        try:
+            shape = self.constant(args[0])
+            dtype = np.dtype(self.constant(args[1]))
+        except (SimtError, TypeError):
+            raise self.refuse(call, "a simt.shared.array whose shape or dtype is not a constant",
+                              "use literals or module-level constants") from None
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        if not shape or not all(isinstance(n, int) and n > 0 for n in shape):
+            raise self.refuse(call, f"the shared array shape {shape!r}", "give positive integer dimensions")
+        if target.id in self.params:
+            raise self.refuse(call, f"rebinding the parameter '{target.id}' to a shared array")
+        self.shared.add(target.id)
+        key = f"{self.src.name}:{self.src.line(call)}"
+        self.emit(f"v_{target.id} = C.shared({key!r}, {target.id!r}, {shape!r}, {self._obj(dtype)})")
+
+    def if_(self, s: ast.If) -> None:
+        m0, mt, c = self.tmp("_m"), self.tmp("_m"), self.tmp("_c")
+        self.emit(f"{c} = {self.cond(s.test, 'm')}")
+        self.emit(f"{m0} = m")
+        self.emit(f"m = _mand(C.N, {m0}, {c})")
+        self.emit("if m is not False:")
+        self.ind += 1
+        self.block(s.body)
+        self.ind -= 1
+        self.emit(f"{mt} = m")
+        self.emit(f"m = _mandnot(C.N, {m0}, {c})")
+        if s.orelse:
+            self.emit("if m is not False:")
+            self.ind += 1
+            self.block(s.orelse)
+            self.ind -= 1
+        self.emit(f"m = _mor(C.N, {mt}, m)")
+
+    def _loop_body(self, body: list[ast.stmt], live: str) -> None:
+        cnt = self.tmp("_cnt")
+        self.emit(f"m = {live}")
+        self.emit(f"{cnt} = False")
+        self.loops.append(cnt)
+        self.block(body)
+        self.loops.pop()
+        self.emit(f"{live} = _mor(C.N, m, {cnt})")
+
+    def _loop_exit(self, body: list[ast.stmt], enter: str) -> None:
+        if _has(body, (ast.Return,), into_loops=True):
+            self.emit(f"m = _mandnot(C.N, {enter}, {self.ret})")
+        else:
+            self.emit(f"m = {enter}")
+
+    def for_(self, s: ast.For) -> None:
+        if s.orelse:
+            raise self.refuse(s, "'for ... else'")
+        if not isinstance(s.target, ast.Name):
+            raise self.refuse(s, "a loop target that is not a single name")
+        it = s.iter
+        if not (isinstance(it, ast.Call) and self._intrinsic(it.func)[0] == "range"):
+            raise self.refuse(s, f"iterating over {ast.unparse(it)!r}", "only 'for i in range(...)' loops are supported")
+        if it.keywords or not 1 <= len(it.args) <= 3:
+            raise self.refuse(s, "range() with these arguments")
+        vals = [self.expr(a, "m") for a in it.args]
+        start, stop, step = (["0", vals[0], "1"] if len(vals) == 1 else [*vals, "1"] if len(vals) == 2 else vals)
+        a, b, st, iv = self.tmp("_a"), self.tmp("_b"), self.tmp("_s"), self.tmp("_i")
+        enter, live = self.tmp("_me"), self.tmp("_ml")
+        self.emit(f"{a}, {b}, {st} = {start}, {stop}, {step}")
+        self.emit(f"{iv} = _bin('add', {a}, _bin('sub', {b}, {b}))")  # start in the common type of start/stop
+        self.emit(f"{enter} = m")
+        self.emit(f"{live} = m")
+        self.emit("while True:")
+        self.ind += 1
+        self.emit(f"{live} = _mand(C.N, {live}, _rmask(C, {iv}, {b}, {st}))")
+        self.emit(f"if {live} is False:")
+        self.emit("    break")
+        self.emit(f"v_{s.target.id} = _asg(C, {live}, {iv}, v_{s.target.id})")
+        self._loop_body(s.body, live)
+        self.emit(f"{iv} = _bin('add', {iv}, {st})")
+        self.ind -= 1
+        self._loop_exit(s.body, enter)
+
+    def while_(self, s: ast.While) -> None:
+        if s.orelse:
+            raise self.refuse(s, "'while ... else'")
+        enter, live = self.tmp("_me"), self.tmp("_ml")
+        self.emit(f"{enter} = m")
+        self.emit(f"{live} = m")
+        self.emit("while True:")
+        self.ind += 1
+        self.emit(f"m = {live}")
+        c = self.cond(s.test, "m")
+        self.emit(f"{live} = _mand(C.N, {live}, {c})")
+        self.emit(f"if {live} is False:")
+        self.emit("    break")
+        self._loop_body(s.body, live)
+        self.ind -= 1
+        self._loop_exit(s.body, enter)
+
+    def return_(self, s: ast.Return) -> None:
+        if self.kind == "kernel":
+            if s.value is not None and not (isinstance(s.value, ast.Constant) and s.value.value is None):
+                raise self.refuse(s, "returning a value from a kernel", "store results through a Ptr parameter")
+        else:
+            if s.value is not None:
+                self.emit(f"_rv = _asg(C, m, {self.expr(s.value, 'm')}, _rv)")
+        self.emit(f"{self.ret} = _mor(C.N, {self.ret}, m)")
+        self.emit("m = False")
+
+    # -- conditions (masks) ---------------------------------------------------------------
+    def cond(self, node: ast.expr, mv: str) -> str:
+        """Code for the mask of lanes (among all) where `node` is true; may emit statements."""
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _CMPOPS:
+            a = self.expr(node.left, mv)
+            b = self.expr(node.comparators[0], mv)
+            return f"_cmpm(C, {_CMPOPS[type(node.ops[0])]!r}, {a}, {b})"
+        if isinstance(node, ast.BoolOp):
+            acc = self.tmp("_c")
+            self.emit(f"{acc} = {self.cond(node.values[0], mv)}")
+            for v in node.values[1:]:
+                sub = self.tmp("_m")
+                if isinstance(node.op, ast.And):
+                    self.emit(f"{sub} = _mand(C.N, {mv}, {acc})")
+                else:
+                    self.emit(f"{sub} = _mandnot(C.N, {mv}, {acc})")
+                c2 = self.tmp("_c")
+                self.emit(f"{c2} = False")
+                self.emit(f"if {sub} is not False:")
+                self.ind += 1
+                self.emit(f"{c2} = {self.cond(v, sub)}")
+                self.ind -= 1
+                op = "_mand" if isinstance(node.op, ast.And) else "_mor"
+                self.emit(f"{acc} = {op}(C.N, {acc}, {c2})")
+            return acc
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return f"_mandnot(C.N, True, {self.cond(node.operand, mv)})"
+        return f"_tomask(C.N, {self.expr(node, mv)})"
+
+    # -- expressions ----------------------------------------------------------------------
+    def expr(self, node: ast.expr, mv: str) -> str:
+        if isinstance(node, ast.Constant):
+            if type(node.value) in (int, float, bool):
+                return self.const(node.value)
+            raise self.refuse(node, f"the constant {node.value!r}")
+        if isinstance(node, ast.Name):
+            return self.name(node)
+        if isinstance(node, ast.Attribute):
+            return self.attribute(node)
+        if isinstance(node, ast.BinOp):
+            op = _BINOPS.get(type(node.op))
+            if op is None:
+                raise self.refuse(node, "the '@' operator")
+            return f"_bin({op!r}, {self.expr(node.left, mv)}, {self.expr(node.right, mv)})"
+        if isinstance(node, ast.UnaryOp):
+            return f"_un({_UNARY[type(node.op)]!r}, {self.expr(node.operand, mv)})"
+        if isinstance(node, ast.Compare):
+            return self.compare(node, mv)
+        if isinstance(node, ast.BoolOp):
+            return self.boolop(node, mv)
+        if isinstance(node, ast.IfExp):
+            return self.ifexp(node, mv)
+        if isinstance(node, ast.Subscript):
+            base, idx = self.subscript_parts(node)
+            return f"_ld(C, {base}, {idx}, {mv}, {self.src.line(node)})"
+        if isinstance(node, ast.Call):
+            return self.call(node, mv)
+        if isinstance(node, ast.Tuple):
+            raise self.refuse(node, "a tuple value", "tuples may only appear in a, b = x, y or as a shared index")
+        raise self.refuse(node, _CONSTRUCTS.get(type(node), f"the expression {type(node).__name__}"))
+
+    def _impure(self, node: ast.expr) -> bool:
+        """Whether evaluating node in lanes that should not may fault or have effects (loads, calls)."""
+        for n in ast.walk(node):
+            if isinstance(n, ast.Subscript):
+                return True
+            if isinstance(n, ast.Call) and self._intrinsic(n.func)[0] in ("atomic", "device", "sync"):
+                return True
+        return False
+
+    def compare(self, node: ast.Compare, mv: str) -> str:
+        for op in node.ops:
+            if type(op) not in _CMPOPS:
+                raise self.refuse(node, f"the comparison '{type(op).__name__}'", "use <, <=, >, >=, == or !=")
+        left = self.expr(node.left, mv)
+        parts = []
+        for op, right in zip(node.ops, node.comparators, strict=False):
+            r = self.expr(right, mv)
+            if len(node.ops) > 1:
+                t = self.tmp()
+                self.emit(f"{t} = {r}")
+                r = t
+            parts.append(f"_cmp({_CMPOPS[type(op)]!r}, {left}, {r})")
+            left = r
+        code = parts[0]
+        for p in parts[1:]:
+            code = f"_logical('and', {code}, {p})"
+        return code
+
+    def boolop(self, node: ast.BoolOp, mv: str) -> str:
+        name = "and" if isinstance(node.op, ast.And) else "or"
+        if not any(self._impure(v) for v in node.values[1:]):
+            code = f"_truth({self.expr(node.values[0], mv)})"
+            for v in node.values[1:]:
+                code = f"_logical({name!r}, {code}, {self.expr(v, mv)})"
+            return code
+        c = self.cond(node, mv)  # short-circuit per lane: later operands only where they run
+        t = self.tmp()
+        self.emit(f"{t} = C.mask_value({c})")
+        return t
+
+    def ifexp(self, node: ast.IfExp, mv: str) -> str:
+        if not (self._impure(node.body) or self._impure(node.orelse)):
+            return f"_select({self.expr(node.test, mv)}, {self.expr(node.body, mv)}, {self.expr(node.orelse, mv)})"
+        c = self.tmp("_c")
+        self.emit(f"{c} = {self.cond(node.test, mv)}")
+        out = self.tmp()
+        self.emit(f"{out} = _U")
+        for arm, maskop in ((node.body, "_mand"), (node.orelse, "_mandnot")):
+            sub = self.tmp("_m")
+            self.emit(f"{sub} = {maskop}(C.N, {mv}, {c})")
+            self.emit(f"if {sub} is not False:")
+            self.ind += 1
+            self.emit(f"{out} = _asg(C, {sub}, {self.expr(arm, sub)}, {out})")
+            self.ind -= 1
+        return out
+
+    def name(self, node: ast.Name) -> str:
+        if node.id in self.locals:
+            if node.id in self.ptrs or node.id in self.shared:
+                raise self.refuse(node, f"using the pointer/shared array '{node.id}' as a value",
+                                  f"index it ({node.id}[i]) or pass it to a @simt.device function")
+            return f"v_{node.id}"
+        return self.const(self._global_value(node))
+
+    def _global_value(self, node: ast.expr) -> Any:
+        obj = self.resolve(node)
+        if type(obj) in (int, float, bool) or isinstance(obj, (np.integer, np.floating, np.bool_)):
+            return obj
+        raise self.refuse(node, f"the global '{ast.unparse(node)}' (a {type(obj).__name__})",
+                          "kernels may read numeric constants, call @simt.device functions and simt/math functions")
+
+    def resolve(self, node: ast.expr) -> Any:
+        """The Python object a global name or attribute chain refers to (resolved at compile time)."""
+        if isinstance(node, ast.Name):
+            if node.id in self.locals:
+                raise self.refuse(node, f"using the local variable '{node.id}' here")
+            try:
+                return self.src.lookup(node.id)
+            except KeyError:
+                raise self.refuse(node, f"the undefined name '{node.id}'") from None
+        if isinstance(node, ast.Attribute):
+            base = self.resolve(node.value)
+            try:
+                return getattr(base, node.attr)
+            except AttributeError:
+                raise self.refuse(node, f"'{ast.unparse(node)}' (no such attribute)") from None
+            except SimtError:
+                raise self.refuse(node, f"'{ast.unparse(node)}'") from None
+        raise self.refuse(node, f"the expression '{ast.unparse(node)}' in this position")
+
+    def constant(self, node: ast.expr) -> Any:
+        """A compile-time constant: literal, tuple of constants or global constant."""
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Tuple):
+            return tuple(self.constant(e) for e in node.elts)
+        return self.resolve(node)
+
+    def attribute(self, node: ast.Attribute) -> str:
+        if isinstance(node.value, (ast.Name, ast.Attribute)):
+            try:
+                base = self.resolve(node.value)
+            except SimtError:
+                base = None
+            if isinstance(base, lang._Index):
+                if node.attr not in ("x", "y", "z"):
+                    raise self.refuse(node, f"'{ast.unparse(node)}'", "use .x, .y or .z")
+                return f"C.{base._name}_{node.attr}"
+        return self.const(self._global_value(node))
+
+    def subscript_parts(self, node: ast.Subscript) -> tuple[str, str]:
+        if not isinstance(node.value, ast.Name) or node.value.id not in self.locals:
+            raise self.refuse(node, f"indexing '{ast.unparse(node.value)}'",
+                              "only simt.Ptr parameters and shared arrays can be indexed")
+        name = node.value.id
+        if self.kind == "kernel" and name not in self.ptrs and name not in self.shared:
+            raise self.refuse(node, f"indexing the scalar '{name}'", "only simt.Ptr parameters and shared arrays")
+        sl = node.slice
+        if isinstance(sl, ast.Tuple):
+            idx = "(" + "".join(self.expr(e, "m") + ", " for e in sl.elts) + ")"
+        else:
+            idx = self.expr(sl, "m")
+        return f"v_{name}", idx
+
+    # -- calls ----------------------------------------------------------------------------
+    def _intrinsic(self, func: ast.expr) -> tuple[str, Any]:
+        if isinstance(func, ast.Name) and func.id in self.locals:
+            return ("local", None)
+        try:
+            obj = self.resolve(func)
+        except SimtError:
+            return ("unknown", None)
+        hit = INTRINSICS.get(id(obj))
+        if hit is not None:
+            return hit
+        from .kernel import DeviceFunction
+
+        if isinstance(obj, DeviceFunction):
+            return ("device", obj)
+        dt = scalar_dtype(obj)
+        if dt is not None:
+            return ("cast", dt)
+        return ("unknown", obj)
+
+    def _is_shared_array(self, func: ast.expr) -> bool:
+        try:
+            obj = self.resolve(func)
+        except SimtError:
+            return False
+        return getattr(obj, "__func__", None) is lang._Shared.array
+
+    def call(self, node: ast.Call, mv: str) -> str:
+        if node.keywords:
+            raise self.refuse(node, "keyword arguments in a call")
+        kind, data = self._intrinsic(node.func)
+        fname = ast.unparse(node.func)
+        args = node.args
+        line = self.src.line(node)
+        if kind == "device":
+            fn = self.compiler.device(data, node, self.src)
+            if len(args) != fn.nparams:
+                raise self.refuse(node, f"calling {fname} with {len(args)} arguments (it takes {fn.nparams})")
+            return f"{self._obj(fn.pyfunc)}(C, {mv}, {', '.join(self.arg(a) for a in args)})"
+        if kind == "atomic":
+            n = 4 if data == "cas" else 3
+            if len(args) != n:
+                sig = "(array, index, compare, value)" if data == "cas" else "(array, index, value)"
+                raise self.refuse(node, f"{fname} with {len(args)} arguments", f"call it as {fname}{sig}")
+            base = self.pointer_arg(args[0], node)
+            idx = self._index_arg(args[1])
+            if data == "cas":
+                return (f"_atomic(C, 'cas', {base}, {idx}, {self.expr(args[3], mv)}, {mv}, {line}, "
+                        f"{self.expr(args[2], mv)})")
+            return f"_atomic(C, {data!r}, {base}, {idx}, {self.expr(args[2], mv)}, {mv}, {line})"
+        vals = [self.expr(a, mv) for a in args]
+        if kind == "math1" and len(vals) == 1:
+            return f"_m1({self._obj(data)}, {vals[0]})"
+        if kind == "math2" and len(vals) == 2:
+            return f"_m2({self._obj(data)}, {vals[0]}, {vals[1]})"
+        if kind == "minmax" and len(vals) >= 2:
+            return f"_minmax({self._obj(data)}, {', '.join(vals)})"
+        if kind == "abs" and len(vals) == 1:
+            return f"_abs({vals[0]})"
+        if kind == "rsqrt" and len(vals) == 1:
+            return f"_rsqrt({vals[0]})"
+        if kind == "fma" and len(vals) == 3:
+            return f"_fma({', '.join(vals)})"
+        if kind == "cast" and len(vals) == 1:
+            return f"_to({vals[0]}, {self._obj(data)})"
+        if kind == "sync":
+            raise self.refuse(node, "simt.syncthreads() inside an expression", "call it as a statement")
+        if kind == "range":
+            raise self.refuse(node, "range() outside a for loop")
+        if kind in ("math1", "math2", "minmax", "abs", "rsqrt", "fma", "cast"):
+            raise self.refuse(node, f"{fname} with {len(vals)} argument(s)")
+        if kind == "local":
+            raise self.refuse(node, f"calling the local variable '{fname}'")
+        raise self.refuse(node, f"calling {fname}",
+                          "kernels can call @simt.device functions, simt math/atomic functions and numpy scalar types")
+
+    def _index_arg(self, node: ast.expr) -> str:
+        if isinstance(node, ast.Tuple):
+            return "(" + "".join(self.expr(e, "m") + ", " for e in node.elts) + ")"
+        return self.expr(node, "m")
+
+    def pointer_arg(self, node: ast.expr, call: ast.AST) -> str:
+        if isinstance(node, ast.Name) and node.id in self.locals:
+            if self.kind == "kernel" and node.id not in self.ptrs and node.id not in self.shared:
+                raise self.refuse(call, f"an atomic on the scalar '{node.id}'", "pass a simt.Ptr parameter or shared array")
+            return f"v_{node.id}"
+        raise self.refuse(call, f"an atomic on '{ast.unparse(node)}'", "pass a simt.Ptr parameter or shared array")
+
+    def arg(self, node: ast.expr) -> str:
+        """An argument of a device-function call: pointers and shared arrays pass through."""
+        if isinstance(node, ast.Name) and (node.id in self.ptrs or node.id in self.shared):
+            return f"v_{node.id}"
+        return self.expr(node, "m")
+
+
+class Compiled:
+    """A generated function and what calling it needs."""
+
+    def __init__(self, pyfunc: Any, source: str, nparams: int, written: set[str]) -> None:
+        self.pyfunc = pyfunc
+        self.source = source
+        self.nparams = nparams
+        self.written = written  # pointer parameters the function stores to (directly or via device calls)
+
+
+class Compiler:
+    """Compiles kernels and the device functions they call (each once; recursion is refused)."""
+
+    def __init__(self) -> None:
+        self._active: list[Any] = []
+
+    def build(self, src: Source, kind: str, params: dict[str, Any]) -> Compiled:
+        gen = Codegen(src, self, kind, params)
+        code = gen.function()
+        env = dict(HELPERS)
+        env.update(gen.consts)
+        filename = f"<simt {kind} {src.name} from {src.file}>"
+        exec(compile(code, filename, "exec"), env)
+        written = _written_pointers(src.node)
+        return Compiled(env["_kernel" if kind == "kernel" else "_device"], code, len(params), written)
+
+    def device(self, dev: Any, node: ast.AST, caller: Source) -> Compiled:
+        if dev in self._active:
+            chain = " -> ".join(d.fn.__name__ for d in [*self._active, dev])
+            raise SimtError(f"{caller.where(node)}: recursion ({chain}) is not supported in simt device functions")
+        if dev.compiled is None:
+            self._active.append(dev)
+            try:
+                dev.compiled = self.build(dev.source(), "device", dev.params())
+            finally:
+                self._active.pop()
+        return dev.compiled
+
+
+def _written_pointers(node: ast.FunctionDef) -> set[str]:
+    """Names stored to through subscripts or atomics (conservative: any atomic or device call counts)."""
+    out: set[str] = set()
+    for n in ast.walk(node):
+        if isinstance(n, (ast.Assign, ast.AugAssign)):
+            for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
+                for s in ast.walk(t):
+                    if isinstance(s, ast.Subscript) and isinstance(s.value, ast.Name):
+                        out.add(s.value.id)
+        if isinstance(n, ast.Call):
+            for a in n.args:
+                if isinstance(a, ast.Name):
+                    out.add(a.id)  # passed to an atomic or a device function: may be written
+    return out

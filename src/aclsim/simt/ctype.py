@@ -1,0 +1,146 @@
+"""C typing rules for kernel values: usual arithmetic conversions, weak Python literals, casts.
+
+A kernel value is a Python int/float/bool (a *weak* literal that adopts the other operand's type,
+like a C literal would after promotion), a numpy scalar (uniform across threads) or a 1-D numpy
+array over the launch's lanes. Two typed operands combine as in C: integers narrower than 32 bits
+and bools promote to int32, signed/unsigned of equal rank give unsigned (int32 + uint32 -> uint32),
+an integer with a float gives the float type, two floats give the wider (float16 stays float16).
+Extensions where C would use double: a Python float literal never widens a float32/float16 operand,
+and a float with an integer gives float32.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+WEAK_INT = "int"  # a Python int / bool
+WEAK_FLOAT = "float"  # a Python float
+
+I32 = np.dtype(np.int32)
+U32 = np.dtype(np.uint32)
+I64 = np.dtype(np.int64)
+F32 = np.dtype(np.float32)
+BOOL = np.dtype(np.bool_)
+
+_INT32_MIN, _INT32_SPAN = -(1 << 31), 1 << 32
+
+
+def dtype_of(v: Any) -> Any:
+    """np.dtype of a typed value, WEAK_INT / WEAK_FLOAT for Python literals."""
+    t = type(v)
+    if t is np.ndarray:
+        return v.dtype
+    if t is int or t is bool:
+        return WEAK_INT
+    if t is float:
+        return WEAK_FLOAT
+    if isinstance(v, np.generic):
+        return v.dtype
+    raise TypeError(f"a {t.__name__} is not a kernel value (numbers, loads and thread indices are)")
+
+
+def _int_promote(d: np.dtype) -> np.dtype:
+    if d.kind == "b" or (d.kind in "iu" and d.itemsize < 4):
+        return I32
+    return d
+
+
+def _c_common(a: np.dtype, b: np.dtype) -> np.dtype:
+    """C's usual arithmetic conversions for two typed operands."""
+    if a.kind == "f" or b.kind == "f":
+        if a.kind == "f" and b.kind == "f":
+            return a if a.itemsize >= b.itemsize else b
+        return a if a.kind == "f" else b
+    a, b = _int_promote(a), _int_promote(b)
+    if a == b:
+        return a
+    if a.kind == b.kind:
+        return a if a.itemsize >= b.itemsize else b
+    u, s = (a, b) if a.kind == "u" else (b, a)
+    if u.itemsize >= s.itemsize:
+        return u
+    return s  # the signed type is wider and holds every unsigned value
+
+
+_COMMON: dict[tuple[Any, Any], Any] = {}
+
+
+def common_type(da: Any, db: Any) -> Any:
+    """Result type of a binary operation on operands of types da, db (dtypes or weak markers)."""
+    key = (da, db)
+    r = _COMMON.get(key)
+    if r is None:
+        if da is WEAK_INT and db is WEAK_INT:
+            r = WEAK_INT
+        elif da in (WEAK_INT, WEAK_FLOAT) and db in (WEAK_INT, WEAK_FLOAT):
+            r = WEAK_FLOAT
+        elif da is WEAK_INT or da is WEAK_FLOAT:
+            r = _weak_with(da, db)
+        elif db is WEAK_INT or db is WEAK_FLOAT:
+            r = _weak_with(db, da)
+        else:
+            r = _c_common(da, db)
+        _COMMON[key] = r
+    return r
+
+
+def _weak_with(weak: str, d: np.dtype) -> np.dtype:
+    if weak is WEAK_INT:
+        return d if d.kind == "f" else _int_promote(d)
+    return d if d.kind == "f" else F32
+
+
+def wrap_int32(v: int) -> int:
+    """A Python int result of literal arithmetic, wrapped like C int (two's complement)."""
+    if _INT32_MIN <= v < -_INT32_MIN:
+        return v
+    return (v - _INT32_MIN) % _INT32_SPAN + _INT32_MIN
+
+
+def cast(v: Any, dt: np.dtype) -> Any:
+    """Convert a kernel value to dtype `dt` as a C conversion would (integers wrap)."""
+    t = type(v)
+    if t is np.ndarray:
+        return v if v.dtype == dt else v.astype(dt)
+    if t is int or t is bool:
+        if dt.kind in "iu":
+            bits = dt.itemsize * 8
+            v &= (1 << bits) - 1
+            if dt.kind == "i" and v >= 1 << (bits - 1):
+                v -= 1 << bits
+        return dt.type(v)
+    if t is float:
+        if dt.kind in "iu":
+            return np.array(v).astype(dt)[()]
+        return dt.type(v)
+    if v.dtype == dt:
+        return v
+    return np.array(v).astype(dt)[()]
+
+
+def default_dtype(d: Any) -> np.dtype:
+    """The dtype a weak literal takes when it has to be stored per lane (C `int` / `float`)."""
+    if d is WEAK_INT:
+        return I32
+    if d is WEAK_FLOAT:
+        return F32
+    return d
+
+
+def scalar_dtype(annotation: Any) -> np.dtype | None:
+    """dtype for a scalar parameter annotation (np.uint32, int -> int32, float -> float32), or None."""
+    if annotation is int:
+        return I32
+    if annotation is float:
+        return F32
+    if annotation is bool:
+        return BOOL
+    try:
+        d = np.dtype(annotation)
+    except TypeError:
+        return None
+    if not isinstance(annotation, type) or d.kind not in "biuf":
+        return None
+    return d

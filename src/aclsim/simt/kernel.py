@@ -1,0 +1,224 @@
+"""`@simt.kernel` / `@simt.device` and kernel launches: `kernel[grid, block, stream](*args)`.
+
+A launch is ordinary device work: it is queued on its stream as a Task and runs when the host
+synchronizes (or at submit in eager mode). It runs in chunks of whole blocks; each chunk executes
+the compiled kernel once over all of its lanes.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any
+
+import numpy as np
+
+from ..runtime import get_runtime
+from ..runtime.streams import KernelFault, Task
+from . import compiler
+from .ctype import scalar_dtype
+from .lang import PtrType, SimtError, dim3
+from .launchctx import LaunchContext
+from .memory import PtrArg
+
+MAX_THREADS_PER_BLOCK = 2048  # GetSimtMaxThreadNum: "maximum number of SIMT threads ... (2048 currently)"
+CHUNK_LANES = 1 << 18  # lanes per chunk: bounds the size of every temporary array
+_U32_MAX = (1 << 32) - 1
+
+
+def _params(fn: Any, what: str, require: bool) -> dict[str, Any]:
+    """Parameter name -> PtrType, scalar np.dtype, or None (untyped device-function parameter)."""
+    try:
+        ann = inspect.get_annotations(fn, eval_str=True)
+    except Exception as e:
+        raise SimtError(f"{what} {fn.__name__}: cannot evaluate its annotations ({e})") from None
+    out: dict[str, Any] = {}
+    for name in inspect.signature(fn).parameters:
+        a = ann.get(name)
+        if isinstance(a, PtrType):
+            out[name] = a
+            continue
+        dt = scalar_dtype(a) if a is not None else None
+        if dt is None and (require or a is not None):
+            raise SimtError(
+                f"{what} {fn.__name__}: parameter '{name}' needs a type annotation: simt.Ptr[np.float32] (any numpy "
+                f"dtype) for a device pointer, or a scalar type (np.uint32, np.int32, np.float32, int, float)"
+                + (f"; got {a!r}" if a is not None else "")
+            )
+        out[name] = dt
+    return out
+
+
+class DeviceFunction:
+    """A `@simt.device` helper, callable from kernels and other device functions."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        self.compiled: compiler.Compiled | None = None
+        functools.update_wrapper(self, fn)
+
+    def source(self) -> compiler.Source:
+        return compiler.Source(self.fn, "device function")
+
+    def params(self) -> dict[str, Any]:
+        return _params(self.fn, "device function", require=False)
+
+    def __call__(self, *args: Any) -> Any:
+        raise SimtError(f"@simt.device function {self.fn.__name__} can only be called from a kernel")
+
+
+def device(fn: Any) -> DeviceFunction:
+    """Decorator: a function kernels can call (compiled along with them)."""
+    return DeviceFunction(fn)
+
+
+def _dims(v: Any, what: str) -> tuple[int, int, int]:
+    if isinstance(v, (int, np.integer)):
+        t: tuple = (int(v),)
+    elif isinstance(v, (tuple, list, dim3)):
+        t = tuple(v)
+    else:
+        raise SimtError(f"kernel launch: {what} must be an int, a tuple of up to 3 ints or simt.dim3, got {v!r}")
+    if not 1 <= len(t) <= 3 or not all(isinstance(x, (int, np.integer)) for x in t):
+        raise SimtError(f"kernel launch: {what} must have 1 to 3 integer dimensions, got {v!r}")
+    t = tuple(int(x) for x in t) + (1,) * (3 - len(t))
+    if not all(1 <= x <= _U32_MAX for x in t):
+        raise SimtError(f"kernel launch: every {what} dimension must be between 1 and {_U32_MAX}, got {t}")
+    return t  # type: ignore[return-value]
+
+
+class Kernel:
+    """A `@simt.kernel`: launch it with `kernel[grid, block](*args)` or `kernel[grid, block, stream](*args)`."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        self.name = fn.__name__
+        self.file = _source_file(fn)
+        self.param_types = _params(fn, "kernel", require=True)
+        self.compiled: compiler.Compiled | None = None
+        functools.update_wrapper(self, fn)
+
+    def compile(self) -> compiler.Compiled:
+        """Compile now (launches do it on first use); raises SimtError for unsupported constructs."""
+        if self.compiled is None:
+            self.compiled = compiler.Compiler().build(compiler.Source(self.fn, "kernel"), "kernel", self.param_types)
+        return self.compiled
+
+    @property
+    def source(self) -> str:
+        """The generated vectorized Python (for the curious)."""
+        return self.compile().source
+
+    def __getitem__(self, config: Any) -> Launcher:
+        if not isinstance(config, tuple) or len(config) not in (2, 3):
+            raise SimtError(f"launch as {self.name}[grid, block](...) or {self.name}[grid, block, stream](...)")
+        return Launcher(self, config[0], config[1], config[2] if len(config) == 3 else 0)
+
+    def __call__(self, *args: Any) -> None:
+        raise SimtError(f"a kernel needs a launch configuration: {self.name}[grid, block](...)")
+
+
+def kernel(fn: Any) -> Kernel:
+    """Decorator: a SIMT kernel written as per-thread Python."""
+    return Kernel(fn)
+
+
+class Launcher:
+    """A kernel with its launch configuration; calling it queues the launch."""
+
+    def __init__(self, k: Kernel, grid: Any, block: Any, stream: Any) -> None:
+        self.kernel = k
+        self.grid = _dims(grid, "grid")
+        self.block = _dims(block, "block")
+        tpb = self.block[0] * self.block[1] * self.block[2]
+        if tpb > MAX_THREADS_PER_BLOCK:
+            raise SimtError(
+                f"kernel launch: a block of {self.block} has {tpb} threads; at most {MAX_THREADS_PER_BLOCK} per block"
+            )
+        self.stream = getattr(stream, "handle", stream) if not _is_runtime_stream(stream) else stream
+        if self.stream is None:
+            self.stream = 0
+
+    def __call__(self, *args: Any) -> Task:
+        k = self.kernel
+        compiled = k.compile()
+        if len(args) != len(k.param_types):
+            raise SimtError(f"kernel {k.name} takes {len(k.param_types)} arguments, got {len(args)}")
+        vals = [_convert(k.name, name, t, a) for (name, t), a in zip(k.param_types.items(), args, strict=False)]
+        rt = get_runtime()
+        grid, block = self.grid, self.block
+
+        def run(task: Task) -> None:
+            _execute(rt, task, k, compiled, grid, block, vals)
+
+        task = Task("kernel", k.name, run, grid=grid, block=block, keep=args, engine="simt")
+        return rt.launch(self.stream, task, f"{k.name}[...] launch")
+
+
+def _is_runtime_stream(s: Any) -> bool:
+    from ..runtime.streams import Stream as RtStream
+
+    return isinstance(s, RtStream)
+
+
+def _convert(kname: str, name: str, t: Any, a: Any) -> Any:
+    """A launch argument as the kernel receives it: device address (int) or typed scalar."""
+    if isinstance(t, PtrType):
+        if hasattr(a, "ptr") and hasattr(a, "allocation"):
+            return int(a.ptr)
+        if isinstance(a, np.ndarray):
+            raise SimtError(
+                f"kernel {kname}: argument '{name}' is a host numpy array; copy it to the device first "
+                "(aclsim.to_device(a) or acl.rt.malloc + acl.rt.memcpy) and pass the device pointer"
+            )
+        if isinstance(a, (int, np.integer)) and not isinstance(a, bool) and 0 <= int(a) <= (1 << 64) - 1:
+            return int(a)
+        raise SimtError(f"kernel {kname}: argument '{name}' must be a device address (int) or DeviceArray, got {a!r}")
+    if not isinstance(a, (int, float, bool, np.integer, np.floating, np.bool_)):
+        raise SimtError(f"kernel {kname}: argument '{name}' must be a number ({t}), got {type(a).__name__}")
+    if t.kind in "iu":
+        if isinstance(a, (float, np.floating)) and not float(a).is_integer():
+            raise SimtError(f"kernel {kname}: argument '{name}' = {a!r} is not an integer ({t})")
+        info = np.iinfo(t)
+        if not info.min <= int(a) <= info.max:
+            raise SimtError(f"kernel {kname}: argument '{name}' = {a} does not fit {t} [{info.min}, {info.max}]")
+        return t.type(int(a))
+    return t.type(a)
+
+
+def _execute(rt: Any, task: Task, k: Kernel, compiled: compiler.Compiled, grid: tuple, block: tuple, vals: list) -> None:
+    """The device side of a launch: resolve pointers, then run every chunk of blocks."""
+    observe = bool(rt.bus.observers) and rt.bus.wants("kernel_access")
+    C = LaunchContext(rt, task, k.name, k.file, grid, block, observe)
+    args: list[Any] = []
+    ptrs: list[PtrArg] = []
+    for (name, t), v in zip(k.param_types.items(), vals, strict=False):
+        if isinstance(t, PtrType):
+            p = PtrArg(rt, name, v, t.dtype)
+            ptrs.append(p)
+            args.append(p)
+        else:
+            args.append(v)
+    written = {id(p.alloc) for p in ptrs if p.name in compiled.written and p.alloc is not None}
+    for p in ptrs:
+        p.copy = id(p.alloc) in written
+    per_chunk = max(1, CHUNK_LANES // C.tpb)
+    fn = compiled.pyfunc
+    with np.errstate(all="ignore"):
+        for b0 in range(0, C.nblocks, per_chunk):
+            C.set_chunk(b0, min(per_chunk, C.nblocks - b0))
+            try:
+                fn(C, *args)
+            except KernelFault:
+                raise
+            except Exception as e:
+                raise KernelFault(f"kernel '{k.name}' failed at {C.where(C.line)}: {type(e).__name__}: {e}") from e
+    task.info["bytes_read"] = C.bytes_read
+    task.info["bytes_written"] = C.bytes_written
+
+
+def _source_file(fn: Any) -> str:
+    try:
+        return inspect.getsourcefile(fn) or "<unknown>"
+    except TypeError:
+        return "<unknown>"

@@ -1,0 +1,123 @@
+"""The names a SIMT kernel uses: thread indices, `dim3`, `Ptr`, shared memory, barriers, atomics, math.
+
+These objects only mean something inside a `@simt.kernel` / `@simt.device` function, where the
+compiler recognizes them; calling them from ordinary Python raises `SimtError`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+
+class SimtError(Exception):
+    """A kernel the compiler refuses, or a launch with an invalid configuration."""
+
+
+def _only_in_kernel(name: str) -> SimtError:
+    return SimtError(f"simt.{name} can only be used inside a @simt.kernel or @simt.device function")
+
+
+class dim3(NamedTuple):
+    """Grid or block dimensions (x, y, z), each at least 1."""
+
+    x: int
+    y: int = 1
+    z: int = 1
+
+
+class _Index:
+    """blockIdx / threadIdx / blockDim / gridDim: `.x .y .z` inside a kernel (uint32)."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr in ("x", "y", "z"):
+            raise _only_in_kernel(f"{self._name}.{attr}")
+        raise AttributeError(attr)
+
+    def __repr__(self) -> str:
+        return f"simt.{self._name}"
+
+
+blockIdx = _Index("blockIdx")
+threadIdx = _Index("threadIdx")
+blockDim = _Index("blockDim")
+gridDim = _Index("gridDim")
+
+
+class PtrType:
+    """The annotation `simt.Ptr[dtype]`: a device pointer to elements of `dtype`."""
+
+    def __init__(self, dtype: Any) -> None:
+        self.dtype = np.dtype(dtype)
+
+    def __repr__(self) -> str:
+        return f"simt.Ptr[{self.dtype}]"
+
+
+class Ptr:
+    """`simt.Ptr[np.float32]` annotates a pointer parameter (any numpy dtype, e.g. np.float16)."""
+
+    def __class_getitem__(cls, dtype: Any) -> PtrType:
+        return PtrType(dtype)
+
+
+class _Shared:
+    """`simt.shared.array(shape, dtype)`: per-block shared memory (shape and dtype are constants)."""
+
+    def array(self, shape: Any, dtype: Any) -> Any:
+        raise _only_in_kernel("shared.array")
+
+
+shared = _Shared()
+
+
+def syncthreads() -> None:
+    """Barrier for all threads of a block (every live thread of the block must reach it)."""
+    raise _only_in_kernel("syncthreads")
+
+
+def _intrinsic(name: str, doc: str) -> Any:
+    def fn(*args: Any) -> Any:
+        raise _only_in_kernel(name)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+ATOMIC_OPS = ("add", "sub", "max", "min", "and", "or", "xor", "exch")
+atomic_add = _intrinsic("atomic_add", "atomic_add(array, index, value) -> old value: array[index] += value")
+atomic_sub = _intrinsic("atomic_sub", "atomic_sub(array, index, value) -> old value: array[index] -= value")
+atomic_max = _intrinsic("atomic_max", "atomic_max(array, index, value) -> old value")
+atomic_min = _intrinsic("atomic_min", "atomic_min(array, index, value) -> old value")
+atomic_and = _intrinsic("atomic_and", "atomic_and(array, index, value) -> old value")
+atomic_or = _intrinsic("atomic_or", "atomic_or(array, index, value) -> old value")
+atomic_xor = _intrinsic("atomic_xor", "atomic_xor(array, index, value) -> old value")
+atomic_exch = _intrinsic("atomic_exch", "atomic_exch(array, index, value) -> old value: array[index] = value")
+atomic_cas = _intrinsic(
+    "atomic_cas", "atomic_cas(array, index, compare, value) -> old value; stores value where old == compare"
+)
+
+# Math: one-argument float functions keep float16/float32 and turn integers into float32.
+MATH1 = {
+    "sqrt": np.sqrt, "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "log10": np.log10,
+    "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+    "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
+    "fabs": np.fabs, "round": np.rint,
+}
+MATH2 = {"pow": np.power, "atan2": np.arctan2}
+sqrt, exp, exp2, log, log2, log10 = (_intrinsic(n, f"{n}(x)") for n in ("sqrt", "exp", "exp2", "log", "log2", "log10"))
+sin, cos, tan, asin, acos, atan = (_intrinsic(n, f"{n}(x)") for n in ("sin", "cos", "tan", "asin", "acos", "atan"))
+sinh, cosh, tanh, floor, ceil, trunc = (_intrinsic(n, f"{n}(x)") for n in ("sinh", "cosh", "tanh", "floor", "ceil", "trunc"))
+fabs = _intrinsic("fabs", "fabs(x)")
+rsqrt = _intrinsic("rsqrt", "rsqrt(x) = 1 / sqrt(x)")
+pow = _intrinsic("pow", "pow(x, y)")
+atan2 = _intrinsic("atan2", "atan2(y, x)")
+fma = _intrinsic("fma", "fma(a, b, c) = a * b + c")
+min = _intrinsic("min", "min(a, b, ...) with C conversions")
+max = _intrinsic("max", "max(a, b, ...) with C conversions")
+abs = _intrinsic("abs", "abs(x), keeping the type")

@@ -1,0 +1,175 @@
+"""The state of one running launch that compiled kernels see as `C`: geometry, the current chunk of
+blocks, thread-index arrays (built lazily and cached), shared memory, barriers and fault reports."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..runtime.streams import KernelFault
+from .memory import SharedArr
+from .ops import Idx, mask_array
+
+_M32 = (1 << 32) - 1
+# Component order of Idx coefficients.
+TX, TY, TZ, BX, BY, BZ = range(6)
+
+
+def _unit(k: int) -> tuple[int, ...]:
+    return tuple(1 if i == k else 0 for i in range(6))
+
+
+class LaunchContext:
+    """Geometry and per-chunk state of a launch."""
+
+    def __init__(self, rt: Any, task: Any, name: str, file: str, grid: tuple, block: tuple, observe: bool) -> None:
+        self.rt, self.task, self.name, self.file, self.observe = rt, task, name, file, observe
+        self.grid, self.block = grid, block
+        self.gx, self.gy, self.gz = grid
+        self.bdx, self.bdy, self.bdz = block
+        self.tpb = self.bdx * self.bdy * self.bdz
+        self.nblocks = self.gx * self.gy * self.gz
+        self.oned = self.gy == self.gz == self.bdy == self.bdz == 1
+        for axis, g, b in zip("xyz", grid, block, strict=False):
+            setattr(self, f"gridDim_{axis}", np.uint32(g))
+            setattr(self, f"blockDim_{axis}", np.uint32(b))
+        for axis, t, bl in zip("xyz", (TX, TY, TZ), (BX, BY, BZ), strict=False):
+            setattr(self, f"threadIdx_{axis}", Idx(self, _unit(t)))
+            setattr(self, f"blockIdx_{axis}", Idx(self, _unit(bl)))
+        # A component that is 0 for every thread of the launch contributes nothing.
+        self._live = tuple(n > 1 for n in (self.bdx, self.bdy, self.bdz, self.gx, self.gy, self.gz))
+        self._thread_comps: dict[tuple[int, int], np.ndarray] = {}
+        self._heap_views: dict[tuple[int, Any], np.ndarray] = {}
+        self.bytes_read = self.bytes_written = 0
+        self.line = 0
+        self.N = 0
+
+    # -- chunks ---------------------------------------------------------------------------
+    def set_chunk(self, b0: int, nb: int) -> None:
+        """Run blocks [b0, b0 + nb) next."""
+        self.b0, self.nb = b0, nb
+        self.N = nb * self.tpb
+        self.lane0 = b0 * self.tpb
+        self.ret: Any = False  # lanes that returned from the kernel
+        self._comps: dict[int, np.ndarray] = {}
+        self._shared: dict[str, SharedArr] = {}
+        self._lane_block: np.ndarray | None = None
+
+    def comp(self, k: int) -> np.ndarray:
+        """uint32 array over the chunk's lanes of one index component."""
+        a = self._comps.get(k)
+        if a is None:
+            if k <= TZ:
+                a = self._thread_comps.get((k, self.nb))
+                if a is None:
+                    t = np.arange(self.tpb, dtype=np.uint32)
+                    per = (t % self.bdx, (t // self.bdx) % self.bdy, t // (self.bdx * self.bdy))[k]
+                    a = self._thread_comps[(k, self.nb)] = np.tile(per.astype(np.uint32), self.nb)
+            else:
+                b = np.arange(self.b0, self.b0 + self.nb, dtype=np.int64)
+                per = (b % self.gx, (b // self.gx) % self.gy, b // (self.gx * self.gy))[k - BX]
+                a = np.repeat(per.astype(np.uint32), self.tpb)
+            self._comps[k] = a
+        return a
+
+    def materialize(self, idx: Idx) -> Any:
+        """The values of a lazy index in this chunk (a uint32 scalar if it is uniform)."""
+        terms = [(k, coef) for k, coef in enumerate(idx.k) if coef and self._live[k]]
+        if not terms:
+            return np.uint32(idx.c)
+        if len(terms) == 1 and terms[0][1] == 1 and idx.c == 0:
+            return self.comp(terms[0][0])
+        out = np.full(self.N, idx.c, np.uint32)
+        for k, coef in terms:
+            out += np.uint32(coef) * self.comp(k) if coef != 1 else self.comp(k)
+        return out
+
+    def ramp(self, idx: Idx) -> tuple[int, int] | None:
+        """(stride, first value) when idx is stride * global_thread_id + c over this chunk without wrapping."""
+        if not self.oned:
+            return None
+        ktx, kbx = idx.k[TX], idx.k[BX]
+        if not 0 < ktx < 1 << 31 or any(idx.k[i] for i in (TY, TZ, BY, BZ)):
+            return None
+        if self.gx > 1 and kbx != (ktx * self.bdx) & _M32:
+            return None
+        if self.bdx == 1 and self.gx == 1:
+            return None
+        lo = (ktx * self.lane0 + idx.c) & _M32
+        if lo + ktx * (self.N - 1) > _M32:
+            return None
+        return ktx, lo
+
+    def thread_offset(self, idx: Idx) -> int | None:
+        """c when idx == threadIdx.x + c in a 1-D block (shared-memory fast path)."""
+        if self.bdy != 1 or self.bdz != 1 or idx.k[TX] != 1:
+            return None
+        if any(idx.k[i] and self._live[i] for i in (TY, TZ, BX, BY, BZ)):
+            return None
+        return idx.c if idx.c < 1 << 31 else None
+
+    def lane_block(self) -> np.ndarray:
+        """Block index within the chunk of every lane."""
+        if self._lane_block is None:
+            self._lane_block = np.repeat(np.arange(self.nb, dtype=np.int64), self.tpb)
+        return self._lane_block
+
+    def heap_view(self, heap: Any, dtype: np.dtype) -> np.ndarray:
+        """A typed view of a device's whole memory (for accesses outside the pointer's allocation)."""
+        key = (id(heap), dtype)
+        v = self._heap_views.get(key)
+        if v is None:
+            v = self._heap_views[key] = np.ndarray((heap.capacity // dtype.itemsize,), dtype, buffer=heap.bytes)
+        return v
+
+    # -- language support -----------------------------------------------------------------
+    def shared(self, key: str, name: str, shape: tuple[int, ...], dtype: np.dtype) -> SharedArr:
+        """The chunk's copy of a shared array (one per block; the same object on every execution)."""
+        s = self._shared.get(key)
+        if s is None:
+            s = self._shared[key] = SharedArr(name, shape, dtype, self.nb)
+        return s
+
+    def mask_value(self, m: Any) -> Any:
+        """A mask as a condition value (bool or bool array)."""
+        if m is True or m is False:
+            return m
+        return mask_array(self.N, m).copy() if type(m) is slice else m
+
+    def sync(self, m: Any, line: int) -> None:
+        """simt.syncthreads(): every live thread of a block must arrive, or none of them."""
+        if m is True or m is False:
+            return
+        arrived = mask_array(self.N, m).reshape(self.nb, self.tpb)
+        live = ~mask_array(self.N, self.ret).reshape(self.nb, self.tpb)
+        n_arrived = arrived.sum(axis=1)
+        n_live = live.sum(axis=1)
+        bad = (n_arrived != 0) & (n_arrived != n_live)
+        if bad.any():
+            b = int(np.argmax(bad))
+            missing = int(np.argmax(live[b] & ~arrived[b]))
+            lane = self.lane0 + b * self.tpb + missing
+            raise KernelFault(
+                f"kernel '{self.name}': barrier divergence at simt.syncthreads() ({self.where(line)}): only "
+                f"{int(n_arrived[b])} of the {int(n_live[b])} live threads of block {self._block_coords(lane)} "
+                f"reached it (thread {self._thread_coords(lane)} did not); every thread of a block must reach "
+                "the same syncthreads"
+            )
+
+    # -- reports --------------------------------------------------------------------------
+    def _block_coords(self, lane: int) -> tuple[int, int, int]:
+        b = lane // self.tpb
+        return (b % self.gx, (b // self.gx) % self.gy, b // (self.gx * self.gy))
+
+    def _thread_coords(self, lane: int) -> tuple[int, int, int]:
+        t = lane % self.tpb
+        return (t % self.bdx, (t // self.bdx) % self.bdy, t // (self.bdx * self.bdy))
+
+    def describe(self, lane: int) -> str:
+        """'block (x, y, z) thread (x, y, z)' of a global lane id."""
+        lane = int(lane)
+        return f"block {self._block_coords(lane)} thread {self._thread_coords(lane)}"
+
+    def where(self, line: int) -> str:
+        return f"{self.file}:{line}"

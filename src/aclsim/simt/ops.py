@@ -1,0 +1,424 @@
+"""Per-lane values and masks that compiled kernels compute with.
+
+Values: weak Python literals, numpy scalars (uniform across lanes), 1-D arrays over the lanes of
+the chunk being run, and `Idx`, a lazy linear combination of thread/block indices that stays
+symbolic until an operation needs the numbers (so `blockIdx.x * blockDim.x + threadIdx.x` over a
+1-D launch is a contiguous range: its loads and stores become slices).
+
+Masks (which lanes execute): True (all), False (none), slice(lo, hi) (a contiguous run of lanes,
+never empty or full) or a bool array.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+import numpy as np
+
+from .ctype import BOOL, F32, I32, WEAK_FLOAT, WEAK_INT, cast, common_type, default_dtype, dtype_of, wrap_int32
+
+_M32 = (1 << 32) - 1
+ND = np.ndarray
+
+
+class Undefined:
+    """A local variable not assigned yet."""
+
+    def __repr__(self) -> str:
+        return "<undefined>"
+
+
+UNDEF = Undefined()
+
+
+class Idx:
+    """c + sum(coef[k] * component[k]) over (tx, ty, tz, bx, by, bz), uint32 arithmetic."""
+
+    __slots__ = ("C", "c", "k")
+
+    def __init__(self, C: Any, k: tuple[int, ...], c: int = 0) -> None:
+        self.C = C
+        self.k = k
+        self.c = c
+
+    def value(self) -> Any:
+        """The uint32 array (or scalar) this index stands for in the current chunk."""
+        return self.C.materialize(self)
+
+
+def _small_int(v: Any) -> int | None:
+    """v as a Python int if it is a uniform integer that combines with uint32 into uint32."""
+    t = type(v)
+    if t is int or t is bool:
+        return int(v)
+    if isinstance(v, np.integer) and v.dtype.itemsize <= 4:
+        return int(v)
+    return None
+
+
+def _idx_binop(op: str, a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if op == "add" or op == "sub":
+        sign = 1 if op == "add" else -1
+        if ta is Idx and tb is Idx:
+            return Idx(a.C, tuple((x + sign * y) & _M32 for x, y in zip(a.k, b.k, strict=False)), (a.c + sign * b.c) & _M32)
+        if ta is Idx:
+            n = _small_int(b)
+            if n is not None:
+                return Idx(a.C, a.k, (a.c + sign * n) & _M32)
+        elif op == "add":
+            n = _small_int(a)
+            if n is not None:
+                return Idx(b.C, b.k, (b.c + n) & _M32)
+    elif op == "mul":
+        x, n = (a, _small_int(b)) if ta is Idx else (b, _small_int(a))
+        if type(x) is Idx and n is not None:
+            return Idx(x.C, tuple((k * n) & _M32 for k in x.k), (x.c * n) & _M32)
+    return None
+
+
+def val(v: Any) -> Any:
+    """Materialize a lazy index (any other value is returned as is)."""
+    return v.value() if type(v) is Idx else v
+
+
+# ---------------------------------------------------------------------------- arithmetic
+def _c_truediv(a: Any, b: Any, rt: np.dtype) -> Any:
+    """Integer division truncating toward zero, as in C."""
+    q = np.floor_divide(a, b)
+    if rt.kind == "u":
+        return q
+    return q + ((a - q * b != 0) & ((a < 0) != (b < 0)))
+
+
+def _py_cdiv(a: int, b: int) -> int:
+    if b == 0:
+        return 0  # numpy's result for integer division by zero (undefined in C)
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _py_crem(a: int, b: int) -> int:
+    return 0 if b == 0 else a - b * _py_cdiv(a, b)
+
+
+_UFUNC = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "floordiv": np.floor_divide, "pow": np.power,
+    "lshift": np.left_shift, "rshift": np.right_shift, "and": np.bitwise_and, "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
+}
+_PYOP = {
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "floordiv": operator.floordiv,
+    "pow": operator.pow, "lshift": operator.lshift, "rshift": operator.rshift, "and": operator.and_,
+    "or": operator.or_, "xor": operator.xor, "mod": _py_crem, "truediv": _py_cdiv,
+}
+_CMP = {"lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal}
+_PYCMP = {"lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq, "ne": operator.ne}
+
+
+def binop(op: str, a: Any, b: Any) -> Any:
+    """a <op> b with C typing. op: add sub mul truediv floordiv mod pow lshift rshift and or xor."""
+    ta, tb = type(a), type(b)
+    if ta is ND and tb is ND and a.dtype is b.dtype and a.dtype.kind == "f" and op in ("add", "sub", "mul"):
+        return _UFUNC[op](a, b)  # the hot path: two arrays of the same float type
+    if ta is Idx or tb is Idx:
+        r = _idx_binop(op, a, b)
+        if r is not None:
+            return r
+        a, b = val(a), val(b)
+    da, db = dtype_of(a), dtype_of(b)
+    rt = common_type(da, db)
+    if op in ("lshift", "rshift"):  # C: the result has the (promoted) type of the left operand
+        if WEAK_FLOAT in (da, db) or (rt is not WEAK_INT and rt.kind == "f"):
+            raise TypeError("shift operands must be integers")
+        if da is WEAK_INT:
+            rt = WEAK_INT if db is WEAK_INT else I32
+        else:
+            rt = common_type(da, WEAK_INT)
+    if rt is WEAK_INT:
+        return wrap_int32(_PYOP[op](int(a), int(b)))
+    if rt is WEAK_FLOAT:
+        if op == "truediv":
+            return a / b if b != 0 else math.copysign(math.inf, a) if a else math.nan
+        if op == "mod":
+            return math.fmod(a, b) if b != 0 else math.nan
+        return _PYOP[op](a, b)
+    a = cast(a, rt)
+    b = cast(b, rt)
+    if op == "truediv":
+        return np.true_divide(a, b) if rt.kind == "f" else _c_truediv(a, b, rt)
+    if op == "mod":
+        return np.fmod(a, b)  # C remainder: the sign of the dividend
+    if op in ("and", "or", "xor") and rt.kind == "f":
+        raise TypeError("bitwise operators need integer operands")
+    r = _UFUNC[op](a, b)
+    if type(r) is not ND and r.dtype != rt:
+        r = cast(r, rt)
+    return r
+
+
+def compare(op: str, a: Any, b: Any) -> Any:
+    """a <op> b (lt le gt ge eq ne) after C's usual conversions: a bool or bool array."""
+    a, b = val(a), val(b)
+    rt = common_type(dtype_of(a), dtype_of(b))
+    if rt is WEAK_INT or rt is WEAK_FLOAT:
+        return _PYCMP[op](a, b)
+    return _CMP[op](cast(a, rt), cast(b, rt))
+
+
+def unary(op: str, a: Any) -> Any:
+    """-a, +a, ~a, not a."""
+    a = val(a)
+    if op == "not":
+        return np.logical_not(a) if type(a) is ND else (not a)
+    d = dtype_of(a)
+    if d is WEAK_INT or d is WEAK_FLOAT:
+        return wrap_int32(-a) if op == "neg" and d is WEAK_INT else (-a if op == "neg" else (~a if op == "invert" else +a))
+    if d.kind == "b":
+        a = cast(a, common_type(d, WEAK_INT))
+    if op == "neg":
+        return np.negative(a)
+    if op == "invert":
+        if d.kind == "f":
+            raise TypeError("~ needs an integer operand")
+        return np.invert(a)
+    return a
+
+
+def logical(op: str, a: Any, b: Any) -> Any:
+    """a and b / a or b between already evaluated conditions (no short-circuit needed)."""
+    a, b = truth(a), truth(b)
+    if type(a) is ND or type(b) is ND:
+        return np.logical_and(a, b) if op == "and" else np.logical_or(a, b)
+    return (a and b) if op == "and" else (a or b)
+
+
+def truth(v: Any) -> Any:
+    """C truth value: a bool or a bool array."""
+    v = val(v)
+    if type(v) is ND:
+        return v if v.dtype is BOOL else v != 0
+    return bool(v)
+
+
+def select(c: Any, a: Any, b: Any) -> Any:
+    """Per lane: a where c else b (both already evaluated)."""
+    c = truth(c)
+    if type(c) is not ND:
+        return a if c else b
+    a, b = val(a), val(b)
+    rt = default_dtype(common_type(dtype_of(a), dtype_of(b)))
+    return np.where(c, cast(a, rt), cast(b, rt))
+
+
+def to_dtype(v: Any, dt: np.dtype) -> Any:
+    """An explicit cast such as np.float32(x) or int(x)."""
+    return cast(val(v), dt)
+
+
+# ---------------------------------------------------------------------------- math functions
+def _float_arg(v: Any) -> Any:
+    v = val(v)
+    d = dtype_of(v)
+    if d is WEAK_FLOAT:
+        return v
+    if d is WEAK_INT or d.kind != "f":
+        return cast(v, F32)
+    return v
+
+
+def math1(ufunc: Any, v: Any) -> Any:
+    """A one-argument float function (sqrt, exp, ...): float types are kept, integers give float32."""
+    x = _float_arg(v)
+    if type(x) is float:
+        return float(ufunc(x))
+    return ufunc(x)
+
+
+def rsqrt(v: Any) -> Any:
+    x = _float_arg(v)
+    if type(x) is float:
+        return 1.0 / math.sqrt(x)
+    return np.reciprocal(np.sqrt(x))
+
+
+def math2(ufunc: Any, a: Any, b: Any) -> Any:
+    """A two-argument function (pow, atan2, min, max) on C-converted operands."""
+    a, b = val(a), val(b)
+    rt = common_type(dtype_of(a), dtype_of(b))
+    if ufunc in (np.minimum, np.maximum):
+        if rt is WEAK_INT or rt is WEAK_FLOAT:
+            return min(a, b) if ufunc is np.minimum else max(a, b)
+        return ufunc(cast(a, rt), cast(b, rt))
+    if rt is WEAK_INT or rt is WEAK_FLOAT:
+        return float(ufunc(float(a), float(b)))
+    if rt.kind != "f":
+        rt = F32
+    return ufunc(cast(a, rt), cast(b, rt))
+
+
+def minmax(ufunc: Any, *args: Any) -> Any:
+    r = args[0]
+    for x in args[1:]:
+        r = math2(ufunc, r, x)
+    return val(r)
+
+
+def absolute(v: Any) -> Any:
+    v = val(v)
+    return abs(v) if type(v) in (int, float, bool) else np.absolute(v)
+
+
+def fma(a: Any, b: Any, c: Any) -> Any:
+    return binop("add", binop("mul", a, b), c)
+
+
+# ---------------------------------------------------------------------------- masks
+def count_mask(a: ND) -> Any:
+    """Normalize a bool array mask: False if no lane, True if every lane."""
+    n = int(np.count_nonzero(a))
+    if n == 0:
+        return False
+    if n == a.shape[0]:
+        return True
+    return a
+
+
+def mask_array(N: int, m: Any) -> ND:
+    if m is True:
+        return np.ones(N, bool)
+    if m is False:
+        return np.zeros(N, bool)
+    if type(m) is slice:
+        a = np.zeros(N, bool)
+        a[m] = True
+        return a
+    return m
+
+
+def _slice_mask(N: int, lo: int, hi: int) -> Any:
+    lo, hi = max(lo, 0), min(hi, N)
+    if lo >= hi:
+        return False
+    if lo == 0 and hi == N:
+        return True
+    return slice(lo, hi)
+
+
+def mand(N: int, a: Any, b: Any) -> Any:
+    """Lanes in both masks."""
+    if a is True:
+        return b
+    if b is True or a is False:
+        return a
+    if b is False:
+        return False
+    if type(a) is slice and type(b) is slice:
+        return _slice_mask(N, max(a.start, b.start), min(a.stop, b.stop))
+    if type(a) is slice:
+        a, b = b, a
+    if type(b) is slice:
+        out = np.zeros(N, bool)
+        out[b] = a[b]
+        return count_mask(out)
+    return count_mask(np.logical_and(a, b))
+
+
+def mandnot(N: int, a: Any, b: Any) -> Any:
+    """Lanes in a but not in b."""
+    if b is False or a is False:
+        return a
+    if b is True:
+        return False
+    if type(b) is slice and (a is True or type(a) is slice):
+        lo, hi = (0, N) if a is True else (a.start, a.stop)
+        if b.start <= lo:
+            return _slice_mask(N, max(lo, b.stop), hi)
+        if b.stop >= hi:
+            return _slice_mask(N, lo, min(hi, b.start))
+    bb = mask_array(N, b)
+    if a is True:
+        return count_mask(~bb)
+    return count_mask(np.logical_and(mask_array(N, a), ~bb))
+
+
+def mor(N: int, a: Any, b: Any) -> Any:
+    """Lanes in either mask."""
+    if a is False or b is True:
+        return b
+    if b is False or a is True:
+        return a
+    if type(a) is slice and type(b) is slice and a.start <= b.stop and b.start <= a.stop:
+        return _slice_mask(N, min(a.start, b.start), max(a.stop, b.stop))
+    return count_mask(np.logical_or(mask_array(N, a), mask_array(N, b)))
+
+
+def to_mask(N: int, v: Any) -> Any:
+    """The mask of lanes where a condition value is true."""
+    v = val(v)
+    if type(v) is ND:
+        return count_mask(v if v.dtype is BOOL else v != 0)
+    return bool(v)
+
+
+_FLIP = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
+
+
+def cmp_mask(C: Any, op: str, a: Any, b: Any) -> Any:
+    """The mask of lanes where `a <op> b`; a contiguous index against a bound gives a slice."""
+    if type(b) is Idx and type(a) is not Idx:
+        a, b, op = b, a, _FLIP[op]
+    if type(a) is Idx and op in ("lt", "le", "gt", "ge"):
+        r = C.ramp(a)
+        t = _bound(b)
+        if r is not None and t is not None:
+            k, lo = r
+            if op in ("le", "gt"):
+                t += 1  # v <= t  <=>  v < t + 1 (integers)
+            n = -((lo - t) // k)  # lanes l with lo + k*l < t: l < ceil((t - lo) / k)
+            n = min(max(n, 0), C.N)
+            return _slice_mask(C.N, 0, n) if op in ("lt", "le") else _slice_mask(C.N, n, C.N)
+    return to_mask(C.N, compare(op, a, b))
+
+
+def _bound(b: Any) -> int | None:
+    """An integer bound as the uint32 it converts to when compared with a uint32 index."""
+    t = type(b)
+    if t is int or t is bool:
+        return int(b) & _M32
+    if isinstance(b, np.integer):
+        if b.dtype.itemsize <= 4:
+            return int(b) & _M32
+        return int(b)  # int64/uint64: compared numerically
+    return None
+
+
+def range_mask(C: Any, i: Any, stop: Any, step: Any) -> Any:
+    """Lanes whose loop counter i has not reached stop (step may differ per lane)."""
+    s = val(step)
+    if type(s) is not ND:
+        if s == 0:
+            raise ValueError("range() step must not be zero")
+        return cmp_mask(C, "lt" if s > 0 else "gt", i, stop)
+    up = compare("lt", i, stop)
+    down = compare("gt", i, stop)
+    return to_mask(C.N, np.where(s > 0, up, down))
+
+
+def assign(C: Any, m: Any, new: Any, old: Any) -> Any:
+    """A variable's value after assigning `new` in the lanes of mask m (others keep `old`)."""
+    if m is True or old is UNDEF or new is old:
+        return new
+    if m is False:
+        return old
+    new, old = val(new), val(old)
+    dt = default_dtype(common_type(dtype_of(old), dtype_of(new)))
+    N = C.N
+    if type(m) is slice:
+        out = np.empty(N, dt)
+        out[...] = cast(old, dt)
+        out[m] = cast(new, dt)[m] if type(new) is ND else cast(new, dt)
+        return out
+    return np.where(m, cast(new, dt), cast(old, dt))
