@@ -77,7 +77,8 @@ def kernel(accesses, stream=0, name="square", line=7, threads_per_block=256):
 
     caller = inspect.currentframe().f_back  # the launch site is the test's line, as for a real kernel launch
     site = Site(caller.f_code.co_filename, caller.f_lineno, caller.f_code.co_name)
-    task = Task("kernel", name, run, grid=(1, 1, 1), block=(threads_per_block, 1, 1), site=site)
+    pointers = tuple(ptr for ptr, *_ in accesses)  # launch arguments, kept by the task as the engines do
+    task = Task("kernel", name, run, grid=(1, 1, 1), block=(threads_per_block, 1, 1), site=site, keep=pointers)
     return rt.launch(stream, task)
 
 
@@ -330,3 +331,13 @@ def test_json_report(tmp_path, check):
     (err,) = doc["errors"]
     assert (err["tool"], err["class"], err["acl_code"]) == ("memcheck", "double-free", 107000)
     assert err["sites"]["free"]["file"].endswith("test_check.py")
+
+
+def test_memcpy_async_with_pageable_memory_waits_for_the_stream(mode, check):
+    dev, _ = acl.rt.malloc(1024, 0)
+    out = np.zeros(256, np.float32)
+    kernel([(dev, np.float32, 256, True, 1.0)])
+    acl.rt.memcpy_async(out.ctypes.data, 1024, dev, 1024, D2H, 0)  # pageable: returns after the copy
+    acl.rt.free(dev)
+    assert classes(check) == []
+    assert np.all(out == 1.0)

@@ -74,7 +74,7 @@ class Report:
 
     @property
     def findings(self) -> list[Finding]:
-        return sorted(self._by_fold.values(), key=lambda f: f.order)
+        return sorted(self._by_fold.values(), key=lambda f: (f.order, f.tool, f.kind, repr(f.fold)))
 
     @property
     def error_count(self) -> int:

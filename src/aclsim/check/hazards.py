@@ -9,9 +9,13 @@ so the verdict is the same whether tasks run at submit (eager) or when the host 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from ..runtime.memory import Allocation
+import numpy as np
+
+from ..runtime.memory import DEVICE_BASE, Allocation
 from ..runtime.observe import Access, KernelAccess, Site
+from ..runtime.streams import Task
 from .describe import alloc_line, alloc_text, range_text, rw, stream_arg, stream_name, task_text
 from .findings import Finding, Report, line_of, short_path, where
 from .order import Clock, Order, TaskClock
@@ -46,7 +50,11 @@ class _Log:
 
 
 class Hazards:
-    """Bus observer: reports races (racecheck) and frees under queued work (memcheck)."""
+    """Bus observer: reports races (racecheck) and frees under queued work (memcheck).
+
+    A free is judged against a kernel by the kernel's pointer arguments (known at launch), not by
+    its accesses (known only once it runs): queued work runs after the free in lazy mode.
+    """
 
     def __init__(self, report: Report, order: Order, races: bool, frees: bool) -> None:
         self.report = report
@@ -54,8 +62,16 @@ class Hazards:
         self.races = races
         self.frees = frees
         self.logs: dict[Allocation, _Log] = {}
+        self.kernels: dict[int, tuple[TaskClock, tuple[int, ...]]] = {}  # seq -> (clock, device pointer args)
 
     # ------------------------------------------------------------------ events
+    def on_submit(self, task: Task) -> None:
+        if task.kind == "kernel" and self.frees:
+            tc = self.order.clock_of(task)
+            ptrs = _pointer_args(task.keep)
+            if tc is not None and ptrs:
+                self.kernels[task.seq] = (tc, ptrs)
+
     def on_access(self, acc: Access) -> None:
         if acc.task is None:
             self._host(acc.alloc, HostRec(self.order.host_tick, acc.lo, acc.hi, acc.write, self.order.host,
@@ -71,6 +87,12 @@ class Hazards:
             self._task(ka.alloc, TaskRec(tc, max(ka.lo, 0), ka.hi, ka.write, ka.atomic, ka.line))
 
     def on_free(self, a: Allocation, site: Site | None) -> None:
+        for seq, (tc, ptrs) in list(self.kernels.items()):
+            if self.order.host_covers(tc):
+                del self.kernels[seq]
+            elif any(a.start <= p < a.end for p in ptrs):
+                h = HostRec(self.order.host_tick, 0, a.alloc_size, True, self.order.host, site, "acl.rt.free", True)
+                self._found_host(a, h, TaskRec(tc, 0, a.size, False, False, None), uses=True)
         self._host(a, HostRec(self.order.host_tick, 0, a.alloc_size, True, self.order.host, site, "acl.rt.free",
                               free=True))
 
@@ -85,14 +107,16 @@ class Hazards:
     def _host(self, a: Allocation, h: HostRec) -> None:
         log = self.logs.setdefault(a, _Log())
         for t in log.tasks:
-            if _conflict(h, t) and not self.order.host_covers(t.tc):
+            if _conflict(h, t) and not (h.free and t.tc.task.kind == "kernel") and not self.order.host_covers(t.tc):
                 self._found_host(a, h, t)
         log.host.append(h)
 
     def _task(self, a: Allocation, t: TaskRec) -> None:
         log = self.logs.setdefault(a, _Log())
+        kernel = t.tc.task.kind == "kernel"
         for h in log.host:
-            if h.tick > t.tc.tick and _conflict(h, t) and not self.order.host_covers(t.tc, h.host):
+            if (h.tick > t.tc.tick and _conflict(h, t) and not (h.free and kernel)
+                    and not self.order.host_covers(t.tc, h.host)):
                 self._found_host(a, h, t)
         if self.races:
             for u in log.tasks:
@@ -123,10 +147,11 @@ class Hazards:
             self.order.forget_finished()
 
     # ------------------------------------------------------------------ reports
-    def _found_host(self, a: Allocation, h: HostRec, t: TaskRec) -> None:
+    def _found_host(self, a: Allocation, h: HostRec, t: TaskRec, uses: bool = False) -> None:
         task, s = t.tc.task, t.tc.stream
-        order = (max(h.tick, t.tc.tick), 0)
-        queued = f"{task_text(task, t.line)} {rw(t.write)} it, queued on {stream_name(s)} at {where(task.site)}"
+        order = (max(h.tick, t.tc.tick), t.tc.tick, h.tick)
+        verb = "was given a pointer into" if uses else rw(t.write)
+        queued = f"{task_text(task, t.line)} {verb} it, queued on {stream_name(s)} at {where(task.site)}"
         fix_sync = f"call acl.rt.synchronize_stream({stream_arg(s)}) before {_at(h.site)}"
         if h.free:
             if not self.frees:
@@ -169,9 +194,21 @@ class Hazards:
              f"{alloc_text(a)}, {alloc_line(a)}"],
             f"after {_at(f_task.site)} call acl.rt.record_event(event, {stream_arg(first.tc.stream)}), and before "
             f"{_at(s_task.site)} call acl.rt.stream_wait_event({stream_arg(second.tc.stream)}, event)",
-            ("race-stream-stream", _loc(f_task.site), _loc(s_task.site)), (second.tc.tick, 0), None,
+            ("race-stream-stream", _loc(f_task.site), _loc(s_task.site)), (second.tc.tick, first.tc.tick), None,
             {"first": f_task.site, "second": s_task.site, "alloc": a.site},
         ))
+
+
+def _pointer_args(args: Any) -> tuple[int, ...]:
+    """Device addresses among a kernel launch's arguments (ints, or objects with a `.ptr`)."""
+    if not isinstance(args, (tuple, list)):
+        return ()
+    out = []
+    for v in args:
+        p = getattr(v, "ptr", v)
+        if isinstance(p, (int, np.integer)) and not isinstance(p, bool) and int(p) >= DEVICE_BASE:
+            out.append(int(p))
+    return tuple(out)
 
 
 def _conflict(x: HostRec | TaskRec, y: HostRec | TaskRec) -> bool:

@@ -589,6 +589,13 @@ class Runtime:
                     self._emit_access(r, w, task, fn, site)
         return task
 
+    def _implicit_sync(self, st: Stream, task: Task) -> None:
+        """Run `st` up to `task` before returning (an implicit stream synchronize); tell observers."""
+        t0 = now()
+        self.scheduler.drive(st, until=task)
+        if self.bus.observers:
+            self.bus.emit("sync", "stream", st, user_site(), t0, now())
+
     @api("acl.rt.memcpy_async")
     def memcpy_async(self, dst: int, dest_max: int, src: int, count: int, kind: int, stream: int) -> Task | None:
         fn = "acl.rt.memcpy_async"
@@ -611,7 +618,7 @@ class Runtime:
             task = self._submit_copy(st, f"memcpy_async {_DIR_NAMES[direction]}", d, s, 0, fn)
             if "unregistered" in (d.where, s.where):
                 # Pageable host memory: the call returns only after the copy finished (CANN 8.5 docs).
-                self.scheduler.drive(st, until=task)
+                self._implicit_sync(st, task)
             return task
 
     @api("acl.rt.memset_async")
@@ -626,7 +633,7 @@ class Runtime:
             r = self.region(addr, count, True, fn, "dev_ptr")
             task = self._submit_copy(st, "memset_async", r, None, value & 0xFF, fn)
             if r.where == "unregistered":
-                self.scheduler.drive(st, until=task)
+                self._implicit_sync(st, task)
             return task
 
     def _regions_2d(
@@ -680,7 +687,7 @@ class Runtime:
                 self._emit_access(s, False, task, fn, site)
                 self._emit_access(d, True, task, fn, site)
             if "unregistered" in (d.where, s.where):
-                self.scheduler.drive(st, until=task)
+                self._implicit_sync(st, task)
             return task
 
     # ------------------------------------------------------------------ memory info (§4.7)
