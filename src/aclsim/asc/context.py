@@ -122,18 +122,20 @@ def get_block_num() -> int:
     return current("get_block_num").num
 
 
+def short(path: str) -> str:
+    """`path` relative to the working directory when that is shorter."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return rel if len(rel) < len(path) else path
+
+
 def where(site: Site | None) -> str:
     """' (at file:line in function)' for a kernel source site."""
     if site is None:
         return ""
-    path = site.filename
-    try:
-        rel = os.path.relpath(path)
-        if len(rel) < len(path):
-            path = rel
-    except ValueError:
-        pass
-    return f" (at {path}:{site.lineno} in {site.function})"
+    return f" (at {short(site.filename)}:{site.lineno} in {site.function})"
 
 
 def message(api: str, text: str, site: Site | None = None) -> str:
@@ -143,9 +145,9 @@ def message(api: str, text: str, site: Site | None = None) -> str:
     return f"{head}asc.{api}: {text}{where(site if site is not None else user_site())}"
 
 
-def fail(api: str, text: str) -> NoReturn:
+def fail(api: str, text: str, site: Site | None = None) -> NoReturn:
     """Fault the running kernel: the message names the core, the API call and the source line."""
-    raise KernelFault(message(api, text))
+    raise KernelFault(message(api, text, site))
 
 
 def name_of(obj: Any) -> str | None:

@@ -58,6 +58,8 @@ class Launch:
         self.bytes_read = 0
         self.bytes_written = 0
         self.error: BaseException | None = None
+        code = fn.__code__
+        self.end_site = Site(code.co_filename, code.co_firstlineno, f"{fn.__name__}, when it returned")
         self._garbage: np.ndarray | None = None
 
     def garbage(self, size: int) -> np.ndarray:
@@ -85,8 +87,8 @@ class Launch:
         try:
             self.fn(*self.args)
             if core.pipe is not None:
-                core.pipe.check_leaks()
-            check_flags(core)
+                core.pipe.check_leaks(self.end_site)
+            check_flags(core, self.end_site)
         except KernelFault as e:
             self.error = e
             raise

@@ -251,7 +251,7 @@ class LocalTensor:
         b = self.buf
         if b.gen != self.gen:
             name = ctx.name_of(self) or "the tensor"
-            at = f" at {b.site[0]}:{b.site[1]}" if b.site else ""
+            at = f" at {ctx.short(b.site[0])}:{b.site[1]}" if b.site else ""
             fail(api, f"{name} is used after free_tensor: its buffer was released{at} "
                       f"(now {STATE_NAMES[b.state]}); npuchk ErrorRead1/ErrorWrite1")
 

@@ -14,6 +14,7 @@ import sys
 from collections import deque
 from typing import Any
 
+from ..runtime import Site
 from . import context as ctx
 from .context import fail
 from .dtypes import DataType, as_dtype
@@ -127,7 +128,7 @@ class TQueBind:
         if b.owner is not self:
             self._own(tensor, api)
         if tensor.gen != b.gen or b.state == FREE:
-            at = f" at {b.site[0]}:{b.site[1]}" if b.site else ""
+            at = f" at {ctx.short(b.site[0])}:{b.site[1]}" if b.site else ""
             fail(api, f"double free: this tensor of {self.label()} was already freed{at} (npuchk ErrorFree)")
         if b.state == ENQUEUED:
             fail(api, f"the tensor is still enqueued in {self.label()}: deque it before free_tensor")
@@ -317,16 +318,16 @@ class TPipe:
     def release_event_id(self, id: int, event: int = HardEvent.V_S) -> None:
         self.events.get(int(event), set()).discard(int(id))
 
-    def check_leaks(self) -> None:
-        """At kernel end: every queue tensor must have been freed (npuchk ErrorLeak)."""
+    def check_leaks(self, site: Site) -> None:
+        """At kernel end (`site`): every queue tensor must have been freed (npuchk ErrorLeak)."""
         held = [b for q in self.queues for b in q.bufs if b.state != FREE]
         if held:
             parts = []
             for b in held:
-                site = f", allocated at {b.site[0]}:{b.site[1]}" if b.site else ""
-                parts.append(f"{b.owner.label()} buffer {b.index} ({STATE_NAMES[b.state]}{site})")
-            fail("TPipe", f"the kernel returned with {len(held)} tensor(s) still allocated: {'; '.join(parts)}. "
-                          "free_tensor every tensor you alloc_tensor (npuchk ErrorLeak)")
+                at = f", from alloc_tensor at {ctx.short(b.site[0])}:{b.site[1]}" if b.site else ""
+                parts.append(f"{b.owner.label()} buffer {b.index} (still {STATE_NAMES[b.state]}{at})")
+            fail("TPipe", f"the kernel returned with {len(held)} tensor(s) not freed: {'; '.join(parts)}. "
+                          "free_tensor every tensor you alloc_tensor (npuchk ErrorLeak)", site)
 
 
 def get_tpipe_ptr() -> TPipe:
