@@ -96,6 +96,7 @@ class Kernel:
         self.file = _source_file(fn)
         self.param_types = _params(fn, "kernel", require=True)
         self.compiled: compiler.Compiled | None = None
+        self._launchers: dict[Any, Launcher] = {}
         functools.update_wrapper(self, fn)
 
     def compile(self) -> compiler.Compiled:
@@ -110,9 +111,21 @@ class Kernel:
         return self.compile().source
 
     def __getitem__(self, config: Any) -> Launcher:
+        try:
+            hit = self._launchers.get(config)
+        except TypeError:  # unhashable (e.g. a list): no caching
+            hit = None
+        if hit is not None:
+            return hit
         if not isinstance(config, tuple) or len(config) not in (2, 3):
             raise SimtError(f"launch as {self.name}[grid, block](...) or {self.name}[grid, block, stream](...)")
-        return Launcher(self, config[0], config[1], config[2] if len(config) == 3 else 0)
+        launcher = Launcher(self, config[0], config[1], config[2] if len(config) == 3 else 0)
+        if len(self._launchers) < 64:
+            try:
+                self._launchers[config] = launcher
+            except TypeError:
+                pass
+        return launcher
 
     def __call__(self, *args: Any) -> None:
         raise SimtError(f"a kernel needs a launch configuration: {self.name}[grid, block](...)")

@@ -16,8 +16,7 @@ _M32 = (1 << 32) - 1
 TX, TY, TZ, BX, BY, BZ = range(6)
 
 
-def _unit(k: int) -> tuple[int, ...]:
-    return tuple(1 if i == k else 0 for i in range(6))
+_UNIT = tuple(tuple(1 if i == k else 0 for i in range(6)) for k in range(6))
 
 
 class LaunchContext:
@@ -31,12 +30,11 @@ class LaunchContext:
         self.tpb = self.bdx * self.bdy * self.bdz
         self.nblocks = self.gx * self.gy * self.gz
         self.oned = self.gy == self.gz == self.bdy == self.bdz == 1
-        for axis, g, b in zip("xyz", grid, block, strict=False):
-            setattr(self, f"gridDim_{axis}", np.uint32(g))
-            setattr(self, f"blockDim_{axis}", np.uint32(b))
-        for axis, t, bl in zip("xyz", (TX, TY, TZ), (BX, BY, BZ), strict=False):
-            setattr(self, f"threadIdx_{axis}", Idx(self, _unit(t)))
-            setattr(self, f"blockIdx_{axis}", Idx(self, _unit(bl)))
+        u32 = np.uint32
+        self.gridDim_x, self.gridDim_y, self.gridDim_z = u32(self.gx), u32(self.gy), u32(self.gz)
+        self.blockDim_x, self.blockDim_y, self.blockDim_z = u32(self.bdx), u32(self.bdy), u32(self.bdz)
+        self.threadIdx_x, self.threadIdx_y, self.threadIdx_z = (Idx(self, _UNIT[k]) for k in (TX, TY, TZ))
+        self.blockIdx_x, self.blockIdx_y, self.blockIdx_z = (Idx(self, _UNIT[k]) for k in (BX, BY, BZ))
         # A component that is 0 for every thread of the launch contributes nothing.
         self._live = tuple(n > 1 for n in (self.bdx, self.bdy, self.bdz, self.gx, self.gy, self.gz))
         self._thread_comps: dict[tuple[int, int], np.ndarray] = {}
