@@ -11,9 +11,9 @@ Run it with `aclsim run examples/seed_square.py [size]`; exits 1 if any call fai
 
 import sys
 
+import acl
 import numpy as np
 
-import acl
 from aclsim import simt
 
 ACL_SUCCESS = 0

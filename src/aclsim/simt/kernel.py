@@ -7,6 +7,7 @@ the compiled kernel once over all of its lanes.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 from typing import Any
@@ -121,10 +122,8 @@ class Kernel:
             raise SimtError(f"launch as {self.name}[grid, block](...) or {self.name}[grid, block, stream](...)")
         launcher = Launcher(self, config[0], config[1], config[2] if len(config) == 3 else 0)
         if len(self._launchers) < 64:
-            try:
+            with contextlib.suppress(TypeError):
                 self._launchers[config] = launcher
-            except TypeError:
-                pass
         return launcher
 
     def __call__(self, *args: Any) -> None:
