@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import linecache
 import os
 from collections.abc import Callable
 from typing import Any
@@ -58,8 +59,6 @@ class Launch:
         self.bytes_read = 0
         self.bytes_written = 0
         self.error: BaseException | None = None
-        code = fn.__code__
-        self.end_site = Site(code.co_filename, code.co_firstlineno, f"{fn.__name__}, when it returned")
         self._garbage: np.ndarray | None = None
 
     def garbage(self, size: int) -> np.ndarray:
@@ -69,6 +68,15 @@ class Launch:
             rng = np.random.default_rng(int(os.environ.get("ACLSIM_SEED", "0")))
             g = self._garbage = rng.integers(0, 256, size, dtype=np.uint8)
         return g
+
+    @property
+    def end_site(self) -> Site:
+        """The kernel's `def` line, where end-of-kernel checks (leaks, unpaired flags) point."""
+        code = self.fn.__code__
+        line = code.co_firstlineno
+        while linecache.getline(code.co_filename, line).lstrip().startswith("@"):
+            line += 1
+        return Site(code.co_filename, line, f"{self.name}, when it returned")
 
     def run(self, task: Task) -> None:
         """The device side: run every core of the launch in turn."""
@@ -87,8 +95,8 @@ class Launch:
         try:
             self.fn(*self.args)
             if core.pipe is not None:
-                core.pipe.check_leaks(self.end_site)
-            check_flags(core, self.end_site)
+                core.pipe.check_leaks(self)
+            check_flags(core, self)
         except KernelFault as e:
             self.error = e
             raise

@@ -8,7 +8,8 @@ core on hardware and faults here; a set_flag never waited for is reported when t
 
 from __future__ import annotations
 
-from ..runtime import Site
+from typing import Any
+
 from . import context as ctx
 from .context import fail
 from .enums import HardEvent, PipeID
@@ -37,9 +38,9 @@ def pipe_barrier(pipe: int) -> None:
     PipeID(pipe)
 
 
-def check_flags(core: ctx.Core, site: Site) -> None:
-    """At kernel end (`site`): every set_flag must have been waited for."""
+def check_flags(core: ctx.Core, launch: Any) -> None:
+    """At kernel end: every set_flag must have been waited for."""
     left = [f"HardEvent.{HardEvent(e).name} id {i} (x{n})" for (e, i), n in core.flags.items() if n]
     if left:
         fail("set_flag", f"the kernel returned with set_flag never waited for: {', '.join(left)}; pair every "
-                         "set_flag with a wait_flag (msSanitizer synccheck: unpaired set_flag)", site)
+                         "set_flag with a wait_flag (msSanitizer synccheck: unpaired set_flag)", launch.end_site)

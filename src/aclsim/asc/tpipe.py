@@ -14,7 +14,6 @@ import sys
 from collections import deque
 from typing import Any
 
-from ..runtime import Site
 from . import context as ctx
 from .context import fail
 from .dtypes import DataType, as_dtype
@@ -318,8 +317,8 @@ class TPipe:
     def release_event_id(self, id: int, event: int = HardEvent.V_S) -> None:
         self.events.get(int(event), set()).discard(int(id))
 
-    def check_leaks(self, site: Site) -> None:
-        """At kernel end (`site`): every queue tensor must have been freed (npuchk ErrorLeak)."""
+    def check_leaks(self, launch: Any) -> None:
+        """At kernel end: every queue tensor must have been freed (npuchk ErrorLeak)."""
         held = [b for q in self.queues for b in q.bufs if b.state != FREE]
         if held:
             parts = []
@@ -327,7 +326,7 @@ class TPipe:
                 at = f", from alloc_tensor at {ctx.short(b.site[0])}:{b.site[1]}" if b.site else ""
                 parts.append(f"{b.owner.label()} buffer {b.index} (still {STATE_NAMES[b.state]}{at})")
             fail("TPipe", f"the kernel returned with {len(held)} tensor(s) not freed: {'; '.join(parts)}. "
-                          "free_tensor every tensor you alloc_tensor (npuchk ErrorLeak)", site)
+                          "free_tensor every tensor you alloc_tensor (npuchk ErrorLeak)", launch.end_site)
 
 
 def get_tpipe_ptr() -> TPipe:
