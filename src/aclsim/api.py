@@ -194,10 +194,11 @@ class DeviceArray:
         )
 
     def __getitem__(self, key: Any) -> DeviceArray:
-        v = self._layout()[key]
+        layout = self._layout()
+        v = layout[key]
         if not isinstance(v, np.ndarray) or v.ndim == 0:
             raise TypeError("indexing a DeviceArray yields a view; use a slice (a[i:i+1]) and copy_to_host()")
-        delta = v.__array_interface__["data"][0] - self._layout().__array_interface__["data"][0]
+        delta = v.__array_interface__["data"][0] - layout.__array_interface__["data"][0]
         return DeviceArray(v.shape, self.dtype, _alloc=self._alloc, _offset=self._offset + delta,
                            _strides=v.strides, _base=self.base or self)
 

@@ -55,7 +55,7 @@ def parse(name: str, fmt: str, args: tuple) -> list:
     if not len(required) <= len(args) <= len(required) + len(optional):
         raise TypeError(f"{name} args parse failed")
     try:
-        return [_convert(c, a) for c, a in zip(required + optional, args)]
+        return [_convert(c, a) for c, a in zip(required + optional, args, strict=False)]
     except (TypeError, OverflowError, ValueError):
         raise TypeError(f"{name} args parse failed") from None
 

@@ -62,9 +62,9 @@ def install_aliases() -> None:
     sys.modules["acl"] = acl
     for sub in ("rt", "util", "media"):
         sys.modules[f"acl.{sub}"] = getattr(acl, sub)
-    if "asc" not in sys.modules and importlib.util.find_spec("asc") is None:
-        if importlib.util.find_spec("aclsim.asc") is not None:
-            sys.modules["asc"] = importlib.import_module("aclsim.asc")
+    real_pyasc = "asc" in sys.modules or importlib.util.find_spec("asc") is not None
+    if not real_pyasc and importlib.util.find_spec("aclsim.asc") is not None:
+        sys.modules["asc"] = importlib.import_module("aclsim.asc")
 
 
 def run(args: argparse.Namespace) -> int:

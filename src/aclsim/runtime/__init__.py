@@ -6,6 +6,22 @@ from .observe import Access, ApiCall, Bus, KernelAccess, Site, user_site
 from .streams import Event, KernelFault, Stream, Task
 
 __all__ = [
-    "DEVICE_BASE", "Access", "KernelAccess", "Allocation", "ApiCall", "Bus", "Context", "DeviceHeap", "Event", "KernelFault",
-    "Region", "Runtime", "Site", "Stream", "Task", "get_runtime", "reset_runtime", "user_site",
+    "DEVICE_BASE",
+    "Access",
+    "Allocation",
+    "ApiCall",
+    "Bus",
+    "Context",
+    "DeviceHeap",
+    "Event",
+    "KernelAccess",
+    "KernelFault",
+    "Region",
+    "Runtime",
+    "Site",
+    "Stream",
+    "Task",
+    "get_runtime",
+    "reset_runtime",
+    "user_site",
 ]

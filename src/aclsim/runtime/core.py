@@ -10,8 +10,8 @@ from __future__ import annotations
 import functools
 import itertools
 import json
-import queue
 import threading
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -112,6 +112,7 @@ class Runtime:
         self.bus = Bus()
         self.scheduler = Scheduler(self.bus)
         self.scheduler.post_callback = self._post_callback
+        self.scheduler.run_inline = self._run_inline
         self.lock = self.scheduler.cv
         self.host = HostRegistry()
         self._tls = _Thread()
@@ -119,7 +120,7 @@ class Runtime:
         self._objects: dict[int, Any] = {}  # handle -> Context | Stream | Event
         self.init_count = 0
         self.finalized = False
-        self._reports: dict[int, queue.Queue] = {}
+        self._reports: dict[int, deque[Task]] = {}
 
     # ------------------------------------------------------------------ helpers
     def _new_handle(self, obj: Any) -> int:
@@ -792,7 +793,6 @@ class Runtime:
             if s.subscriber is not None:
                 raise AclError(Code.ERROR_REPEAT_SUBSCRIBE, f"{fn}: the stream is already subscribed by thread {s.subscriber}")
             s.subscriber = thread_id
-            self._reports.setdefault(thread_id, queue.Queue())
 
     @api("acl.rt.unsubscribe_report")
     def unsubscribe_report(self, thread_id: int, stream: int) -> None:
@@ -821,17 +821,28 @@ class Runtime:
             return self.scheduler.submit(s, task)
 
     def _post_callback(self, task: Task) -> None:
-        tid = task.info["subscriber"]
-        if tid == threading.get_ident():
-            self._run_callback(task)  # we are the report thread: run it here rather than deadlock
-        else:
-            self._reports.setdefault(tid, queue.Queue()).put(task)
+        with self.lock:
+            self._reports.setdefault(task.info["subscriber"], deque()).append(task)
+            self.lock.notify_all()
+
+    def _run_inline(self, task: Task) -> None:
+        """The waiting thread is the callback's report thread: run it here rather than deadlock."""
+        with self.lock:
+            q = self._reports.get(task.info["subscriber"])
+            if q is None or task not in q:
+                return
+            q.remove(task)
+        self._run_callback(task)
 
     def _run_callback(self, task: Task) -> None:
         try:
             task.info["callback"](task.info["args"])
         finally:
             self.scheduler.complete_callback(task)
+
+    def _take_report(self, me: int) -> Task | None:
+        q = self._reports.get(me)
+        return q.popleft() if q else None
 
     @api("acl.rt.process_report")
     def process_report(self, timeout_ms: int) -> None:
@@ -842,27 +853,21 @@ class Runtime:
                     if s.subscriber == me]
             if not mine:
                 raise AclError(Code.ERROR_THREAD_NOT_SUBSCRIBE, f"{fn}: this thread is not subscribed to any stream")
-        q = self._reports.setdefault(me, queue.Queue())
         deadline = None if timeout_ms < 0 else now() + timeout_ms / 1000
         while True:
-            try:
-                task = q.get_nowait()
-            except queue.Empty:
-                task = None
-            if task is not None:
-                self._run_callback(task)
-                return
-            for s in mine:  # polling makes progress: let the device reach the next callback
-                self.scheduler.drive(s, steps=1, wait_callbacks=False)
-            if not q.empty():
-                continue
-            remaining = None if deadline is None else deadline - now()
-            if remaining is not None and remaining <= 0:
-                raise AclError(Code.ERROR_WAIT_CALLBACK_TIMEOUT, f"{fn}: no callback within {timeout_ms} ms")
-            try:
-                task = q.get(timeout=0.01 if remaining is None else min(0.01, remaining))
-            except queue.Empty:
-                continue
+            with self.lock:
+                task = self._take_report(me)
+            if task is None:
+                for s in mine:  # polling makes progress: let the device reach the next callback
+                    self.scheduler.drive(s, steps=1, wait_callbacks=False)
+                with self.lock:
+                    task = self._take_report(me)
+                    if task is None:
+                        remaining = None if deadline is None else deadline - now()
+                        if remaining is not None and remaining <= 0:
+                            raise AclError(Code.ERROR_WAIT_CALLBACK_TIMEOUT, f"{fn}: no callback within {timeout_ms} ms")
+                        self.lock.wait(0.01 if remaining is None else min(0.01, remaining))
+                        continue
             self._run_callback(task)
             return
 

@@ -11,6 +11,7 @@ pointer can never be mistaken for host memory, and `dev + offset` arithmetic wor
 from __future__ import annotations
 
 import bisect
+import contextlib
 import mmap
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import constants as C
-from ..chips import GiB, MiB, ChipProfile
+from ..chips import ChipProfile, GiB, MiB
 from ..errors import AclError, Code
 
 # Device d's addresses start at DEVICE_BASE + d * DEVICE_STRIDE. 2**60 lies above every user-space
@@ -316,7 +317,5 @@ class DeviceHeap:
 
     def close(self) -> None:
         self.bytes = np.empty(0, np.uint8)
-        try:
+        with contextlib.suppress(BufferError):  # views still alive somewhere: leave the mapping to the GC
             self._mm.close()
-        except BufferError:  # views still alive somewhere: leave the mapping to the GC
-            pass

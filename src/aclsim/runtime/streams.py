@@ -35,8 +35,23 @@ class Task:
     """One unit of device work on a stream."""
 
     __slots__ = (
-        "kind", "name", "stream", "fn", "submit_time", "start", "end", "exec_time", "done", "error",
-        "dep", "info", "site", "seq", "keep", "posted", "__weakref__",
+        "__weakref__",
+        "dep",
+        "done",
+        "end",
+        "error",
+        "exec_time",
+        "fn",
+        "info",
+        "keep",
+        "kind",
+        "name",
+        "posted",
+        "seq",
+        "site",
+        "start",
+        "stream",
+        "submit_time",
     )
 
     def __init__(self, kind: str, name: str, fn: Callable[[Task], None] | None = None, **info: Any) -> None:
@@ -110,6 +125,7 @@ class Scheduler:
             raise ValueError(f"ACLSIM_SCHEDULE must be 'lazy' or 'eager', got {self.mode!r}")
         self._seq = 0
         self.post_callback: Callable[[Task], None] | None = None  # set by the runtime
+        self.run_inline: Callable[[Task], None] | None = None  # runs a callback on its own report thread
 
     def submit(self, stream: Stream, task: Task) -> Task:
         with self.cv:
@@ -179,6 +195,9 @@ class Scheduler:
                 self._post(task)
             if task.info.get("block"):
                 while not task.info.get("processed") and wait_callbacks:
+                    if task.info.get("subscriber") == threading.get_ident() and self.run_inline is not None:
+                        self.run_inline(task)
+                        continue
                     self.cv.wait(0.05)
                 if not task.info.get("processed"):
                     return
@@ -189,7 +208,7 @@ class Scheduler:
             except KernelFault as e:
                 task.error = (e.code, str(e))
                 stream.error = task.error
-            except Exception as e:  # noqa: BLE001 - any failure of device work is a device fault
+            except Exception as e:  # any failure of device work is a device fault
                 task.error = (int(Code.ERROR_RT_INTERNAL_ERROR), f"{task.name}: {type(e).__name__}: {e}")
                 stream.error = task.error
             task.exec_time = now() - t0

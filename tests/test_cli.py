@@ -1,0 +1,60 @@
+"""The command line: `aclsim run` runs pyACL programs unmodified; `aclsim explain` teaches codes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _aclsim(*args: str, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "aclsim", *args], capture_output=True, text=True, timeout=120, **kw)
+
+
+def test_run_official_style_memory_sample():
+    r = _aclsim("run", str(ROOT / "examples" / "pyacl_memory.py"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "all return codes 0, every byte right" in r.stdout
+    assert "FAILED" not in r.stdout
+
+
+def test_run_passes_arguments_and_exit_status(tmp_path):
+    prog = tmp_path / "prog.py"
+    prog.write_text(
+        "import sys, acl\n"
+        "assert acl.rt.malloc(64, 0)[1] == 107002\n"
+        "print('args', sys.argv[1:], acl.get_soc_name())\n"
+        "sys.exit(int(sys.argv[1]))\n"
+    )
+    r = _aclsim("run", "--soc", "Ascend310P3", str(prog), "3", "--flag")
+    assert r.returncode == 3
+    assert "args ['3', '--flag'] Ascend310P3" in r.stdout
+
+
+def test_run_reports_script_exceptions(tmp_path):
+    prog = tmp_path / "boom.py"
+    prog.write_text("raise ValueError('boom')\n")
+    r = _aclsim("run", str(prog))
+    assert r.returncode == 1 and "ValueError: boom" in r.stderr
+
+
+def test_run_missing_script():
+    r = _aclsim("run", "does_not_exist.py")
+    assert r.returncode == 2 and "no such file" in r.stderr
+
+
+def test_explain_codes():
+    r = _aclsim("explain", "107002", "ACL_ERROR_RT_MEMORY_ALLOCATION")
+    assert r.returncode == 0
+    assert "ACL_ERROR_RT_CONTEXT_NULL" in r.stdout and "set_device" in r.stdout
+    assert "207001" in r.stdout
+    assert _aclsim("explain", "12345").returncode == 1
+
+
+def test_help_lists_commands():
+    r = _aclsim("--help")
+    assert r.returncode == 0 and "run" in r.stdout and "explain" in r.stdout
+    r = _aclsim("run", "--help")
+    assert "ACLSIM_SOC" in r.stdout and "--check" in r.stdout
