@@ -1,8 +1,6 @@
 """initcheck: device bytes read (by a copy or a kernel) before anything wrote them.
 
-Each tracked allocation has an int32 shadow per byte holding `IMAX - i`, where i is the
-program-order index of the byte's first write (0 = never written; np.zeros is committed lazily).
-A read at index r is clean when every byte's first write has an index below r. Indices come from
+Every tracked allocation has a Shadow (check/shadow.py) of first-write indices. Indices come from
 the order model, so a kernel that runs late (lazy scheduling) is judged at its launch position.
 A read that finds unwritten bytes while earlier-submitted tasks have not run yet is deferred
 until they have: they may still write those bytes.
@@ -22,8 +20,8 @@ from .describe import alloc_line, alloc_text, kernel_where, range_text
 from .findings import Finding, Report, where
 from .kspan import span_of
 from .order import Order
+from .shadow import Shadow
 
-IMAX = np.iinfo(np.int32).max
 SUBS = 16  # access slots per program-order tick (a task's accesses are ordered inside its tick)
 
 
@@ -47,13 +45,13 @@ class InitCheck:
     def __init__(self, report: Report, order: Order) -> None:
         self.report = report
         self.order = order
-        self.shadows: dict[Allocation, np.ndarray] = {}
+        self.shadows: dict[Allocation, Shadow] = {}
         self.deferred: list[_Read] = []
         self.zombies: list[Allocation] = []  # freed while earlier tasks may still touch them
 
     # ------------------------------------------------------------------ lifetime
     def on_malloc(self, a: Allocation) -> None:
-        self.shadows[a] = np.zeros(a.alloc_size, dtype=np.int32)
+        self.shadows[a] = Shadow(a.alloc_size)
 
     def on_free(self, a: Allocation, site: Any) -> None:
         if self.order.pending:  # queued work may still use it (lazy scheduling): judge it as if it ran first
@@ -65,10 +63,10 @@ class InitCheck:
         for a in leaked:
             self.shadows.pop(a, None)
 
-    def _shadow(self, a: Allocation) -> np.ndarray | None:
+    def _shadow(self, a: Allocation) -> Shadow | None:
         sh = self.shadows.get(a)
         if sh is None and not a.freed:  # allocated before checking started: assume written
-            sh = self.shadows[a] = np.full(a.alloc_size, IMAX, dtype=np.int32)
+            sh = self.shadows[a] = Shadow(a.alloc_size, written=True)
         return sh
 
     def _index(self, task: Task | None) -> int:
@@ -87,8 +85,7 @@ class InitCheck:
             return
         idx = self._index(acc.task)
         if acc.write:
-            view = sh[acc.lo : acc.hi]
-            np.maximum(view, IMAX - idx, out=view)
+            sh.write_range(acc.lo, acc.hi, idx)
         else:
             self._judge(_Read(acc.alloc, idx, acc.lo, min(acc.hi, acc.alloc.size), 1, None, acc))
 
@@ -101,19 +98,17 @@ class InitCheck:
         k = ka.itemsize
         limit = a.size if not ka.write else a.alloc_size  # reads past the size are memcheck's
         if span_of(ka).contiguous:
-            lo, hi = max(ka.lo, 0), min(ka.hi, limit)
             if ka.write:
-                view = sh[lo:hi]
-                np.maximum(view, IMAX - idx, out=view)
+                sh.write_range(ka.lo, ka.hi, idx)
             else:
-                self._judge(_Read(a, idx, lo, hi, k, None, ka, ka.lanes))
+                self._judge(_Read(a, idx, max(ka.lo, 0), min(ka.hi, limit), k, None, ka, ka.lanes))
             return
         offs, lanes = np.asarray(ka.offsets, dtype=np.int64), ka.lanes
         if ka.lo < 0 or ka.hi > limit:
             inside = (offs >= 0) & (offs + k <= limit)
             offs, lanes = offs[inside], (None if lanes is None else np.asarray(lanes)[inside])
         if ka.write:
-            _scatter_max(sh, offs, k, IMAX - idx)
+            sh.write_elements(offs, k, idx)
         else:
             self._judge(_Read(a, idx, 0, 0, k, offs, ka, lanes))
 
@@ -127,7 +122,13 @@ class InitCheck:
 
     # ------------------------------------------------------------------ judging reads
     def _judge(self, r: _Read, final: bool = False) -> None:
-        bad = self._unwritten(r)
+        sh = self.shadows.get(r.alloc)
+        if sh is None:
+            return
+        if r.offs is None:
+            bad = sh.unwritten_range(r.lo, r.hi, r.idx)
+        else:
+            bad = sh.unwritten_elements(r.offs, r.k, r.idx)
         if bad is None:
             return
         if not final and self.order.pending_before(r.idx // SUBS):
@@ -141,33 +142,18 @@ class InitCheck:
         for r in todo:
             self._judge(r, final=final)
 
-    def _unwritten(self, r: _Read) -> np.ndarray | None:
-        """Offsets of the unwritten bytes (contiguous) or elements (offsets), or None if all written."""
-        sh = self.shadows.get(r.alloc)
-        if sh is None:
-            return None
-        thr = IMAX - r.idx  # a byte is written-before-r when its value is above this
-        if r.offs is None:
-            view = sh[r.lo : r.hi]
-            if view.size == 0 or view.min() > thr:
-                return None
-            return r.lo + np.flatnonzero(view <= thr)
-        if r.offs.size == 0:
-            return None
-        vals = _gather(sh, r.offs, r.k)
-        if vals.min() > thr:
-            return None
-        return np.flatnonzero((vals <= thr).any(axis=1))
-
     def _report(self, r: _Read, bad: np.ndarray) -> None:
         a, ctx = r.alloc, r.ctx
+        order = (r.idx // SUBS, r.idx % SUBS)
         if isinstance(ctx, KernelAccess):
             task, first = ctx.task, int(bad[0])
-            off = int(r.offs[first]) if r.offs is not None else int(bad[0]) - int(bad[0]) % r.k
-            n = len(bad) if r.offs is not None else len(np.unique(bad // r.k))
+            if r.offs is not None:  # bad: positions into offs
+                off, n, j = int(r.offs[first]), len(bad), first
+            else:  # bad: byte offsets
+                off = first - (first - ctx.lo) % r.k
+                n, j = len(np.unique((bad - ctx.lo) // r.k)), (off - ctx.lo) // r.k
             details = [f"at {kernel_where(task, ctx.line)}"]
             if r.lanes is not None and ctx.describe is not None:
-                j = first if r.offs is not None else (off - ctx.lo) // r.k
                 details.append(f"by {ctx.describe(int(r.lanes[j]))}")
             elif ctx.core is not None:
                 details.append(f"by block {ctx.core}")
@@ -177,7 +163,7 @@ class InitCheck:
                 "initcheck", "uninitialized-kernel-read", f"Uninitialized __global__ read of size {r.k} bytes",
                 details, "write every element before the kernel reads it (memcpy the input in, acl.rt.memset it, "
                 "or have an earlier kernel store it)",
-                ("uninitialized-kernel-read", task.name, ctx.line), (r.idx // SUBS, r.idx % SUBS), None,
+                ("uninitialized-kernel-read", task.name, ctx.line), order, None,
                 {"launch": task.site, "alloc": a.site}, count=n,
             ))
             return
@@ -189,26 +175,6 @@ class InitCheck:
              f"{a.start + int(bad[0]):#x} (offset {int(bad[0])})", f"{alloc_text(a)}, {alloc_line(a)}",
              "device memory from acl.rt.malloc is not initialised: these bytes are garbage"],
             "write the buffer before copying it out (an H2D copy, acl.rt.memset, or a kernel that stores it)",
-            ("uninitialized-copy", (site.filename, site.lineno) if site else None), (r.idx // SUBS, r.idx % SUBS),
+            ("uninitialized-copy", (site.filename, site.lineno) if site else None), order,
             None, {"call": site, "alloc": a.site},
         ))
-
-
-def _gather(sh: np.ndarray, offs: np.ndarray, k: int) -> np.ndarray:
-    """Shadow values of each element's k bytes, shape (n, k)."""
-    if k == 1:
-        return sh[offs][:, None]
-    if sh.size % k == 0 and not (offs % k).any():
-        return sh.reshape(-1, k)[offs // k]
-    return sh[offs[:, None] + np.arange(k)]
-
-
-def _scatter_max(sh: np.ndarray, offs: np.ndarray, k: int, value: int) -> None:
-    """Record a write of each element's k bytes (first write wins: keep the larger value)."""
-    if k > 1 and sh.size % k == 0 and not (offs % k).any():
-        rows = sh.reshape(-1, k)
-        idx = offs // k
-        rows[idx] = np.maximum(rows[idx], value)
-        return
-    idx = (offs[:, None] + np.arange(k)).ravel() if k > 1 else offs
-    sh[idx] = np.maximum(sh[idx], value)

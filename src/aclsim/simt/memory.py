@@ -177,7 +177,7 @@ def _emit(C: Any, alloc: Any, offsets: np.ndarray, lanes: np.ndarray, isz: int, 
 # ---------------------------------------------------------------------------- global memory
 def _ramp_range(C: Any, P: PtrArg, idx: Idx, m: Any) -> tuple[int, int, int, int, int] | None:
     """(first lane, end lane, first element, last element, stride) of a contiguous access, if in bounds."""
-    if C.observe or not (m is True or type(m) is slice):
+    if not (m is True or type(m) is slice):
         return None
     r = C.ramp(idx)
     if r is None:
@@ -187,7 +187,18 @@ def _ramp_range(C: Any, P: PtrArg, idx: Idx, m: Any) -> tuple[int, int, int, int
     first, last = lo + k * a, lo + k * (b - 1)
     if first < 0 or last >= P.n_hi:
         return None
+    if C.observe and (k != 1 or P.addr - P.alloc.start + (last + 1) * P.isz > P.alloc.size):
+        return None  # observers get every element of strided accesses and of any past the requested size
     return a, b, first, last, k
+
+
+def _emit_ramp(C: Any, P: PtrArg, a: int, b: int, first: int, last: int, line: int, api: str, write: bool) -> None:
+    """Report a contiguous in-bounds access as one byte range (lanes a..b-1 of the chunk, in order)."""
+    off = P.addr - P.alloc.start
+    C.rt.bus.emit("kernel_access", KernelAccess(
+        task=C.task, alloc=P.alloc, write=write, lo=off + first * P.isz, hi=off + (last + 1) * P.isz, itemsize=P.isz,
+        lanes=range(C.lane0 + a, C.lane0 + b), line=line, api=api, describe=C.describe,
+    ))
 
 
 def load(C: Any, P: Any, idx: Any, m: Any, line: int) -> Any:
@@ -199,6 +210,8 @@ def load(C: Any, P: Any, idx: Any, m: Any, line: int) -> Any:
         r = _ramp_range(C, P, idx, m)
         if r is not None:
             a, b, first, last, k = r
+            if C.observe:
+                _emit_ramp(C, P, a, b, first, last, line, "load", False)
             v = P.view[first : last + 1 : k]
             C.bytes_read += (b - a) * P.isz
             if m is True:
@@ -231,6 +244,8 @@ def store(C: Any, P: Any, idx: Any, value: Any, m: Any, line: int) -> None:
         r = _ramp_range(C, P, idx, m)
         if r is not None:
             a, b, first, last, k = r
+            if C.observe:
+                _emit_ramp(C, P, a, b, first, last, line, "store", True)
             P.view[first : last + 1 : k] = v[a:b] if type(v) is ND else v
             C.bytes_written += (b - a) * P.isz
             return None
