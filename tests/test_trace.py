@@ -330,14 +330,16 @@ def test_unwritable_trace_path_fails_the_run(tmp_path, capsys):
 @pytest.mark.skipif(not (REPO / "examples" / "seed_square.py").exists(), reason="examples/seed_square.py not written yet")
 def test_seed_square_trace_shows_h2d_kernel_d2h_then_the_host_sync_ends(tmp_path, capsys):
     out = tmp_path / "seed.json"
-    assert main(["run", "--trace", str(out), str(REPO / "examples" / "seed_square.py")]) == 0
+    assert main(["run", "--trace", str(out), str(REPO / "examples" / "seed_square.py"), "4096"]) == 0
     evs = load(out)
-    dev = spans_on(evs, "default stream")
-    kinds = [(s["cat"], s["args"].get("direction")) for s in dev if s["cat"] in ("memcpy", "kernel")]
-    h2d = kinds.index(("memcpy", "H2D"))
-    k = kinds.index(("kernel", None), h2d)
-    d2h = kinds.index(("memcpy", "D2H"), k)
-    assert h2d < k < d2h
-    kernel = next(s for s in dev if s["cat"] == "kernel")
-    sync = [s for s in host_spans(evs) if s["cat"] == "sync"]
-    assert sync and max(s["ts"] + s["dur"] for s in sync) >= kernel["ts"] + kernel["dur"]
+    names = tracks(evs)
+    device = sorted((e for e in evs if e["ph"] == "X" and e["pid"] == 100), key=lambda e: e["ts"])
+    work = [(e["cat"], e["args"].get("direction"), names[(e["pid"], e["tid"])]) for e in device]
+    # The example copies synchronously (drawn on the default stream) and launches on a stream it created.
+    assert [w[:2] for w in work] == [("memcpy", "H2D"), ("kernel", None), ("memcpy", "D2H")]
+    assert work[0][2] == work[2][2] == "default stream" and work[1][2].startswith("stream 0x")
+    kernel = device[1]
+    assert kernel["name"] == "square_kernel" and kernel["args"]["grid"] == [16, 1, 1]
+    assert kernel["args"]["block"] == [256, 1, 1]
+    sync = [s for s in host_spans(evs) if s["name"] == "acl.rt.synchronize_stream"]
+    assert len(sync) == 1 and sync[0]["ts"] + sync[0]["dur"] >= kernel["ts"] + kernel["dur"]

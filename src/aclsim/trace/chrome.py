@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from typing import Any
 
 from .. import __version__
@@ -18,72 +19,107 @@ from .timeline import Span, StreamKey, Timeline
 
 HOST_PID = 1
 DEVICE_PID = 100
+_compact = json.JSONEncoder(separators=(",", ":")).encode
 
 
-def _us(t: float, origin: float) -> float:
-    return round((t - origin) * 1e6, 3)
+def _members(**fields: Any) -> str:
+    """The JSON members (no braces) of the fields that are not None."""
+    return _compact({k: v for k, v in fields.items() if v is not None})[1:-1]
 
 
-def events(tl: Timeline) -> list[dict[str, Any]]:
-    """The traceEvents list for `tl`."""
-    o = tl.origin
+def _object(*members: str) -> str:
+    return "{" + ",".join(m for m in members if m) + "}"
+
+
+def _metadata(tl: Timeline, host_tid: dict[int, int], tracks: dict[tuple[StreamKey, int], int]) -> list[dict]:
+    """Process and thread names and their display order."""
     out: list[dict[str, Any]] = [
         {"ph": "M", "name": "process_name", "pid": HOST_PID, "tid": 0, "args": {"name": f"host (pid {os.getpid()})"}},
         {"ph": "M", "name": "process_sort_index", "pid": HOST_PID, "tid": 0, "args": {"sort_index": 0}},
     ]
-    threads = sorted({s.thread for s in tl.host}, key=lambda t: (tl.threads.get(t) != "MainThread", t))
-    host_tid = {t: i + 1 for i, t in enumerate(threads)}
     for t, tid in host_tid.items():
         out.append({"ph": "M", "name": "thread_name", "pid": HOST_PID, "tid": tid,
                     "args": {"name": f"host thread {tl.threads.get(t, t)}"}})
         out.append({"ph": "M", "name": "thread_sort_index", "pid": HOST_PID, "tid": tid, "args": {"sort_index": tid}})
-
-    devices = sorted({k[0] for k in tl.streams()} | set(tl.memory))
-    for d in devices:
+    for d in sorted({k[0] for k, _ in tracks} | set(tl.memory)):
         out.append({"ph": "M", "name": "process_name", "pid": DEVICE_PID + d, "tid": 0,
                     "args": {"name": f"NPU {d} ({tl.chip.name})"}})
         out.append({"ph": "M", "name": "process_sort_index", "pid": DEVICE_PID + d, "tid": 0,
                     "args": {"sort_index": 1 + d}})
+    for (key, lane), tid in tracks.items():
+        name = tl.stream_label(key) + (f" (overlapping copies {lane})" if lane else "")
+        out.append({"ph": "M", "name": "thread_name", "pid": DEVICE_PID + key[0], "tid": tid, "args": {"name": name}})
+        out.append({"ph": "M", "name": "thread_sort_index", "pid": DEVICE_PID + key[0], "tid": tid,
+                    "args": {"sort_index": tid}})
+    return out
+
+
+def events(tl: Timeline) -> Iterator[str]:
+    """The trace events of `tl`, each as one JSON object (formatted directly: traces get large)."""
+    o = tl.origin
+    threads = sorted({s.thread for s in tl.host}, key=lambda t: (tl.threads.get(t) != "MainThread", t))
+    host_tid = {t: i + 1 for i, t in enumerate(threads)}
+    lanes: dict[StreamKey, set[int]] = {}
+    for s in tl.device:
+        lanes.setdefault(s.stream, set()).add(s.lane)
     tracks: dict[tuple[StreamKey, int], int] = {}
     for key in tl.streams():
-        for lane in sorted({s.lane for s in tl.device if s.stream == key}):
-            tid = len(tracks) + 1
-            tracks[(key, lane)] = tid
-            name = tl.stream_label(key) + (f" (overlapping copies {lane})" if lane else "")
-            out.append({"ph": "M", "name": "thread_name", "pid": DEVICE_PID + key[0], "tid": tid, "args": {"name": name}})
-            out.append({"ph": "M", "name": "thread_sort_index", "pid": DEVICE_PID + key[0], "tid": tid,
-                        "args": {"sort_index": tid}})
+        for lane in sorted(lanes[key]):
+            tracks[(key, lane)] = len(tracks) + 1
+    for m in _metadata(tl, host_tid, tracks):
+        yield _compact(m)
+
+    encoded: dict[str, str] = {}
+
+    def enc(text: str) -> str:
+        r = encoded.get(text)
+        if r is None:
+            r = encoded[text] = json.dumps(text)
+        return r
 
     def where(s: Span) -> tuple[int, int]:
         if s.stream is None:
             return HOST_PID, host_tid[s.thread]
         return DEVICE_PID + s.stream[0], tracks[(s.stream, s.lane)]
 
+    details: dict[Any, str] = {}  # what spans share (call site, kernel shape), encoded once
+
+    def args(s: Span) -> str:
+        seq = f'"seq":{s.seq}' if s.seq is not None else ""
+        if s.stream is None:
+            key: Any = (s.site, s.ret)
+            shared = details.get(key)
+            if shared is None:
+                shared = details[key] = _members(site=s.site, ret=s.ret or None)
+            return _object(shared, seq)
+        key = (s.modeled, s.error, *s.info.items())
+        shared = details.get(key)
+        if shared is None:
+            modeled = None if s.modeled is None else round(s.modeled * 1e6, 3)
+            shared = details[key] = _members(modeled_npu_us=modeled, **s.info, error=s.error)
+        return _object(f'"emulator_us":{s.emulator * 1e6:.3f}', shared, seq)
+
     for s in (*tl.host, *tl.device):
         pid, tid = where(s)
-        ts = _us(s.t0, o)
-        out.append({"ph": "X", "name": s.name, "cat": s.cat, "ts": ts, "dur": round(_us(s.t1, o) - ts, 3),
-                    "pid": pid, "tid": tid, "args": s.args})
+        a, b = round((s.t0 - o) * 1e6, 3), round((s.t1 - o) * 1e6, 3)
+        yield (f'{{"ph":"X","name":{enc(s.name)},"cat":"{s.cat}","ts":{a:.3f},"dur":{b - a:.3f},"pid":{pid},'
+               f'"tid":{tid},"args":{args(s)}}}')
     for i, (src, at, dst) in enumerate(tl.flows, 1):
         pid, tid = where(src)
-        out.append({"ph": "s", "name": "queued", "cat": "flow", "id": i, "ts": _us(at, o), "pid": pid, "tid": tid})
+        yield f'{{"ph":"s","name":"queued","cat":"flow","id":{i},"ts":{(at - o) * 1e6:.3f},"pid":{pid},"tid":{tid}}}'
         pid, tid = where(dst)
-        out.append({"ph": "f", "bp": "e", "name": "queued", "cat": "flow", "id": i, "ts": _us(dst.t0, o),
-                    "pid": pid, "tid": tid})
-    counter = f"{tl.chip.memory_kind} in use"
+        yield (f'{{"ph":"f","bp":"e","name":"queued","cat":"flow","id":{i},"ts":{(dst.t0 - o) * 1e6:.3f},'
+               f'"pid":{pid},"tid":{tid}}}')
+    counter = enc(f"{tl.chip.memory_kind} in use")
     for d, points in tl.memory.items():
         for t, used in points:
-            out.append({"ph": "C", "name": counter, "pid": DEVICE_PID + d, "tid": 0, "ts": _us(t, o),
-                        "args": {"bytes": used}})
-    return out
+            yield f'{{"ph":"C","name":{counter},"pid":{DEVICE_PID + d},"tid":0,"ts":{(t - o) * 1e6:.3f},"args":{{"bytes":{used}}}}}'
 
 
 def write(tl: Timeline, path: str) -> None:
-    """Write `tl` to `path` as {"traceEvents": [...], ...}."""
-    doc = {
-        "traceEvents": events(tl),
-        "displayTimeUnit": "ms",
-        "otherData": {"generator": f"aclsim {__version__}", "soc": tl.chip.name, "cost_model": tl.model.as_dict()},
-    }
+    """Write `tl` to `path` as {"traceEvents": [...], ...}, one event per line."""
+    other = {"generator": f"aclsim {__version__}", "soc": tl.chip.name, "cost_model": tl.model.as_dict()}
+    text = '{"displayTimeUnit":"ms","otherData":' + json.dumps(other) + ',"traceEvents":[\n'
+    text += ",\n".join(events(tl)) + "\n]}\n"
     with open(path, "w") as f:
-        json.dump(doc, f, separators=(",", ":"))
+        f.write(text)

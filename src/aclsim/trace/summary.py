@@ -31,7 +31,7 @@ def render(tl: Timeline) -> str:
         elif s.cat == "memset":
             copies["memset"].append(s)
         elif s.cat == "memcpy":
-            copies[s.args.get("direction") or "H2H"].append(s)
+            copies[s.info.get("direction") or "H2H"].append(s)
 
     if kernels:
         rows = []
@@ -51,7 +51,7 @@ def render(tl: Timeline) -> str:
             spans = copies.get(direction)
             if not spans:
                 continue
-            nbytes = sum(s.args.get("bytes", 0) for s in spans)
+            nbytes = sum(s.info.get("bytes", 0) for s in spans)
             emu = sum(s.emulator for s in spans)
             mod = sum(s.modeled or 0.0 for s in spans)
             rows.append([direction, str(len(spans)), fmt_bytes(nbytes), fmt_time(emu), _rate(nbytes, emu),

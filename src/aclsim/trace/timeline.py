@@ -9,6 +9,7 @@ memcpy/memset queues no task: it is drawn on its context's default stream over t
 from __future__ import annotations
 
 import bisect
+import functools
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +22,7 @@ from .units import fmt_bytes
 StreamKey = tuple[int, int, int]  # (device, context handle, stream handle)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Span:
     """One slice on a track: host thread (`thread`) or device stream (`stream`, `lane`)."""
 
@@ -29,12 +30,34 @@ class Span:
     cat: str  # api, sync, memcpy, memset, kernel, record, wait, callback, launch
     t0: float
     t1: float
-    args: dict[str, Any]
     thread: int | None = None
     stream: StreamKey | None = None
     lane: int = 0  # > 0 only when a synchronous copy overlaps queued work on the same stream
-    emulator: float = 0.0  # measured seconds (device spans)
-    modeled: float | None = None  # modeled NPU seconds (device spans)
+    site: str | None = None  # host calls: where the program made them
+    ret: int = 0  # host calls: the ACL return code
+    seq: int | None = None  # the device task's number (device spans and launches)
+    info: dict[str, Any] = field(default_factory=dict)  # device spans: bytes, direction, grid, block, cores...
+    emulator: float = 0.0  # device spans: measured seconds
+    modeled: float | None = None  # device spans: modeled NPU seconds
+    error: str | None = None  # device spans: the fault it raised
+
+    @property
+    def args(self) -> dict[str, Any]:
+        """The span's details as the trace shows them."""
+        if self.stream is None:
+            out: dict[str, Any] = {"site": self.site} if self.site else {}
+            if self.ret:
+                out["ret"] = self.ret
+        else:
+            out = {"emulator_us": round(self.emulator * 1e6, 3)}
+            if self.modeled is not None:
+                out["modeled_npu_us"] = round(self.modeled * 1e6, 3)
+            out.update(self.info)
+            if self.error:
+                out["error"] = self.error
+        if self.seq is not None:
+            out["seq"] = self.seq
+        return out
 
 
 @dataclass
@@ -86,14 +109,13 @@ def build(rec: Recorder, chip: ChipProfile, model: CostModel) -> Timeline:
     """Spans, flows and counters for everything `rec` saw."""
     tl = Timeline(rec.origin, chip, model, dict(rec.threads), syncs=list(rec.syncs))
     calls = sorted(rec.calls, key=lambda c: c.t0)
+    sites: dict[Any, str] = {}
     by_thread: dict[int, list[tuple[Call, Span]]] = defaultdict(list)
     for c in calls:
-        args: dict[str, Any] = {}
-        if c.site is not None:
-            args["site"] = str(c.site)
-        if c.ret:
-            args["ret"] = c.ret
-        span = Span(c.name, _host_category(c.name), c.t0, c.t1, args, thread=c.thread)
+        site = sites.get(c.site)
+        if site is None and c.site is not None:
+            site = sites[c.site] = str(c.site)
+        span = Span(c.name, _host_category(c.name), c.t0, c.t1, thread=c.thread, site=site, ret=c.ret)
         tl.host.append(span)
         by_thread[c.thread].append((c, span))
         if c.work is not None:
@@ -110,7 +132,7 @@ def build(rec: Recorder, chip: ChipProfile, model: CostModel) -> Timeline:
     for d in rec.done:
         span = _device_span(model, d.kind, _device_name(d.kind, d.name, d.info), d.start, d.end, d.exec_time,
                             d.stream, d.info, d.error)
-        span.args["seq"] = d.seq
+        span.seq = d.seq
         by_seq[d.seq] = span
         tl.device.append(span)
 
@@ -121,7 +143,7 @@ def build(rec: Recorder, chip: ChipProfile, model: CostModel) -> Timeline:
             continue
         host = _enclosing_call(by_thread.get(sub.thread, []), starts.get(sub.thread, []), sub.time)
         if host is None:  # queued outside any API call: a kernel launch
-            host = Span(f"launch {sub.name}", "launch", sub.time, sub.time, {"seq": sub.seq}, thread=sub.thread)
+            host = Span(f"launch {sub.name}", "launch", sub.time, sub.time, thread=sub.thread, seq=sub.seq)
             tl.host.append(host)
         tl.flows.append((host, sub.time, target))
     for wait_seq, record_seq in rec.waits:
@@ -143,14 +165,15 @@ def _device_span(
     model: CostModel, kind: str, name: str, t0: float, t1: float, emulator: float, stream: StreamKey,
     info: dict, error: tuple[int, str] | None,
 ) -> Span:
-    modeled = model.task_time(kind, info)
-    args: dict[str, Any] = {"emulator_us": round(emulator * 1e6, 3)}
-    if modeled is not None:
-        args["modeled_npu_us"] = round(modeled * 1e6, 3)
-    args.update(info)
-    if error is not None:
-        args["error"] = f"{error[0]}: {error[1]}"
-    return Span(name, kind, t0, t1, args, stream=stream, emulator=emulator, modeled=modeled)
+    modeled = _modeled(model, kind, tuple(info.items()))
+    return Span(name, kind, t0, t1, stream=stream, info=info, emulator=emulator, modeled=modeled,
+                error=None if error is None else f"{error[0]}: {error[1]}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _modeled(model: CostModel, kind: str, info: tuple) -> float | None:
+    """Modeled time, memoized: a loop launches the same kernel with the same shape many times."""
+    return model.task_time(kind, dict(info))
 
 
 def _enclosing_call(calls: list[tuple[Call, Span]], starts: list[float], t: float) -> Span | None:
