@@ -18,44 +18,51 @@ _U64 = (1 << 64) - 1
 _U32 = (1 << 32) - 1
 
 
-def _convert(code: str, v: Any) -> Any:
-    """One argument per CPython's getargs rules; raises TypeError/OverflowError on mismatch."""
-    if code in "kK":  # unsigned long (long): ints only, masked, no overflow check
-        if not isinstance(v, int):
-            raise TypeError
-        return v & _U64
-    if code == "I":  # unsigned int: __index__, masked
-        return operator.index(v) & _U32
-    if code == "i":  # int: __index__, range-checked
-        n = operator.index(v)
-        if not -(1 << 31) <= n < 1 << 31:
-            raise OverflowError
-        return n
-    if code == "L":
-        n = operator.index(v)
-        if not -(1 << 63) <= n < 1 << 63:
-            raise OverflowError
-        return n
-    if code == "s":
-        if not isinstance(v, str):
-            raise TypeError
-        return v
-    if code == "f":
-        return float(v) if not isinstance(v, str) else _fail_type()
-    return v  # "O"
+def _ulong(v: Any) -> int:  # "k"/"K": ints only (bool included), masked, no overflow check
+    if not isinstance(v, int):
+        raise TypeError
+    return v & _U64
 
 
-def _fail_type() -> Any:
-    raise TypeError
+def _uint(v: Any) -> int:  # "I": __index__, masked
+    return operator.index(v) & _U32
+
+
+def _signed(bits: int) -> Any:  # "i"/"L": __index__, range-checked
+    lo, hi = -(1 << (bits - 1)), 1 << (bits - 1)
+
+    def conv(v: Any) -> int:
+        n = operator.index(v)
+        if not lo <= n < hi:
+            raise OverflowError
+        return n
+
+    return conv
+
+
+def _str(v: Any) -> str:  # "s": str only (None refused)
+    if not isinstance(v, str):
+        raise TypeError
+    return v
+
+
+def _float(v: Any) -> float:  # "f"
+    if isinstance(v, str):
+        raise TypeError
+    return float(v)
+
+
+_CONVERTERS = {"k": _ulong, "K": _ulong, "I": _uint, "i": _signed(32), "L": _signed(64), "s": _str, "f": _float,
+               "O": lambda v: v}
 
 
 def parse(name: str, fmt: str, args: tuple) -> list:
-    """Convert `args` per `fmt` ("|" starts optional ones)."""
+    """Convert `args` per `fmt` ("|" starts optional ones), as CPython's getargs would."""
     required, _, optional = fmt.partition("|")
     if not len(required) <= len(args) <= len(required) + len(optional):
         raise TypeError(f"{name} args parse failed")
     try:
-        return [_convert(c, a) for c, a in zip(required + optional, args, strict=False)]
+        return [_CONVERTERS[c](a) for c, a in zip(required + optional, args, strict=False)]
     except (TypeError, OverflowError, ValueError):
         raise TypeError(f"{name} args parse failed") from None
 

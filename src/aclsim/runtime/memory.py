@@ -48,7 +48,7 @@ class Allocation:
     policy: int
     api: str  # "malloc", "malloc_align32", "malloc_cached", "dvpp_malloc"
     offset: int  # offset in the device's backing store
-    data: np.ndarray = field(repr=False)  # uint8 view of alloc_size bytes
+    backing: np.ndarray = field(repr=False)  # the whole device's bytes
     serial: int = 0
     site: Any = None  # where it was allocated (filled in when observers want it)
     freed: bool = False
@@ -57,6 +57,11 @@ class Allocation:
     def end(self) -> int:
         """One past the last byte the runtime reserved (start + alloc_size)."""
         return self.start + self.alloc_size
+
+    @property
+    def data(self) -> np.ndarray:
+        """uint8 view of the allocation's alloc_size bytes."""
+        return self.backing[self.offset : self.offset + self.alloc_size]
 
     def contains(self, addr: int, nbytes: int = 1) -> bool:
         return self.start <= addr and addr + nbytes <= self.end
@@ -217,7 +222,7 @@ class DeviceHeap:
         self._serial += 1
         a = Allocation(
             device=self.device_id, start=self.base + off, size=size, alloc_size=alloc_size, page_kind=kind,
-            reserved=reserved, policy=policy, api=api, offset=off, data=self.bytes[off : off + alloc_size],
+            reserved=reserved, policy=policy, api=api, offset=off, backing=self.bytes,
             serial=self._serial,
         )
         bisect.insort(self._starts, a.start)
