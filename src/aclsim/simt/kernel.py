@@ -158,6 +158,9 @@ class Launcher:
             raise SimtError(f"kernel {k.name} takes {len(k.param_types)} arguments, got {len(args)}")
         vals = [_convert(k.name, name, t, a) for (name, t), a in zip(k.param_types.items(), args, strict=False)]
         rt = get_runtime()
+        # Pointers resolve at launch: queued work still uses memory freed before it runs, as on hardware.
+        vals = [PtrArg(rt, name, v, t.dtype) if isinstance(t, PtrType) else v
+                for (name, t), v in zip(k.param_types.items(), vals, strict=False)]
         grid, block = self.grid, self.block
 
         def run(task: Task) -> None:
@@ -199,14 +202,14 @@ def _convert(kname: str, name: str, t: Any, a: Any) -> Any:
 
 
 def _execute(rt: Any, task: Task, k: Kernel, compiled: compiler.Compiled, grid: tuple, block: tuple, vals: list) -> None:
-    """The device side of a launch: resolve pointers, then run every chunk of blocks."""
+    """The device side of a launch: run every chunk of blocks."""
     observe = bool(rt.bus.observers) and rt.bus.wants("kernel_access")
     C = LaunchContext(rt, task, k.name, k.file, grid, block, observe)
     args: list[Any] = []
     ptrs: list[PtrArg] = []
-    for (name, t), v in zip(k.param_types.items(), vals, strict=False):
+    for t, v in zip(k.param_types.values(), vals, strict=False):
         if isinstance(t, PtrType):
-            p = PtrArg(rt, name, v, t.dtype)
+            p = v  # resolved at launch
             ptrs.append(p)
             args.append(p)
         else:
