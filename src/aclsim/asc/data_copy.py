@@ -17,6 +17,7 @@ import numpy as np
 
 from . import context as ctx
 from .context import AscWarning, fail
+from .dtypes import bfloat16
 from .params import DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams, DataCopyParams
 from .tensors import GlobalTensor, LocalTensor
 
@@ -196,7 +197,9 @@ def data_copy_pad(dst: Any, src: Any, params: Any, pad_params: Any = None) -> No
         s = _gm_rows(src, bc, blen, blen + int(params.src_stride), api, False)
         _local_rows(dst, bc, blen, dpitch, api, False, skip=left)[...] = s
         if left or right:
-            value = np.array(pad_params.padding_value).astype(dt.np).view(np.uint8)
+            v = np.array([pad_params.padding_value])
+            value = ((v.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16) if dt is bfloat16
+                     else v.astype(dt.np)).view(np.uint8)
             for skip, n in ((0, left), (left + blen, right)):
                 if n:
                     _local_rows(dst, bc, n, dpitch, api, False, skip=skip)[...] = np.tile(value, n // isz)
