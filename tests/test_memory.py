@@ -143,7 +143,8 @@ def test_malloc_host_is_real_aligned_memory(rt):
 def test_bytes_to_ptr_receives_d2h_copies(rt):
     data = np.linspace(0, 1, 64, dtype=np.float32)
     d, _ = acl.rt.malloc(data.nbytes, 0)
-    assert acl.rt.memcpy(d, data.nbytes, acl.util.bytes_to_ptr(data.tobytes()), data.nbytes, 1) == 0
+    src = data.tobytes()  # the bytes object must outlive the pointer taken from it
+    assert acl.rt.memcpy(d, data.nbytes, acl.util.bytes_to_ptr(src), data.nbytes, 1) == 0
     out = bytes(data.nbytes)
     assert acl.rt.memcpy(acl.util.bytes_to_ptr(out), data.nbytes, d, data.nbytes, 2) == 0
     assert np.array_equal(np.frombuffer(out, dtype=np.float32), data)
