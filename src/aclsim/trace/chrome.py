@@ -69,14 +69,6 @@ def events(tl: Timeline) -> Iterator[str]:
     for m in _metadata(tl, host_tid, tracks):
         yield _compact(m)
 
-    encoded: dict[str, str] = {}
-
-    def enc(text: str) -> str:
-        r = encoded.get(text)
-        if r is None:
-            r = encoded[text] = json.dumps(text)
-        return r
-
     def where(s: Span) -> tuple[int, int]:
         if s.stream is None:
             return HOST_PID, host_tid[s.thread]
@@ -99,18 +91,22 @@ def events(tl: Timeline) -> Iterator[str]:
             shared = details[key] = _members(modeled_npu_us=modeled, **s.info, error=s.error)
         return _object(f'"emulator_us":{s.emulator * 1e6:.3f}', shared, seq)
 
+    heads: dict[tuple, str] = {}  # the fixed part of a slice: name, category, track
     for s in (*tl.host, *tl.device):
         pid, tid = where(s)
+        key = (s.name, s.cat, pid, tid)
+        head = heads.get(key)
+        if head is None:
+            head = heads[key] = f'{{"ph":"X","name":{json.dumps(s.name)},"cat":"{s.cat}","pid":{pid},"tid":{tid},'
         a, b = round((s.t0 - o) * 1e6, 3), round((s.t1 - o) * 1e6, 3)
-        yield (f'{{"ph":"X","name":{enc(s.name)},"cat":"{s.cat}","ts":{a:.3f},"dur":{b - a:.3f},"pid":{pid},'
-               f'"tid":{tid},"args":{args(s)}}}')
+        yield f'{head}"ts":{a:.3f},"dur":{b - a:.3f},"args":{args(s)}}}'
     for i, (src, at, dst) in enumerate(tl.flows, 1):
         pid, tid = where(src)
         yield f'{{"ph":"s","name":"queued","cat":"flow","id":{i},"ts":{(at - o) * 1e6:.3f},"pid":{pid},"tid":{tid}}}'
         pid, tid = where(dst)
         yield (f'{{"ph":"f","bp":"e","name":"queued","cat":"flow","id":{i},"ts":{(dst.t0 - o) * 1e6:.3f},'
                f'"pid":{pid},"tid":{tid}}}')
-    counter = enc(f"{tl.chip.memory_kind} in use")
+    counter = json.dumps(f"{tl.chip.memory_kind} in use")
     for d, points in tl.memory.items():
         for t, used in points:
             yield f'{{"ph":"C","name":{counter},"pid":{DEVICE_PID + d},"tid":0,"ts":{(t - o) * 1e6:.3f},"args":{{"bytes":{used}}}}}'
