@@ -613,6 +613,8 @@ class Codegen:
         return self.const(self._global_value(node))
 
     def subscript_parts(self, node: ast.Subscript) -> tuple[str, str]:
+        if type(node.value) in _CONSTRUCTS:
+            raise self.refuse(node, _CONSTRUCTS[type(node.value)])
         if not isinstance(node.value, ast.Name) or node.value.id not in self.locals:
             raise self.refuse(node, f"indexing '{ast.unparse(node.value)}'",
                               "only simt.Ptr parameters and shared arrays can be indexed")
