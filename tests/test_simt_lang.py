@@ -360,7 +360,7 @@ def test_launch_configuration_is_checked():
 
 
 def test_in_kernel_names_raise_outside_kernels():
-    with pytest.raises(simt.SimtError, match="inside a @simt.kernel"):
+    with pytest.raises(simt.SimtError, match=r"inside a @simt\.kernel"):
         simt.syncthreads()
-    with pytest.raises(simt.SimtError, match="threadIdx.x"):
+    with pytest.raises(simt.SimtError, match=r"threadIdx\.x"):
         _ = threadIdx.x
