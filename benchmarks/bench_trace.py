@@ -10,8 +10,11 @@ any bus tool pays. Each figure is the best of several alternating rounds; ratios
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -19,6 +22,7 @@ from collections.abc import Callable
 import numpy as np
 
 from aclsim import constants as C
+from aclsim.cli.run import install_aliases, run_script
 from aclsim.runtime import Task, get_runtime, reset_runtime
 from aclsim.trace.session import TraceSession
 
@@ -82,6 +86,36 @@ def simt_square(n: int, launches: int) -> Callable[[], None] | None:
     return go
 
 
+def example(path: str) -> Callable[[], None] | None:
+    """A whole example program, run in process as `aclsim run` does (its output discarded)."""
+    if not os.path.exists(path):
+        return None
+    install_aliases()
+
+    def go() -> None:
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert run_script(path, []) == 0
+
+    return go
+
+
+def command_line(path: str) -> None:
+    """`aclsim run [--trace] example`: whole processes, interpreter start-up included."""
+    if not os.path.exists(path):
+        return
+    best = {False: float("inf"), True: float("inf")}
+    with tempfile.TemporaryDirectory() as d:
+        for _ in range(ROUNDS):
+            for traced in best:
+                cmd = [sys.executable, "-m", "aclsim", "run", *(["--trace", os.path.join(d, "t.json")] if traced else []),
+                       path]
+                t0 = time.perf_counter()
+                subprocess.run(cmd, check=True, capture_output=True)
+                best[traced] = min(best[traced], time.perf_counter() - t0)
+    print(f"{'aclsim run ' + os.path.basename(path) + ' (process)':<46} untraced {best[False] * 1e3:7.2f} ms  "
+          f"traced x{best[True] / best[False]:5.2f}")
+
+
 def timed(work: Callable[[], None], mode: str, trace_path: str) -> tuple[float, float]:
     """(total seconds, seconds spent in session.finish)."""
     rt = get_runtime()
@@ -104,7 +138,7 @@ def timed(work: Callable[[], None], mode: str, trace_path: str) -> tuple[float, 
 
 def measure(name: str, work: Callable[[], None] | None) -> None:
     if work is None:
-        print(f"{name:<46} skipped (aclsim.simt not available)")
+        print(f"{name:<46} skipped (needs aclsim.simt / the example)")
         return
     work()  # warm up (compilation, first-touch of pages)
     best = {"untraced": (float("inf"), 0.0), "observed": (float("inf"), 0.0), "traced": (float("inf"), 0.0)}
@@ -127,6 +161,9 @@ def main() -> None:
     measure("256 MiB H2D + D2H (synchronous memcpy)", big_copy())
     measure("article square, 2^20 threads, 1 launch", simt_square(1 << 20, 1))
     measure("article square, 1,024 threads, 1,000 launches", simt_square(1024, 1000))
+    seed = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "seed_square.py")
+    measure("examples/seed_square.py (2^20 threads), in process", example(seed))
+    command_line(seed)
 
 
 if __name__ == "__main__":
