@@ -166,7 +166,7 @@ class Launcher:
         def run(task: Task) -> None:
             _execute(rt, task, k, compiled, grid, block, vals)
 
-        task = Task("kernel", k.name, run, grid=grid, block=block, keep=args, engine="simt")
+        task = Task("kernel", k.name, run, grid=grid, block=block, keep=args, engine="simt", source=k.file)
         return rt.launch(self.stream, task, f"{k.name}[...] launch")
 
 
