@@ -31,6 +31,7 @@ _BINOPS = {
     ast.Mod: "mod", ast.Pow: "pow", ast.LShift: "lshift", ast.RShift: "rshift", ast.BitAnd: "and",
     ast.BitOr: "or", ast.BitXor: "xor",
 }
+_FUSABLE = (ast.Add, ast.Sub, ast.Mult)  # `p[i] = a op b` may compute straight into memory
 _CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 _UNARY = {ast.USub: "neg", ast.UAdd: "pos", ast.Invert: "invert", ast.Not: "not"}
 _CONSTRUCTS = {
@@ -87,7 +88,7 @@ HELPERS: dict[str, Any] = {
     "_to": ops.to_dtype, "_m1": ops.math1, "_m2": ops.math2, "_minmax": ops.minmax, "_abs": ops.absolute,
     "_rsqrt": ops.rsqrt, "_fma": ops.fma, "_mand": ops.mand, "_mandnot": ops.mandnot, "_mor": ops.mor,
     "_tomask": ops.to_mask, "_cmpm": ops.cmp_mask, "_rmask": ops.range_mask, "_asg": ops.assign,
-    "_truth": ops.truth, "_ld": memory.load, "_st": memory.store, "_atomic": memory.atomic, "_U": ops.UNDEF,
+    "_truth": ops.truth, "_ld": memory.load, "_st": memory.store, "_stb": memory.store_binop, "_atomic": memory.atomic, "_U": ops.UNDEF,
     "np": np,
 }
 
@@ -301,6 +302,11 @@ class Codegen:
             for tgt, t in zip(target.elts, tmps, strict=False):
                 self.assign_value(tgt, t, s)
             return
+        if isinstance(target, ast.Subscript) and isinstance(value, ast.BinOp) and type(value.op) in _FUSABLE:
+            base, idx = self.subscript_parts(target)
+            a, b = self.expr(value.left, "m"), self.expr(value.right, "m")
+            self.emit(f"_stb(C, {base}, {idx}, {_BINOPS[type(value.op)]!r}, {a}, {b}, m, {self.src.line(s)})")
+            return
         self.assign_value(target, self.expr(value, "m"), s)
 
     def assign_value(self, target: ast.expr, code: str, s: ast.stmt) -> None:
@@ -329,7 +335,7 @@ class Codegen:
             t = self.tmp()
             line = self.src.line(s)
             self.emit(f"{t} = {idx}")
-            self.emit(f"_st(C, {base}, {t}, _bin({op!r}, _ld(C, {base}, {t}, m, {line}), {v}), m, {line})")
+            self.emit(f"_stb(C, {base}, {t}, {op!r}, _ld(C, {base}, {t}, m, {line}), {v}, m, {line})")
         else:
             raise self.refuse(s, f"assigning to {ast.unparse(s.target)!r}")
 

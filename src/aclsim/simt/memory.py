@@ -19,7 +19,7 @@ from ..runtime.observe import KernelAccess
 from ..runtime.streams import KernelFault
 from .atomics import as_values, serial_apply
 from .ctype import cast
-from .ops import ND, Idx, mask_array, val
+from .ops import ND, Idx, binop, mask_array, val
 
 _CLIP = 1 << 50  # indices beyond this are out of every allocation anyway; keeps address maths in int64
 
@@ -256,6 +256,31 @@ def store(C: Any, P: Any, idx: Any, value: Any, m: Any, line: int) -> None:
     arr[k] = v
     C.bytes_written += k.shape[0] * P.isz
     return None
+
+
+_FUSED = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
+
+
+def _fusable(v: Any, dt: np.dtype) -> bool:
+    t = type(v)
+    return (t is ND and v.dtype is dt) or t is float or t is int or (isinstance(v, np.generic) and v.dtype == dt)
+
+
+def store_binop(C: Any, P: Any, idx: Any, op: str, a: Any, b: Any, m: Any, line: int) -> None:
+    """P[idx] = a <op> b; a contiguous float store is computed straight into device memory (no temporary)."""
+    if type(P) is PtrArg and type(idx) is Idx and op in _FUSED and P.dtype.kind == "f" \
+            and _fusable(a, P.dtype) and _fusable(b, P.dtype):
+        r = _ramp_range(C, P, idx, m)
+        if r is not None:
+            lo, hi, first, last, k = r
+            if C.observe:
+                _emit_ramp(C, P, lo, hi, first, last, line, "store", True)
+            # numpy resolves any overlap between the operands and the output itself.
+            _FUSED[op](a[lo:hi] if type(a) is ND else a, b[lo:hi] if type(b) is ND else b,
+                       out=P.view[first : last + 1 : k])
+            C.bytes_written += (hi - lo) * P.isz
+            return
+    store(C, P, idx, binop(op, a, b), m, line)
 
 
 def atomic(C: Any, op: str, P: Any, idx: Any, value: Any, m: Any, line: int, compare: Any = None) -> Any:
