@@ -141,7 +141,7 @@ class GlobalTensor:
 class Buffer:
     """One block of local memory carved by TPipe.init_buffer (or a raw LocalTensor region)."""
 
-    __slots__ = ("end", "gen", "index", "lo", "owner", "pool", "position", "site", "state", "views")
+    __slots__ = ("end", "gen", "index", "lo", "owner", "pool", "position", "released_by", "site", "state", "views")
 
     def __init__(self, pool: Pool, lo: int, size: int, owner: Any, index: int, position: int, state: int) -> None:
         self.pool = pool
@@ -152,7 +152,8 @@ class Buffer:
         self.position = position
         self.state = state
         self.gen = 0
-        self.site: tuple[str, int] | None = None  # where it was allocated / freed last
+        self.site: tuple[str, int] | None = None  # where it was allocated / released last
+        self.released_by = "free_tensor"
         self.views: dict[DataType, np.ndarray] = {}
 
     def tensor(self, dtype: DataType) -> LocalTensor:
@@ -163,10 +164,12 @@ class Buffer:
         t.dtype, t.buf, t.gen, t.lo, t.end, t.arr = dtype, self, self.gen, self.lo, self.end, arr
         return t
 
-    def retire(self) -> None:
-        """Invalidate every tensor handed out on this buffer (free_tensor, TPipe.reset)."""
+    def retire(self, by: str, site: tuple[str, int]) -> None:
+        """Invalidate every tensor handed out on this buffer (`by` free_tensor or TPipe.reset at `site`)."""
         self.gen += 1
         self.state = FREE if self.state != FIXED else FIXED
+        self.released_by = by
+        self.site = site
 
 
 def position_pool(pos: int, api: str) -> str:
@@ -252,7 +255,7 @@ class LocalTensor:
         if b.gen != self.gen:
             name = ctx.name_of(self) or "the tensor"
             at = f" at {ctx.short(b.site[0])}:{b.site[1]}" if b.site else ""
-            fail(api, f"{name} is used after free_tensor: its buffer was released{at} "
+            fail(api, f"{name} is used after {b.released_by}: its buffer was released{at} "
                       f"(now {STATE_NAMES[b.state]}); npuchk ErrorRead1/ErrorWrite1")
 
     def bounds(self, count: int, api: str) -> int:

@@ -24,8 +24,9 @@ QBUF_MAX_LEN = 64  # buffers one TPipe can manage (kernel_tpipe_impl.h)
 EVENT_IDS = 8  # event ids per HardEvent a TPipe hands out (inference: 8 flag registers per pipe pair)
 
 
-def _caller() -> tuple[str, int]:
-    f = sys._getframe(2)
+def _caller(depth: int = 2) -> tuple[str, int]:
+    """(file, line) of the kernel code `depth` frames up (2 = the caller of the API function)."""
+    f = sys._getframe(depth)
     return f.f_code.co_filename, f.f_lineno
 
 
@@ -131,8 +132,7 @@ class TQueBind:
             fail(api, f"double free: this tensor of {self.label()} was already freed{at} (npuchk ErrorFree)")
         if b.state == ENQUEUED:
             fail(api, f"the tensor is still enqueued in {self.label()}: deque it before free_tensor")
-        b.retire()
-        b.site = _caller()
+        b.retire("free_tensor", _caller())
         self.core.pos_live[self.position] -= 1
 
     def _own(self, tensor: LocalTensor, api: str) -> Buffer:
@@ -224,6 +224,7 @@ class TPipe:
         self.core = core
         self.buffers: list[Buffer] = []
         self.queues: list[TQueBind] = []
+        self.tbufs: list[TBuf] = []
         self.events: dict[int, set[int]] = {}
         self.destroyed = False
 
@@ -280,24 +281,32 @@ class TPipe:
         else:
             target.buffer = Buffer(pool, pool.top, block, target, 0, target.position, FIXED)
             self.buffers.append(target.buffer)
+            self.tbufs.append(target)
         pool.top += need
 
     def reset(self) -> None:
         """Release every buffer: tensors from before must not be used again."""
+        self._release("TPipe.reset")
+
+    def _release(self, by: str) -> None:
+        site = _caller(3)
         for b in self.buffers:
-            b.retire()
+            b.retire(by, site)
         for q in self.queues:
             q.bufs = []
             q.fifo.clear()
+        for t in self.tbufs:
+            t.buffer = None
         for pool in self.core.pools.values():
             pool.top = 0
         self.core.pos_live = [0] * 12
         self.buffers = []
         self.queues = []
+        self.tbufs = []
 
     def destroy(self) -> None:
         """Release everything; a new TPipe may be created afterwards."""
-        self.reset()
+        self._release("TPipe.destroy")
         self.destroyed = True
 
     def alloc_event_id(self, event: int = HardEvent.V_S) -> int:
