@@ -55,3 +55,14 @@ def test_trace_plot_rejects_files_that_are_not_traces(tmp_path, capsys):
     assert "has no traceEvents list" in capsys.readouterr().err
     assert main(["trace-plot", str(tmp_path / "missing.json")]) == 2
     assert "No such file" in capsys.readouterr().err
+
+
+def test_trace_plot_draws_a_time_window(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    trace = tmp_path / "run.json"
+    make_trace(trace)
+    end_ms = max(e["ts"] + e.get("dur", 0) for e in json.loads(trace.read_text())["traceEvents"] if e["ph"] == "X") / 1e3
+    assert main(["trace-plot", str(trace), "--start", "0", "--end", str(end_ms), "-o", str(tmp_path / "w.png")]) == 0
+    assert (tmp_path / "w.png").read_bytes()[:4] == b"\x89PNG"
+    assert main(["trace-plot", str(trace), "--start", str(end_ms + 1000), "-o", str(tmp_path / "none.png")]) == 2
+    assert "has no complete ('X') events to draw in that window" in capsys.readouterr().err

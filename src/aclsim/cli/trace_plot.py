@@ -18,6 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", help="image file to write (default: the trace's name with .png)")
     p.add_argument("--title", help="title above the picture (default: the trace's file name)")
     p.add_argument("--width", type=float, default=12.0, help="figure width in inches (default 12)")
+    p.add_argument("--start", type=float, metavar="MS", help="draw from this time (ms since the trace started)")
+    p.add_argument("--end", type=float, metavar="MS", help="draw up to this time (ms since the trace started)")
     p.set_defaults(func=run)
 
 
@@ -26,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
 
     output = args.output or os.path.splitext(args.trace)[0] + ".png"
     try:
-        plot(args.trace, output, title=args.title, width=args.width)
+        plot(args.trace, output, title=args.title, width=args.width, start_ms=args.start, end_ms=args.end)
     except ImportError as e:
         if "matplotlib" not in str(e):
             raise

@@ -7,6 +7,7 @@ order, flow events ("s"/"f") as arrows and counter events ("C") as step lines un
 from __future__ import annotations
 
 import json
+import math
 from collections import defaultdict
 from typing import Any
 
@@ -59,8 +60,14 @@ def _tracks(evs: list[dict[str, Any]]) -> list[tuple[int, int, str]]:
     return [(p, t, f"{pname.get(p, f'pid {p}')}\n{tname.get((p, t), f'tid {t}')}") for p, t in ordered]
 
 
-def plot(path: str, output: str, title: str | None = None, width: float = 12.0) -> None:
-    """Draw the trace at `path` into the image file `output` (format from its extension)."""
+def plot(
+    path: str, output: str, title: str | None = None, width: float = 12.0,
+    start_ms: float | None = None, end_ms: float | None = None,
+) -> None:
+    """Draw the trace at `path` into the image file `output` (format from its extension).
+
+    `start_ms`/`end_ms` limit the picture to a window of the trace's time axis.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -68,13 +75,18 @@ def plot(path: str, output: str, title: str | None = None, width: float = 12.0) 
     from matplotlib.patches import Patch
 
     evs = load_events(path)
+    lo_us = -math.inf if start_ms is None else start_ms * 1e3
+    hi_us = math.inf if end_ms is None else end_ms * 1e3
+    evs = [e for e in evs if e.get("ph") != "X" or (e["ts"] + e.get("dur", 0) >= lo_us and e["ts"] <= hi_us)]
     tracks = _tracks(evs)
     if not tracks:
-        raise TraceFormatError(f"{path} has no complete ('X') events to draw")
+        raise TraceFormatError(f"{path} has no complete ('X') events to draw" + (" in that window" if evs else ""))
     row = {(p, t): i for i, (p, t, _) in enumerate(tracks)}
     spans = [e for e in evs if e.get("ph") == "X"]
-    end_ms = max(e["ts"] + e.get("dur", 0) for e in spans) / 1e3
-    start_ms = min(e["ts"] for e in spans) / 1e3
+    if end_ms is None:
+        end_ms = max(e["ts"] + e.get("dur", 0) for e in spans) / 1e3
+    if start_ms is None:
+        start_ms = min(e["ts"] for e in spans) / 1e3
     min_w = (end_ms - start_ms) * 0.002  # zero-length spans (launches, event records) stay visible
 
     counters: dict[tuple[int, str], list[tuple[float, float]]] = defaultdict(list)
