@@ -6,7 +6,7 @@ from typing import Any
 
 from ..runtime.memory import Allocation
 from ..runtime.streams import Stream, Task
-from .findings import where
+from .findings import short_path, where
 
 
 def alloc_text(a: Allocation) -> str:
@@ -29,8 +29,7 @@ def stream_arg(s: Stream) -> str:
 
 
 def task_text(task: Task, line: int | None = None) -> str:
-    what = f"kernel {task.name}" if task.kind == "kernel" else task.name
-    return f"{what} (kernel line {line})" if line is not None else what
+    return kernel_where(task, line) if task.kind == "kernel" else task.name
 
 
 def range_text(a: Allocation, lo: int, hi: int) -> str:
@@ -46,4 +45,4 @@ def kernel_where(task: Task, line: int | None) -> str:
     src: Any = task.info.get("source")
     if line is None:
         return f"kernel {task.name}"
-    return f"kernel {task.name} ({src}:{line})" if src else f"kernel {task.name} line {line}"
+    return f"kernel {task.name} ({short_path(src)}:{line})" if src else f"kernel {task.name} line {line}"
