@@ -358,3 +358,22 @@ def test_a_kernel_called_like_a_function_explains_how_to_launch():
         use_after_free[0]
     with pytest.raises(RuntimeError, match="only run inside a kernel"):
         asc.get_block_idx()
+
+
+@asc.jit
+def over_depth(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    _, q, _, _ = _setup(x, z)
+    a = q.alloc_tensor(asc.float32)
+    b = q.alloc_tensor(asc.float32)
+    asc.duplicate(a, 1.0, 64)
+    asc.duplicate(b, 1.0, 64)
+    q.enque(a)
+    a = q.deque(asc.float32)
+    q.enque(a)  # a dequeued tensor may be enqueued again
+    q.enque(b)  # over-depth
+
+
+def test_enque_beyond_the_queue_depth():
+    msg = fault(over_depth)
+    assert_at(msg, "over-depth", "over_depth", "TQue.enque")
+    assert "already holds 1 tensor(s) (usedCount is 1, which exceed depth limits 1)" in msg

@@ -1,8 +1,8 @@
 """TPipe, TQueBind/TQue and TBuf: carving local memory and the tensor life cycle.
 
 Names and signatures follow pyasc `python/asc/language/fwk/tpipe.py`; the rules come from the
-Ascend C programming guide and CANN 8.1's `kernel_tpipe_impl.h` (reference `ascendc-device.md`
-§2.2): init_buffer rounds each block up to 32 bytes and refuses to over-subscribe the memory,
+Ascend C programming guide, CANN 8.1's `kernel_tpipe_impl.h` (reference `ascendc-device.md`
+§2.2) and the queue state checks of asc-devkit `impl/basic_api/kernel_tquebind_impl.h`: init_buffer rounds each block up to 32 bytes and refuses to over-subscribe the memory,
 a TPipe manages at most 64 buffers, at most 8 tensors (4 on the first-generation 910) may be
 allocated at once on one TPosition. Where hardware would hang (deque on an empty queue,
 alloc_tensor with every buffer in use) the emulator faults at once and says why.
@@ -37,8 +37,8 @@ class TQueBind:
         self.src = TPosition(src)
         self.dst = TPosition(dst)
         self.position = self.dst if self.src == TPosition.GM else self.src
-        # depth: how many enque may be pending without a deque (0 behaves as 1).
-        self.depth = max(int(depth or 0), 1)
+        # depth: how many enqueued tensors may wait for deque (0: the queue does not count them).
+        self.depth = int(depth or 0)
         self.bufs: list[Buffer] = []
         self.fifo: deque[Buffer] = deque()
         self.next = 0
@@ -96,12 +96,12 @@ class TQueBind:
         """Hand a written tensor to the consumer side of the queue."""
         api = "TQue.enque"
         b = self._own(tensor, api)
-        if b.state != ALLOCATED:
-            fail(api, f"tensor is {STATE_NAMES[b.state]}, not freshly allocated: enque a tensor once, after "
-                      "alloc_tensor and before deque")
-        if len(self.fifo) >= self.depth:
-            fail(api, f"queue {self.label()} already holds {len(self.fifo)} tensor(s), its depth is {self.depth}: "
-                      "deque before enqueuing more, or create the queue with a larger depth")
+        if b.state not in (ALLOCATED, DEQUEUED):
+            fail(api, f"the tensor is {STATE_NAMES[b.state]}: enque takes a tensor from alloc_tensor or deque")
+        if self.depth and len(self.fifo) >= self.depth:
+            fail(api, f"queue {self.label()} already holds {len(self.fifo)} tensor(s) (usedCount is "
+                      f"{len(self.fifo)}, which exceed depth limits {self.depth}): deque before enqueuing more, "
+                      "or create the queue with a larger depth")
         b.state = ENQUEUED
         self.fifo.append(b)
 
@@ -154,7 +154,7 @@ class TQueBind:
 
     def vacant_in_que(self) -> bool:
         """True while another enque fits (fewer than `depth` tensors pending)."""
-        return len(self.fifo) < self.depth
+        return not self.depth or len(self.fifo) < self.depth
 
     def has_idle_buffer(self) -> bool:
         return any(b.state == FREE for b in self.bufs)
