@@ -1,0 +1,237 @@
+"""SIMT kernel speed, every figure measured in this run.
+
+1. The article's square kernel (256 threads per block) against np.multiply(x, x, out=y) on the
+   same data, warm, at 2^16, 2^20 and 2^22 threads (target: within 3x at 2^22).
+2. Launch overhead: an empty kernel plus synchronize (target: <= 50 us).
+3. Each example kernel against Numba's CUDA simulator on the same problem, when numba is
+   installed (skipped otherwise); the simulator runs one Python thread per GPU thread, so sizes
+   are small.
+
+Run: python benchmarks/bench_simt.py
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+
+os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")  # must precede any numba import
+
+import numpy as np
+
+import aclsim
+from aclsim import simt
+
+TPB = 128
+
+
+@simt.kernel
+def square(inp: simt.Ptr[np.float32], out: simt.Ptr[np.float32], size: np.uint32):
+    tid = simt.blockIdx.x * simt.blockDim.x + simt.threadIdx.x
+    if tid < size:
+        out[tid] = inp[tid] * inp[tid]
+
+
+@simt.kernel
+def saxpy(n: np.int32, a: np.float32, x: simt.Ptr[np.float32], y: simt.Ptr[np.float32]):
+    i = simt.blockIdx.x * simt.blockDim.x + simt.threadIdx.x
+    stride = simt.blockDim.x * simt.gridDim.x
+    while i < n:
+        y[i] = a * x[i] + y[i]
+        i += stride
+
+
+@simt.kernel
+def matmul(a: simt.Ptr[np.float32], b: simt.Ptr[np.float32], c: simt.Ptr[np.float32], n: np.int32):
+    row = simt.blockIdx.y * simt.blockDim.y + simt.threadIdx.y
+    col = simt.blockIdx.x * simt.blockDim.x + simt.threadIdx.x
+    if row < n and col < n:
+        acc = np.float32(0)
+        for k in range(n):
+            acc += a[row * n + k] * b[k * n + col]
+        c[row * n + col] = acc
+
+
+@simt.kernel
+def reduction(x: simt.Ptr[np.float32], total: simt.Ptr[np.float32], n: np.uint32):
+    partial = simt.shared.array(TPB, np.float32)
+    tid = simt.threadIdx.x
+    i = simt.blockIdx.x * simt.blockDim.x + tid
+    partial[tid] = x[i] if i < n else np.float32(0)
+    simt.syncthreads()
+    stride = simt.blockDim.x // 2
+    while stride > 0:
+        if tid < stride:
+            partial[tid] += partial[tid + stride]
+        simt.syncthreads()
+        stride //= 2
+    if tid == 0:
+        simt.atomic_add(total, 0, partial[0])
+
+
+@simt.kernel
+def empty(x: simt.Ptr[np.float32]):
+    pass
+
+
+try:  # Numba's simulator patches the kernels' globals: `cuda` must be a module-level name
+    import numba
+    from numba import cuda, float32
+except ImportError:
+    numba = cuda = None
+
+if cuda is not None:
+
+    @cuda.jit
+    def nb_square(inp, out, size):
+        tid = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+        if tid < size:
+            out[tid] = inp[tid] * inp[tid]
+
+    @cuda.jit
+    def nb_saxpy(n, a, x, y):
+        i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+        stride = cuda.blockDim.x * cuda.gridDim.x
+        while i < n:
+            y[i] = a * x[i] + y[i]
+            i += stride
+
+    @cuda.jit
+    def nb_matmul(a, b, c, n):
+        row = cuda.blockIdx.y * cuda.blockDim.y + cuda.threadIdx.y
+        col = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+        if row < n and col < n:
+            acc = float32(0)
+            for k in range(n):
+                acc += a[row, k] * b[k, col]
+            c[row, col] = acc
+
+    @cuda.jit
+    def nb_reduction(x, total, n):
+        partial = cuda.shared.array(TPB, float32)
+        tid = cuda.threadIdx.x
+        i = cuda.blockIdx.x * cuda.blockDim.x + tid
+        partial[tid] = x[i] if i < n else float32(0)
+        cuda.syncthreads()
+        stride = cuda.blockDim.x // 2
+        while stride > 0:
+            if tid < stride:
+                partial[tid] += partial[tid + stride]
+            cuda.syncthreads()
+            stride //= 2
+        if tid == 0:
+            cuda.atomic.add(total, 0, partial[0])
+
+
+def timed(fn, reps: int) -> float:
+    """Median wall time of fn() over reps runs (after one warm-up run)."""
+    fn()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def bench_square(sync) -> None:
+    print("1. square kernel vs np.multiply(x, x, out=y), warm, median")
+    for log2 in (16, 20, 22):
+        n = 1 << log2
+        x = np.random.default_rng(0).random(n, dtype=np.float32)
+        y = np.empty_like(x)
+        dx, dy = aclsim.to_device(x), aclsim.empty(n)
+
+        def kernel(dx=dx, dy=dy, n=n):
+            square[n // 256, 256](dx, dy, n)
+            sync()
+
+        t_k = timed(kernel, 21)
+        t_np = timed(lambda x=x, y=y: np.multiply(x, x, out=y), 21)
+        assert np.array_equal(dy.copy_to_host(), x * x)
+        print(f"   2^{log2} threads: simt {t_k * 1e3:8.3f} ms   numpy {t_np * 1e3:8.3f} ms   ratio {t_k / t_np:5.2f}x")
+        dx.free()
+        dy.free()
+
+
+def bench_launch(sync) -> None:
+    d = aclsim.empty(1)
+    n = 3000
+    for _ in range(200):
+        empty[1, 1](d)
+        sync()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        empty[1, 1](d)
+        sync()
+    print(f"2. launch overhead (empty kernel + synchronize): {(time.perf_counter() - t0) / n * 1e6:.1f} us")
+
+
+def problems() -> dict:
+    """Each example at a size the Numba simulator finishes in seconds."""
+    rng = np.random.default_rng(1)
+    n_sq, n_sx, n_mm, n_red = 4096, 8192, 24, 2048
+    return {
+        "square (16 x 256 threads)": dict(
+            inputs=[rng.random(n_sq, dtype=np.float32), np.zeros(n_sq, np.float32)], scalars=(n_sq,),
+            grid=16, block=256, order="arrays-first"),
+        "saxpy grid-stride (8 x 128 threads, n=8192)": dict(
+            inputs=[rng.random(n_sx, dtype=np.float32), rng.random(n_sx, dtype=np.float32)], scalars=(n_sx, 2.0),
+            grid=8, block=128, order="saxpy"),
+        "matmul 24x24 (2x2 blocks of 16x16)": dict(
+            inputs=[rng.random((n_mm, n_mm), dtype=np.float32), rng.random((n_mm, n_mm), dtype=np.float32),
+                    np.zeros((n_mm, n_mm), np.float32)], scalars=(n_mm,), grid=(2, 2), block=(16, 16),
+            order="arrays-first"),
+        "reduction (16 x 128 threads, 8 barriers)": dict(
+            inputs=[rng.random(n_red, dtype=np.float32), np.zeros(1, np.float32)], scalars=(n_red,),
+            grid=16, block=TPB, order="arrays-first"),
+    }
+
+
+def _args(p: dict, arrays: list) -> list:
+    if p["order"] == "saxpy":
+        return [p["scalars"][0], np.float32(p["scalars"][1]), *arrays]
+    return [*arrays, *p["scalars"]]
+
+
+def bench_numba(sync) -> None:
+    if cuda is None:
+        print("3. Numba CUDA simulator: numba is not installed, skipped (pip install numba)")
+        return
+    print(f"3. example kernels vs Numba {numba.__version__} CUDA simulator (same sizes; one run of the simulator)")
+    ours = {"square": square, "saxpy": saxpy, "matmul": matmul, "reduction": reduction}
+    theirs = {"square": nb_square, "saxpy": nb_saxpy, "matmul": nb_matmul, "reduction": nb_reduction}
+    for label, p in problems().items():
+        key = label.split()[0]
+        dev = [aclsim.to_device(a) for a in p["inputs"]]
+
+        def run_ours(dev=dev, p=p, key=key):
+            for d, a in zip(dev, p["inputs"], strict=True):
+                d.copy_from_host(a)
+            ours[key][p["grid"], p["block"]](*_args(p, dev))
+            sync()
+
+        t_ours = timed(run_ours, 5)
+        got = dev[-1].copy_to_host() if key != "saxpy" else dev[1].copy_to_host()
+        nb_arrays = [cuda.to_device(a.copy()) for a in p["inputs"]]
+        t0 = time.perf_counter()
+        theirs[key][p["grid"], p["block"]](*_args(p, nb_arrays))
+        cuda.synchronize()
+        t_nb = time.perf_counter() - t0
+        ref = nb_arrays[-1].copy_to_host() if key != "saxpy" else nb_arrays[1].copy_to_host()
+        same = "same result" if np.allclose(got, ref, rtol=1e-5) else "RESULTS DIFFER"
+        print(f"   {label:<46} simt {t_ours * 1e3:8.2f} ms   numba-sim {t_nb * 1e3:9.1f} ms   "
+              f"{t_nb / t_ours:8.0f}x faster ({same})")
+
+
+def main() -> None:
+    with aclsim.Device(0):
+        sync = aclsim.Stream.default().synchronize
+        bench_square(sync)
+        bench_launch(sync)
+        bench_numba(sync)
+
+
+if __name__ == "__main__":
+    main()
