@@ -355,3 +355,27 @@ def test_a_raw_pointer_needs_a_type(device):
     z = aclsim.zeros(N, np.float32)
     with pytest.raises(TypeError, match=r"pass asc\.GlobalAddress\(ptr, dtype\)"):
         copy_blocks[1](z.ptr, z.ptr, N, 0)
+
+
+@asc.jit
+def accumulate(x: asc.GlobalAddress, z: asc.GlobalAddress, atomic: bool):
+    xg, zg = _gm(x + asc.get_block_idx() * 64), _gm(z)
+    (a,) = _tensors(asc.float32, 1)
+    asc.data_copy(a, xg, 64)
+    if atomic:
+        asc.set_atomic_add(asc.float32)
+    asc.data_copy(zg, a, 64)  # every core writes the same 64 floats
+    asc.set_atomic_none()
+
+
+@pytest.mark.parametrize("atomic", [True, False])
+def test_atomic_add_accumulates_overlapping_core_writes(atomic):
+    rec = Recorder()
+    get_runtime().bus.subscribe(rec)
+    x = np.arange(4 * 64, dtype=np.float32)
+    z = np.ones(64, np.float32)
+    accumulate[4](x, z, atomic)
+    expected = 1 + x.reshape(4, 64).sum(axis=0) if atomic else x[3 * 64:]  # plain stores: the last core wins
+    np.testing.assert_array_equal(z, expected)
+    writes = [a for a in rec.accesses if a.write]
+    assert len(writes) == 4 and all(a.atomic == atomic for a in writes)

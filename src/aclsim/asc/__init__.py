@@ -14,7 +14,7 @@ from __future__ import annotations
 import builtins
 
 from .context import AscError, AscWarning, get_block_idx, get_block_num
-from .data_copy import data_copy, data_copy_pad
+from .data_copy import data_copy, data_copy_pad, set_atomic_add, set_atomic_max, set_atomic_min, set_atomic_none
 from .debug import dump_tensor, printf
 from .dtypes import (
     DataType,
@@ -84,6 +84,7 @@ __all__ = [
     "data_copy_pad", "div", "dump_tensor", "duplicate", "exp", "float16", "float32", "float_", "get_block_idx",
     "get_block_num", "get_tpipe_ptr", "half", "int8", "int16", "int32", "int64", "int_", "jit", "ln", "max",
     "maxs", "min", "mins", "mul", "muls", "pipe_barrier", "printf", "range", "reciprocal", "reduce_max",
-    "reduce_min", "reduce_sum", "relu", "rsqrt", "select", "set_flag", "sqrt", "static_range", "sub", "uint8",
+    "reduce_min", "reduce_sum", "relu", "rsqrt", "select", "set_atomic_add", "set_atomic_max", "set_atomic_min",
+    "set_atomic_none", "set_flag", "sqrt", "static_range", "sub", "uint8",
     "uint16", "uint32", "uint64", "wait_flag",
 ]

@@ -81,6 +81,7 @@ class Core:
         self.pipe: TPipe | None = None
         self.pos_live = [0] * 12  # live (allocated, not freed) queue tensors per TPosition
         self.flags: dict[tuple[int, int], int] = {}  # (HardEvent, event id) -> set_flag minus wait_flag
+        self.atomic: tuple[str, Any, Any] | None = None  # (API, numpy ufunc, DataType) while set_atomic_* is on
 
     def pool(self, name: str) -> Pool:
         p = self.pools.get(name)
@@ -96,7 +97,7 @@ class Core:
         site = user_site()
         self.launch.bus.emit("kernel_access", KernelAccess(
             self.launch.task, alloc, write, lo, hi, itemsize, offsets=offsets, core=self.idx,
-            line=site.lineno if site else None, api=api,
+            line=site.lineno if site else None, api=api, atomic=write and self.atomic is not None,
         ))
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import context as ctx
 from .context import AscWarning, fail
-from .dtypes import bfloat16
+from .dtypes import as_dtype, bfloat16
 from .params import DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams, DataCopyParams
 from .tensors import GlobalTensor, LocalTensor
 
@@ -103,10 +103,52 @@ def _count(dst: Any, src: Any, count: int) -> None:
     if bad >= 0:
         src.uninit(api, bad, count)
     a, off = dst.region(moved, api)
-    a.data[off : off + moved] = src.buf.pool.bytes[slo : slo + moved]
+    _store(a.data[off : off + moved], src.buf.pool.bytes[slo : slo + moved], dt, api)
     launch.bytes_written += moved
     if launch.observe:
         core.emit_gm(a, off, off + moved, True, dt.itemsize, api)
+
+
+def _store(gm: np.ndarray, ub: np.ndarray, dt: Any, api: str) -> None:
+    """UB -> GM bytes: a plain store, or a read-modify-write while set_atomic_* is on."""
+    atomic = ctx.CORE.atomic
+    if atomic is None:
+        gm[...] = ub
+        return
+    mode, fn, adt = atomic
+    if adt is not dt:
+        fail(api, f"{mode}({adt.name}) is on but the data is {dt.name}: the atomic type must match what is "
+                  "copied out")
+    g = gm.view(dt.np)
+    fn(g, ub.view(dt.np), out=g)
+
+
+def set_atomic_add(dtype: Any) -> None:
+    """Following UB -> GM copies add into GM instead of overwriting (cores may then overlap)."""
+    _set_atomic("set_atomic_add", np.add, dtype)
+
+
+def set_atomic_max(dtype: Any) -> None:
+    """Following UB -> GM copies keep the maximum of GM and the data."""
+    _set_atomic("set_atomic_max", np.maximum, dtype)
+
+
+def set_atomic_min(dtype: Any) -> None:
+    """Following UB -> GM copies keep the minimum of GM and the data."""
+    _set_atomic("set_atomic_min", np.minimum, dtype)
+
+
+def set_atomic_none() -> None:
+    """Back to plain UB -> GM stores."""
+    ctx.current("set_atomic_none").atomic = None
+
+
+def _set_atomic(api: str, fn: Any, dtype: Any) -> None:
+    core = ctx.current(api)
+    dt = as_dtype(dtype)
+    if dt.name not in ("float16", "float32", "int16", "int32", "int8"):
+        fail(api, f"{dt.name} is not supported (float16, float32, int16, int32, int8)")
+    core.atomic = (api, fn, dt)
 
 
 def _rows(buf: np.ndarray, start: int, rows: int, width: int, pitch: int) -> np.ndarray:
@@ -159,7 +201,7 @@ def _blocked(dst: Any, src: Any, p: DataCopyParams) -> None:
     s = (_gm_rows(src, bc, width, spitch, api, False) if isinstance(src, GlobalTensor)
          else _local_rows(src, bc, width, spitch, api, True))
     if isinstance(dst, GlobalTensor):
-        _gm_rows(dst, bc, width, dpitch, api, True)[...] = s
+        _store(_gm_rows(dst, bc, width, dpitch, api, True), s, dst.dtype, api)
     else:
         _local_rows(dst, bc, width, dpitch, api, False)[...] = s
 
@@ -206,4 +248,4 @@ def data_copy_pad(dst: Any, src: Any, params: Any, pad_params: Any = None) -> No
         return
     block = -(-blen // 32) * 32  # UB -> GM: only the real bytes of each 32-byte-padded block land in GM
     s = _local_rows(src, bc, blen, block + int(params.src_stride) * 32, api, True)
-    _gm_rows(dst, bc, blen, blen + int(params.dst_stride), api, True)[...] = s
+    _store(_gm_rows(dst, bc, blen, blen + int(params.dst_stride), api, True), s, dt, api)
