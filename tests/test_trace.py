@@ -93,7 +93,11 @@ def test_trace_file_follows_the_trace_event_format(traced):
     procs = {e["pid"] for e in evs if e["ph"] == "M" and e["name"] == "process_name"}
     assert evs and all(e["ph"] in {"M", "X", "s", "f", "C"} for e in evs)
     for e in evs:
-        assert isinstance(e["pid"], int) and isinstance(e["tid"], int)
+        assert isinstance(e["pid"], int)
+        if e["ph"] in "Xsf" or e["name"] in ("thread_name", "thread_sort_index"):
+            assert isinstance(e["tid"], int)
+        else:  # process-wide: no tid (Perfetto then uses the pid)
+            assert "tid" not in e
         if e["ph"] != "M":
             assert isinstance(e["ts"], (int, float)) and e["ts"] >= 0
             assert e["pid"] in procs
@@ -101,6 +105,12 @@ def test_trace_file_follows_the_trace_event_format(traced):
             assert isinstance(e["name"], str) and e["dur"] >= 0 and (e["pid"], e["tid"]) in names
         if e["ph"] == "C":
             assert all(isinstance(v, (int, float)) for v in e["args"].values())
+    # Perfetto names threads by tid alone: no tid may appear under two processes.
+    owners: dict = {}
+    for e in evs:
+        if "tid" in e:
+            owners.setdefault(e["tid"], set()).add(e["pid"])
+    assert all(len(p) == 1 for p in owners.values())
     # Flow arrows: one start and one end per id, each inside a slice of its own track.
     starts = {e["id"]: e for e in evs if e["ph"] == "s"}
     ends = {e["id"]: e for e in evs if e["ph"] == "f"}
@@ -146,7 +156,8 @@ def test_flow_arrows_join_each_host_call_to_the_device_work_it_queued(traced):
     def enclosing(e, spans):
         return [s for s in spans if s["ts"] <= e["ts"] <= s["ts"] + s["dur"]][-1]
 
-    pairs = [(enclosing(s, host)["name"], enclosing(ends[s["id"]], dev)["cat"]) for s in evs if s["ph"] == "s"]
+    flows = sorted((e for e in evs if e["ph"] == "s"), key=lambda e: e["ts"])
+    pairs = [(enclosing(s, host)["name"], enclosing(ends[s["id"]], dev)["cat"]) for s in flows]
     assert pairs == [("acl.rt.memcpy_async", "memcpy"), ("launch square", "kernel"), ("acl.rt.memcpy_async", "memcpy")]
     launch = next(s for s in host if s["name"] == "launch square")
     assert launch["cat"] == "launch" and launch["dur"] == 0

@@ -18,7 +18,10 @@ from .. import __version__
 from .timeline import Span, StreamKey, Timeline
 
 HOST_PID = 1
-DEVICE_PID = 100
+DEVICE_PID = 100  # + device id
+# Perfetto names threads by tid alone, so tids are unique across processes: host threads count from
+# 1, device tracks from DEVICE_TID; process-wide events (names, counters) leave tid out (tid = pid).
+DEVICE_TID = 100_000
 _compact = json.JSONEncoder(separators=(",", ":")).encode
 
 
@@ -34,18 +37,16 @@ def _object(*members: str) -> str:
 def _metadata(tl: Timeline, host_tid: dict[int, int], tracks: dict[tuple[StreamKey, int], int]) -> list[dict]:
     """Process and thread names and their display order."""
     out: list[dict[str, Any]] = [
-        {"ph": "M", "name": "process_name", "pid": HOST_PID, "tid": 0, "args": {"name": f"host (pid {os.getpid()})"}},
-        {"ph": "M", "name": "process_sort_index", "pid": HOST_PID, "tid": 0, "args": {"sort_index": 0}},
+        {"ph": "M", "name": "process_name", "pid": HOST_PID, "args": {"name": f"host (pid {os.getpid()})"}},
+        {"ph": "M", "name": "process_sort_index", "pid": HOST_PID, "args": {"sort_index": 0}},
     ]
     for t, tid in host_tid.items():
         out.append({"ph": "M", "name": "thread_name", "pid": HOST_PID, "tid": tid,
                     "args": {"name": f"host thread {tl.threads.get(t, t)}"}})
         out.append({"ph": "M", "name": "thread_sort_index", "pid": HOST_PID, "tid": tid, "args": {"sort_index": tid}})
     for d in sorted({k[0] for k, _ in tracks} | set(tl.memory)):
-        out.append({"ph": "M", "name": "process_name", "pid": DEVICE_PID + d, "tid": 0,
-                    "args": {"name": f"NPU {d} ({tl.chip.name})"}})
-        out.append({"ph": "M", "name": "process_sort_index", "pid": DEVICE_PID + d, "tid": 0,
-                    "args": {"sort_index": 1 + d}})
+        out.append({"ph": "M", "name": "process_name", "pid": DEVICE_PID + d, "args": {"name": f"NPU {d} ({tl.chip.name})"}})
+        out.append({"ph": "M", "name": "process_sort_index", "pid": DEVICE_PID + d, "args": {"sort_index": 1 + d}})
     for (key, lane), tid in tracks.items():
         name = tl.stream_label(key) + (f" (overlapping copies {lane})" if lane else "")
         out.append({"ph": "M", "name": "thread_name", "pid": DEVICE_PID + key[0], "tid": tid, "args": {"name": name}})
@@ -65,7 +66,7 @@ def events(tl: Timeline) -> Iterator[str]:
     tracks: dict[tuple[StreamKey, int], int] = {}
     for key in tl.streams():
         for lane in sorted(lanes[key]):
-            tracks[(key, lane)] = len(tracks) + 1
+            tracks[(key, lane)] = DEVICE_TID + len(tracks)
     for m in _metadata(tl, host_tid, tracks):
         yield _compact(m)
 
@@ -91,6 +92,13 @@ def events(tl: Timeline) -> Iterator[str]:
             shared = details[key] = _members(modeled_npu_us=modeled, **s.info, error=s.error)
         return _object(f'"emulator_us":{s.emulator * 1e6:.3f}', shared, seq)
 
+    # Each flow end follows its slice in the file: at equal timestamps Perfetto binds a flow to the
+    # slice most recently opened on its track.
+    outgoing: dict[int, list[tuple[int, float]]] = {}
+    incoming: dict[int, list[int]] = {}
+    for i, (src, at, dst) in enumerate(tl.flows, 1):
+        outgoing.setdefault(id(src), []).append((i, at))
+        incoming.setdefault(id(dst), []).append(i)
     heads: dict[tuple, str] = {}  # the fixed part of a slice: name, category, track
     for s in (*tl.host, *tl.device):
         pid, tid = where(s)
@@ -100,16 +108,15 @@ def events(tl: Timeline) -> Iterator[str]:
             head = heads[key] = f'{{"ph":"X","name":{json.dumps(s.name)},"cat":"{s.cat}","pid":{pid},"tid":{tid},'
         a, b = round((s.t0 - o) * 1e6, 3), round((s.t1 - o) * 1e6, 3)
         yield f'{head}"ts":{a:.3f},"dur":{b - a:.3f},"args":{args(s)}}}'
-    for i, (src, at, dst) in enumerate(tl.flows, 1):
-        pid, tid = where(src)
-        yield f'{{"ph":"s","name":"queued","cat":"flow","id":{i},"ts":{(at - o) * 1e6:.3f},"pid":{pid},"tid":{tid}}}'
-        pid, tid = where(dst)
-        yield (f'{{"ph":"f","bp":"e","name":"queued","cat":"flow","id":{i},"ts":{(dst.t0 - o) * 1e6:.3f},'
-               f'"pid":{pid},"tid":{tid}}}')
+        for i in incoming.get(id(s), ()):
+            yield f'{{"ph":"f","bp":"e","name":"queued","cat":"flow","id":{i},"ts":{a:.3f},"pid":{pid},"tid":{tid}}}'
+        for i, at in outgoing.get(id(s), ()):
+            yield (f'{{"ph":"s","name":"queued","cat":"flow","id":{i},"ts":{(at - o) * 1e6:.3f},"pid":{pid},'
+                   f'"tid":{tid}}}')
     counter = json.dumps(f"{tl.chip.memory_kind} in use")
     for d, points in tl.memory.items():
         for t, used in points:
-            yield f'{{"ph":"C","name":{counter},"pid":{DEVICE_PID + d},"tid":0,"ts":{(t - o) * 1e6:.3f},"args":{{"bytes":{used}}}}}'
+            yield f'{{"ph":"C","name":{counter},"pid":{DEVICE_PID + d},"ts":{(t - o) * 1e6:.3f},"args":{{"bytes":{used}}}}}'
 
 
 def write(tl: Timeline, path: str) -> None:
