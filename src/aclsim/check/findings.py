@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import sysconfig
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -19,6 +20,7 @@ from ..runtime.observe import Site
 
 PREFIX = "========= "
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_LIBRARY_DIRS = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})
 
 
 @dataclass
@@ -148,8 +150,8 @@ def user_stack(site: Site | None) -> list[str]:
         return [where(None)]
     frames = []
     for filename, lineno, function in site.stack or ((site.filename, site.lineno, site.function),):
-        if filename.startswith(_PKG_DIR) or os.path.basename(filename) == "runpy.py" or "<frozen" in filename:
-            break
+        if filename.startswith((_PKG_DIR, *_LIBRARY_DIRS)) or filename.startswith("<frozen"):
+            break  # the program's own frames end where aclsim, runpy or a library (pytest, ...) calls it
         frames.append(f"{short_path(filename)}:{lineno} in {function}")
     return frames or [where(site)]
 

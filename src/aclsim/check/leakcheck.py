@@ -34,12 +34,15 @@ class LeakCheck:
             self._leak(a, f"acl.rt.reset_device({device_id})")
 
     def on_finalize(self) -> None:
-        for a in list(self.live.values()):
-            self._leak(a, "acl.finalize")
+        self.report_live("acl.finalize")
 
     def on_exit(self) -> None:
+        self.report_live("process exit")
+
+    def report_live(self, when: str) -> None:
+        """Report every allocation still live (`when`: the moment, for the headline)."""
         for a in list(self.live.values()):
-            self._leak(a, "process exit")
+            self._leak(a, when)
 
     def _leak(self, a: Allocation | HostAllocation, when: str) -> None:
         self.live.pop(a, None)

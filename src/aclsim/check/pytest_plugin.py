@@ -43,7 +43,7 @@ def pytest_runtest_call(item: Any) -> Any:
     try:
         yield
     finally:
-        session.stop()  # leaks: what the test body allocated and did not free
+        session.stop("the end of the test")  # leaks: what the test body allocated and did not free
     if session.report.error_count:
         out = io.StringIO()
         session.report.write_text(out)

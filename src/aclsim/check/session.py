@@ -60,8 +60,11 @@ class Session:
     def findings(self) -> list[Finding]:
         return self.report.findings
 
-    def stop(self) -> None:
-        """Let queued device work run (as the device would), judge what is left, stop listening."""
+    def stop(self, end: str = "process exit") -> None:
+        """Let queued device work run (as the device would), judge what is left, stop listening.
+
+        Allocations still live are leaks at `end` (the moment named in their reports).
+        """
         if self.finished:
             return
         self.finished = True
@@ -73,7 +76,7 @@ class Session:
         if self.initcheck is not None:
             self.initcheck.resolve(final=True)
         if self.leakcheck is not None:
-            self.leakcheck.on_exit()
+            self.leakcheck.report_live(end)
         for o in self.observers:
             rt.bus.unsubscribe(o)
 
