@@ -165,3 +165,17 @@ def test_dtypes():
     assert (asc.GlobalAddress(0x100, asc.half) + 3).addr == 0x106  # pointer arithmetic counts elements
     with pytest.raises(TypeError, match="has no Ascend C element type"):
         asc.GlobalAddress(0x100, np.complex64)
+
+
+def test_vector_instructions_need_ub_tensors():
+    @asc.jit
+    def on_l1(x: asc.GlobalAddress):
+        pipe = asc.TPipe()
+        q = asc.TQue(asc.TPosition.A1, 1)
+        pipe.init_buffer(q, 1, 1024)
+        t = q.alloc_tensor(asc.float32)
+        asc.duplicate(t, 1.0, 64)
+
+    with pytest.raises(asc.AscError, match=r"asc\.duplicate: vector instructions work on UB tensors .*this tensor is "
+                                           r"in L1 \(TPosition\.A1\)"):
+        on_l1[1](np.zeros(8, np.float32))

@@ -33,6 +33,7 @@ from .sync import check_flags
 from .tensors import GlobalAddress
 
 MAX_BLOCKS = 65535  # numBlocks range of a kernel launch (reference §2.1)
+_GARBAGE: dict[int, np.ndarray] = {}  # seed -> the bytes local memories start with
 
 
 class ConstExpr:
@@ -59,14 +60,13 @@ class Launch:
         self.bytes_read = 0
         self.bytes_written = 0
         self.error: BaseException | None = None
-        self._garbage: np.ndarray | None = None
 
     def garbage(self, size: int) -> np.ndarray:
         """Random bytes that fresh local memory starts with (seed: ACLSIM_SEED, default 0)."""
-        g = self._garbage
+        seed = int(os.environ.get("ACLSIM_SEED", "0"))
+        g = _GARBAGE.get(seed)
         if g is None or g.size < size:
-            rng = np.random.default_rng(int(os.environ.get("ACLSIM_SEED", "0")))
-            g = self._garbage = rng.integers(0, 256, size, dtype=np.uint8)
+            g = _GARBAGE[seed] = np.random.default_rng(seed).integers(0, 256, size, dtype=np.uint8)
         return g
 
     @property

@@ -221,9 +221,12 @@ class LocalTensor:
                 raise TypeError("LocalTensor slicing takes only a start offset: t[offset:]")
             index = index.start or 0
         k = int(index)
+        lo = self.lo + k * self.dtype.itemsize
+        if not self.buf.lo <= lo <= self.end:
+            fail("LocalTensor[]", f"offset {k} x {self.dtype.name} leaves the tensor's buffer "
+                                  f"({self.buf.pool.name} bytes {self.buf.lo}..{self.end})")
         t = LocalTensor.__new__(LocalTensor)
-        t.dtype, t.buf, t.gen, t.end = self.dtype, self.buf, self.gen, self.end
-        t.lo = self.lo + k * self.dtype.itemsize
+        t.dtype, t.buf, t.gen, t.end, t.lo = self.dtype, self.buf, self.gen, self.end, lo
         t.arr = self.arr[k:]
         return t
 
@@ -277,8 +280,10 @@ class LocalTensor:
         return hi
 
     def read(self, count: int, api: str) -> np.ndarray:
-        """The first `count` elements, checked to be live, in bounds, aligned and written."""
+        """Vector source: the first `count` elements, checked to be live, in UB, in bounds, aligned and written."""
         hi = self.span(count, api)
+        if self.buf.pool.name != "UB":
+            self.not_ub(api)
         w = self.buf.pool.written
         bad = w.find(0, self.lo, hi)
         if bad >= 0:
@@ -292,9 +297,15 @@ class LocalTensor:
                   "memory holds garbage, not zeros (npuchk ErrorRead2). Fill it first; if it is the tail of a "
                   "data_copy whose length was not a multiple of 32 bytes, use data_copy_pad")
 
+    def not_ub(self, api: str) -> None:
+        fail(api, f"vector instructions work on UB tensors (VECIN/VECOUT/VECCALC); this tensor is in "
+                  f"{self.buf.pool.name} (TPosition.{TPosition(self.buf.position).name})")
+
     def write(self, count: int, api: str) -> np.ndarray:
-        """The first `count` elements, checked, and marked written."""
+        """Vector destination: the first `count` elements, checked, and marked written."""
         hi = self.span(count, api)
+        if self.buf.pool.name != "UB":
+            self.not_ub(api)
         self.buf.pool.written[self.lo : hi] = ctx.ONES[: hi - self.lo]
         return self.arr[:count]
 
