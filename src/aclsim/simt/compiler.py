@@ -167,6 +167,7 @@ class Codegen:
         self.loops: list[str] = []  # continue-mask variable of each enclosing loop
         self.ret = "C.ret" if kind == "kernel" else "_dret"
         self.consts: dict[str, Any] = {}
+        self.shared_bytes = 0  # per block, declared in this function
 
     # -- output ---------------------------------------------------------------------------
     def emit(self, text: str) -> None:
@@ -355,6 +356,7 @@ class Codegen:
         if target.id in self.params:
             raise self.refuse(call, f"rebinding the parameter '{target.id}' to a shared array")
         self.shared.add(target.id)
+        self.shared_bytes += int(np.prod(shape)) * dtype.itemsize
         key = f"{self.src.name}:{self.src.line(call)}"
         self.emit(f"v_{target.id} = C.shared({key!r}, {target.id!r}, {shape!r}, {self._obj(dtype)})")
 
@@ -732,8 +734,9 @@ class Codegen:
 class Compiled:
     """A generated function and what calling it needs."""
 
-    def __init__(self, pyfunc: Any, source: str, nparams: int, written: set[str]) -> None:
+    def __init__(self, pyfunc: Any, source: str, nparams: int, written: set[str], shared_bytes: int) -> None:
         self.pyfunc = pyfunc
+        self.shared_bytes = shared_bytes
         self.source = source
         self.nparams = nparams
         self.written = written  # pointer parameters the function stores to (directly or via device calls)
@@ -753,7 +756,7 @@ class Compiler:
         filename = f"<simt {kind} {src.name} from {src.file}>"
         exec(compile(code, filename, "exec"), env)
         written = _written_pointers(src.node)
-        return Compiled(env["_kernel" if kind == "kernel" else "_device"], code, len(params), written)
+        return Compiled(env["_kernel" if kind == "kernel" else "_device"], code, len(params), written, gen.shared_bytes)
 
     def device(self, dev: Any, node: ast.AST, caller: Source) -> Compiled:
         if dev in self._active:

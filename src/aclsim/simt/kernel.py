@@ -24,6 +24,7 @@ from .memory import PtrArg
 
 MAX_THREADS_PER_BLOCK = 2048  # GetSimtMaxThreadNum: "maximum number of SIMT threads ... (2048 currently)"
 CHUNK_LANES = 1 << 18  # lanes per chunk: bounds the size of every temporary array
+CHUNK_SHARED_BYTES = 64 << 20  # and the shared memory of the blocks of a chunk
 _U32_MAX = (1 << 32) - 1
 
 
@@ -217,7 +218,7 @@ def _execute(rt: Any, task: Task, k: Kernel, compiled: compiler.Compiled, grid: 
     written = {id(p.alloc) for p in ptrs if p.name in compiled.written and p.alloc is not None}
     for p in ptrs:
         p.copy = id(p.alloc) in written
-    per_chunk = max(1, CHUNK_LANES // C.tpb)
+    per_chunk = max(1, min(CHUNK_LANES // C.tpb, CHUNK_SHARED_BYTES // max(compiled.shared_bytes, 1)))
     fn = compiled.pyfunc
     with np.errstate(all="ignore"):
         for b0 in range(0, C.nblocks, per_chunk):

@@ -51,6 +51,7 @@ class LaunchContext:
         self.lane0 = b0 * self.tpb
         self.ret: Any = False  # lanes that returned from the kernel
         self._comps: dict[int, np.ndarray] = {}
+        self._terms: dict[tuple[int, ...], Any] = {}
         self._shared: dict[str, SharedArr] = {}
         self._lane_block: np.ndarray | None = None
 
@@ -73,15 +74,20 @@ class LaunchContext:
 
     def materialize(self, idx: Idx) -> Any:
         """The values of a lazy index in this chunk (a uint32 scalar if it is uniform)."""
-        terms = [(k, coef) for k, coef in enumerate(idx.k) if coef and self._live[k]]
-        if not terms:
-            return np.uint32(idx.c)
-        if len(terms) == 1 and terms[0][1] == 1 and idx.c == 0:
-            return self.comp(terms[0][0])
-        out = np.full(self.N, idx.c, np.uint32)
-        for k, coef in terms:
-            out += np.uint32(coef) * self.comp(k) if coef != 1 else self.comp(k)
-        return out
+        key = tuple(coef if self._live[k] else 0 for k, coef in enumerate(idx.k))
+        base = self._terms.get(key)
+        if base is None:
+            terms = [(k, coef) for k, coef in enumerate(key) if coef]
+            if not terms:
+                base = np.uint32(0)
+            elif len(terms) == 1 and terms[0][1] == 1:
+                base = self.comp(terms[0][0])
+            else:
+                base = np.zeros(self.N, np.uint32)
+                for k, coef in terms:
+                    base += np.uint32(coef) * self.comp(k) if coef != 1 else self.comp(k)
+            self._terms[key] = base  # loop-invariant parts (row * n) are built once per chunk
+        return base + np.uint32(idx.c) if idx.c else base
 
     def ramp(self, idx: Idx) -> tuple[int, int] | None:
         """(stride, first value) when idx is stride * global_thread_id + c over this chunk without wrapping."""
