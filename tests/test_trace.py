@@ -203,6 +203,17 @@ def test_device_memory_counter_follows_malloc_and_free(traced):
     assert any(e["ph"] == "C" and e["name"] == "HBM in use" for e in evs)
 
 
+def test_device_reset_releases_what_was_never_freed(traced):
+    def body(rt):
+        rt.set_device(0)
+        a = rt.malloc(1 << 20, 0)
+        rt.reset_device(0)
+        return a
+
+    evs, _, a = traced(body)
+    assert [e["args"]["bytes"] for e in evs if e["ph"] == "C"] == [0, a.reserved, 0]
+
+
 def test_synchronous_copies_are_drawn_on_the_default_stream(traced):
     x = np.arange(1024, dtype=np.float32)
     y = np.empty_like(x)

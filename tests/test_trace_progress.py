@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import io
+import sys
 import threading
 import time
 
 import numpy as np
+import pytest
 
 from aclsim import constants as C
 from aclsim.runtime import Task, get_runtime
@@ -27,13 +29,13 @@ def test_no_progress_when_output_is_not_a_terminal():
     assert out.getvalue() == ""
 
 
-def test_long_kernel_shows_name_shape_and_fraction_then_the_line_is_cleared():
+def run_slow_kernel(out: Terminal) -> str:
+    """A kernel that runs until the watcher has shown it (at most 10 s); returns what was written."""
     rt = get_runtime()
     rt.set_device(0)
-    out = Terminal()
     w = ProgressWatcher(out, after=0.05, interval=0.01)
 
-    def slow(task: Task) -> None:  # runs until the watcher has shown it (at most 10 s)
+    def slow(task: Task) -> None:
         task.info["progress"] = (1, 4)
         deadline = time.monotonic() + 10
         while "running for" not in out.getvalue() and time.monotonic() < deadline:
@@ -46,7 +48,12 @@ def test_long_kernel_shows_name_shape_and_fraction_then_the_line_is_cleared():
         rt.synchronize_stream(0)
     finally:
         w.stop()
-    text = out.getvalue()
+    return out.getvalue()
+
+
+def test_long_kernel_shows_name_shape_and_fraction_then_the_line_is_cleared(monkeypatch):
+    monkeypatch.setitem(sys.modules, "rich", None)  # the plain one-line display
+    text = run_slow_kernel(Terminal())
     assert "aclsim: kernel big grid (2048, 1, 1) block (256, 1, 1) 25% running for" in text
     assert text.endswith("\r\x1b[K")  # the line is erased when the work is done
 
@@ -75,3 +82,9 @@ def test_a_large_synchronous_copy_is_seen_while_it_runs():
             break
     assert seen == ["memcpy 256 MiB"]
     assert w.running() == []
+
+
+def test_progress_uses_rich_when_it_is_installed():
+    pytest.importorskip("rich")
+    text = run_slow_kernel(Terminal())
+    assert "aclsim: kernel big grid (2048, 1, 1) block (256, 1, 1) 25% running for" in text

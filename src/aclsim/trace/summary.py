@@ -16,7 +16,7 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def _rate(nbytes: int, seconds: float | None) -> str:
-    return f"{nbytes / seconds / 1e9:.2f} GB/s" if seconds else "-"
+    return f"{nbytes / seconds / 1e9:.3g} GB/s" if seconds else "-"
 
 
 def render(tl: Timeline) -> str:
@@ -78,5 +78,6 @@ def render(tl: Timeline) -> str:
     if tl.never_ran:
         names = sorted({s.name for s in tl.never_ran})
         lines.append(f"Never ran: {len(tl.never_ran)} queued task(s) ({', '.join(names[:5])}"
-                     f"{', ...' if len(names) > 5 else ''}); the program exited without synchronizing their streams")
+                     f"{', ...' if len(names) > 5 else ''}) were still waiting when tracing stopped: "
+                     "nothing synchronized their streams")
     return "\n".join(lines)
