@@ -352,3 +352,27 @@ def test_kernel_access_events_describe_every_element_and_lane():
     assert load.line == copy_some.fn.__code__.co_firstlineno + 4
     assert load.describe(257) == "block (1, 0, 0) thread (1, 0, 0)"
     assert load.api == "load" and store.api == "store" and not store.atomic
+
+
+@simt.kernel
+def gather_odd(inp: Ptr[np.float32], out: Ptr[np.float32], n: np.uint32):
+    i = blockIdx.x * blockDim.x + threadIdx.x
+    if i % 2 == 1:
+        out[i] = inp[(i * 7) % n]
+
+
+def test_kernel_access_events_for_a_masked_gather_list_each_active_lane():
+    n = 64
+    dx, dy = aclsim.to_device(np.arange(n, dtype=np.float32)), aclsim.zeros(n)
+    log = AccessLog()
+    get_runtime().bus.subscribe(log)
+    try:
+        gather_odd[2, 32](dx, dy, n)
+        aclsim.Stream.default().synchronize()
+    finally:
+        get_runtime().bus.unsubscribe(log)
+    load, store = log.events
+    lanes = np.arange(1, n, 2)
+    assert np.array_equal(load.lanes, lanes) and np.array_equal(store.lanes, lanes)
+    assert np.array_equal(load.offsets, (lanes * 7 % n) * 4) and np.array_equal(store.offsets, lanes * 4)
+    assert np.array_equal(dy.copy_to_host()[1::2], (lanes * 7 % n).astype(np.float32))
