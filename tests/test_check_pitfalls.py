@@ -80,3 +80,21 @@ def test_correct_examples_have_no_findings(script, tmp_path, monkeypatch):
     for mode in ("lazy", "eager"):
         code, doc = check_run(script, tmp_path, monkeypatch, mode)
         assert (code, doc["errors"]) == (0, [])
+
+
+def test_check_from_the_environment_and_tool_subsets(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ACLSIM_CHECK", "racecheck")
+    reset_runtime()
+    assert main(["run", str(PITFALLS / "leak.py")]) == 0  # leakcheck is not selected: nothing to report
+    err = capsys.readouterr().err
+    assert "ACLSIM CHECK (racecheck)" in err and "ERROR SUMMARY: 0 errors" in err and "LEAK SUMMARY" not in err
+    reset_runtime()
+    assert main(["run", str(PITFALLS / "wrong_direction.py")]) == 0  # the kind check is always on
+    assert "Wrong copy direction" in capsys.readouterr().err
+
+
+def test_unknown_tool_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["run", "--check", "memcheck,leaks", str(PITFALLS / "leak.py")])
+    assert e.value.code == 2
+    assert "unknown sanitizer tool 'leaks'" in capsys.readouterr().err

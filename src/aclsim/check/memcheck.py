@@ -243,7 +243,9 @@ class MemCheck:
                     f"launched at {where(task.site)}", alloc_line(a)]
         self._add(
             f"oob-{op}", f"Invalid __global__ {op} of size {k} bytes", details,
-            "guard the access with the element count (e.g. `if i < n:`) or launch only as many threads as elements",
+            ("copy only the elements the buffer holds (a shorter last tile, or DataCopyPad for the tail)"
+             if task.info.get("cores") is not None else
+             "guard the access with the element count (e.g. `if i < n:`) or launch only as many threads as elements"),
             task.site, (tc.tick if tc else self.order.tick, ka.line or 0),
             int(Code.ERROR_RT_AICORE_EXCEPTION) if faults else None,
             {"launch": task.site, "alloc": a.site}, count=n, fold=(f"oob-{op}", task.name, ka.line),
