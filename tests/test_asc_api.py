@@ -48,6 +48,7 @@ def manual_add(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress,
 def test_raw_local_tensors_with_manual_sync():
     rng = np.random.default_rng(1)
     x, y = rng.random(CORES * 2048, dtype=np.float32), rng.random(CORES * 2048, dtype=np.float32)
+    x.flags.writeable = False  # read-only inputs are copied in, not back
     z = np.zeros_like(x)
     manual_add[CORES](x, y, z, 2048)
     np.testing.assert_array_equal(z, x + y)

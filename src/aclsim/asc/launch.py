@@ -166,7 +166,7 @@ class JITFunction:
                 cause = launch.error.__cause__ if launch.error is not None else None
                 raise AscError(e.message) from cause
             for arr, alloc in hosts:
-                if arr.nbytes:
+                if arr.nbytes and arr.flags.writeable:  # read-only inputs are not copied back
                     rt.memcpy(arr.ctypes.data, arr.nbytes, alloc.start, arr.nbytes, C.ACL_MEMCPY_DEVICE_TO_HOST)
         finally:
             for _, alloc in hosts:
@@ -174,8 +174,8 @@ class JITFunction:
 
     def _device_arg(self, name: str, v: Any, hosts: list) -> Any:
         if isinstance(v, np.ndarray):
-            if not v.flags.c_contiguous or not v.flags.writeable:
-                raise ValueError(f"kernel argument {name!r}: pass a C-contiguous, writable numpy array")
+            if not v.flags.c_contiguous:
+                raise ValueError(f"kernel argument {name!r}: pass a C-contiguous numpy array (np.ascontiguousarray)")
             dt = from_numpy(v.dtype)
             rt = get_runtime()
             alloc = rt.malloc(max(v.nbytes, 1), C.ACL_MEM_MALLOC_HUGE_FIRST)
