@@ -180,3 +180,21 @@ def test_vector_instructions_need_ub_tensors():
     with pytest.raises(asc.AscError, match=r"asc\.duplicate: vector instructions work on UB tensors .*this tensor is "
                                            r"in L1 \(TPosition\.A1\)"):
         on_l1[1](np.zeros(8, np.float32))
+
+
+def test_event_ids():
+    @asc.jit
+    def ids(z: asc.GlobalAddress):
+        zg = asc.GlobalTensor()
+        zg.set_global_buffer(z)
+        pipe = asc.TPipe()
+        got = [pipe.alloc_event_id(asc.HardEvent.V_MTE3), pipe.alloc_event_id(asc.HardEvent.V_MTE3),
+               pipe.fetch_event_id(asc.HardEvent.V_MTE3), pipe.alloc_event_id(asc.HardEvent.MTE2_V)]
+        pipe.release_event_id(0, asc.HardEvent.V_MTE3)
+        got.append(pipe.fetch_event_id(asc.HardEvent.V_MTE3))
+        for i, v in enumerate(got):
+            zg.set_value(i, v)
+
+    z = np.full(8, -1, np.int32)
+    ids[1](z)
+    assert z[:5].tolist() == [0, 1, 2, 0, 0]

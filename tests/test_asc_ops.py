@@ -165,7 +165,8 @@ def _f32_values():
 
 
 @pytest.mark.parametrize("mode", list(asc.RoundMode))
-def test_cast_float32_to_float16_rounds_as_asked(mode, device):
+@pytest.mark.usefixtures("device")
+def test_cast_float32_to_float16_rounds_as_asked(mode):
     x = _f32_values()
     r = _cast(x, np.float16, mode).astype(np.float64)
     xd = x.astype(np.float64)
@@ -189,7 +190,8 @@ def test_cast_float32_to_float16_rounds_as_asked(mode, device):
         assert ties.tolist() == expected  # RINT/NONE: ties to even; ROUND: ties away from zero
 
 
-def test_cast_float32_to_bfloat16_and_back(device):
+@pytest.mark.usefixtures("device")
+def test_cast_float32_to_bfloat16_and_back():
     x = _f32_values()
     bits = _cast(x, None, asc.RoundMode.CAST_RINT, bf16=True)
     back = (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
@@ -204,7 +206,8 @@ def test_cast_float32_to_bfloat16_and_back(device):
     (asc.RoundMode.CAST_RINT, np.rint), (asc.RoundMode.CAST_FLOOR, np.floor), (asc.RoundMode.CAST_CEIL, np.ceil),
     (asc.RoundMode.CAST_TRUNC, np.trunc), (asc.RoundMode.CAST_ROUND, lambda v: np.sign(v) * np.floor(np.abs(v) + 0.5)),
 ])
-def test_cast_float32_to_int32(mode, fn, device):
+@pytest.mark.usefixtures("device")
+def test_cast_float32_to_int32(mode, fn):
     x = _f32_values()
     x[4] = 3e10  # saturates
     z = _cast(x, np.int32, mode)
@@ -343,7 +346,8 @@ def test_gm_accesses_are_reported_per_core_for_the_sanitizer(overlap):
     assert task.info["bytes_read"] == task.info["bytes_written"] == 4 * (N + overlap) * 4
 
 
-def test_device_array_arguments_launch_asynchronously(device):
+@pytest.mark.usefixtures("device")
+def test_device_array_arguments_launch_asynchronously():
     x = aclsim.to_device(np.arange(N * 2, dtype=np.float32))
     z = aclsim.zeros(N * 2, np.float32)
     copy_blocks[2](x, z, N, 0)
@@ -351,7 +355,8 @@ def test_device_array_arguments_launch_asynchronously(device):
     np.testing.assert_array_equal(out, np.arange(N * 2, dtype=np.float32))
 
 
-def test_a_raw_pointer_needs_a_type(device):
+@pytest.mark.usefixtures("device")
+def test_a_raw_pointer_needs_a_type():
     z = aclsim.zeros(N, np.float32)
     with pytest.raises(TypeError, match=r"pass asc\.GlobalAddress\(ptr, dtype\)"):
         copy_blocks[1](z.ptr, z.ptr, N, 0)

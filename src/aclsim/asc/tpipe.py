@@ -92,8 +92,9 @@ class TQueBind:
             return None
         return b.tensor(dtype if isinstance(dtype, DataType) else as_dtype(dtype))
 
-    def enque(self, tensor: LocalTensor, *positions: Any) -> None:
-        """Hand a written tensor to the consumer side of the queue."""
+    def enque(self, tensor: LocalTensor, *user_positions: Any) -> None:
+        """Hand a written tensor to the consumer side of the queue. pyasc's optional (src, dst) user
+        positions only choose the hardware sync event, which the in-order emulator does not need."""
         api = "TQue.enque"
         b = self._own(tensor, api)
         if b.state not in (ALLOCATED, DEQUEUED):
