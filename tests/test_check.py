@@ -14,7 +14,7 @@ import pytest
 
 from aclsim import acl
 from aclsim.check import Session
-from aclsim.runtime import KernelAccess, Site, Task, get_runtime, reset_runtime
+from aclsim.runtime import KernelAccess, KernelFault, Site, Task, get_runtime, reset_runtime
 
 H2D, D2H, D2D = 1, 2, 3
 
@@ -341,3 +341,18 @@ def test_memcpy_async_with_pageable_memory_waits_for_the_stream(mode, check):
     acl.rt.free(dev)
     assert classes(check) == []
     assert np.all(out == 1.0)
+
+
+def test_device_fault_is_reported_once_with_its_code(mode, check):
+    rt = get_runtime()
+
+    def crash(task: Task) -> None:
+        raise KernelFault("kernel 'square': illegal address 0x10 in store out[4] by block (0, 0, 0) thread (4, 0, 0)")
+
+    rt.launch(0, Task("kernel", "square", crash)); line = here()  # noqa: E702
+    rt.launch(0, Task("kernel", "square", crash))  # dropped after the fault: same error, not a new finding
+    assert acl.rt.synchronize_stream(0) == 507015
+    assert classes(check) == ["device-fault"]
+    f = check.findings[0]
+    assert f.code == 507015 and "illegal address 0x10" in f.details[0]
+    assert f.sites["launch"].lineno == line

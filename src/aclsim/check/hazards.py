@@ -15,7 +15,7 @@ import numpy as np
 
 from ..runtime.memory import DEVICE_BASE, Allocation
 from ..runtime.observe import Access, KernelAccess, Site
-from ..runtime.streams import Task
+from ..runtime.streams import Stream, Task
 from .describe import alloc_line, alloc_text, range_text, rw, stream_arg, stream_name, task_text
 from .findings import Finding, Report, line_of, short_path, where
 from .order import Clock, Order, TaskClock
@@ -46,7 +46,7 @@ class TaskRec:
 @dataclass
 class _Log:
     host: list[HostRec] = field(default_factory=list)
-    tasks: list[TaskRec] = field(default_factory=list)
+    tasks: dict[Stream, list[TaskRec]] = field(default_factory=dict)  # per stream, in submission order
 
 
 class Hazards:
@@ -106,7 +106,7 @@ class Hazards:
     # ------------------------------------------------------------------ checks
     def _host(self, a: Allocation, h: HostRec) -> None:
         log = self.logs.setdefault(a, _Log())
-        for t in log.tasks:
+        for t in (t for recs in log.tasks.values() for t in recs):
             if _conflict(h, t) and not (h.free and t.tc.task.kind == "kernel") and not self.order.host_covers(t.tc):
                 self._found_host(a, h, t)
         log.host.append(h)
@@ -119,16 +119,20 @@ class Hazards:
                     and not self.order.host_covers(t.tc, h.host)):
                 self._found_host(a, h, t)
         if self.races:
-            for u in log.tasks:
-                if (u.tc.stream is not t.tc.stream and _conflict(u, t) and not (u.atomic and t.atomic)
-                        and not Order.before(u.tc, t.tc) and not Order.before(t.tc, u.tc)):
-                    self._found_streams(a, u, t)
-        last = log.tasks[-1] if log.tasks else None
+            for s, recs in log.tasks.items():
+                if s is t.tc.stream:
+                    continue  # stream order separates them
+                for u in recs:
+                    if (_conflict(u, t) and not (u.atomic and t.atomic)
+                            and not Order.before(u.tc, t.tc) and not Order.before(t.tc, u.tc)):
+                        self._found_streams(a, u, t)
+        mine = log.tasks.setdefault(t.tc.stream, [])
+        last = mine[-1] if mine else None
         if last is not None and last.tc is t.tc and last.write == t.write and last.atomic == t.atomic:
             last.lo, last.hi = min(last.lo, t.lo), max(last.hi, t.hi)  # one hull per task and direction
             last.line = last.line if last.line is not None else t.line
         else:
-            log.tasks.append(t)
+            mine.append(t)
 
     def _prune(self) -> None:
         """Forget what can no longer conflict with anything still to come."""
@@ -138,10 +142,13 @@ class Hazards:
             log = self.logs[a]
             if oldest is None:
                 log.host.clear()
-                log.tasks = [t for t in log.tasks if not self.order.host_covers(t.tc)]
+                for s in list(log.tasks):
+                    log.tasks[s] = [t for t in log.tasks[s] if not self.order.host_covers(t.tc)]
+                    if not log.tasks[s]:
+                        del log.tasks[s]
             else:
                 log.host = [h for h in log.host if h.tick > oldest]
-            if a.freed and not log.tasks and not log.host:
+            if not log.tasks and not log.host:
                 del self.logs[a]
         if oldest is None:
             self.order.forget_finished()

@@ -14,6 +14,7 @@ from ..runtime import get_runtime
 from ..runtime.host import HostAllocation
 from ..runtime.memory import DEVICE_BASE, Allocation
 from ..runtime.observe import Access, ApiCall, KernelAccess, Site
+from ..runtime.streams import Task
 from .describe import alloc_line, alloc_text, kernel_where, range_text
 from .findings import Finding, Report, line_of, where
 from .kspan import element_offsets, span_of
@@ -80,6 +81,7 @@ class MemCheck:
         self.order = order
         self.freed = _FreedRanges()
         self.freed_host = _FreedRanges()
+        self._faults: list[tuple[int, str]] = []  # errors already reported (identity)
 
     # ------------------------------------------------------------------ allocation lifetime
     def on_malloc(self, a: Allocation) -> None:
@@ -201,6 +203,23 @@ class MemCheck:
         )
 
     # ------------------------------------------------------------------ kernels
+    def on_task_done(self, task: Task) -> None:
+        """A device fault (e.g. an illegal address the engine refused): the launch fails with its code."""
+        err = task.error
+        if err is None or task.kind != "kernel" or any(e is err for e in self._faults):
+            return  # later tasks dropped after a fault carry the same error object
+        self._faults.append(err)
+        code, msg = err
+        tc = self.order.clock_of(task)
+        self._add(
+            "device-fault", f"Device fault: kernel {task.name} stopped with an exception",
+            [msg, f"launched at {where(task.site)}",
+             "the stream reports it at the next synchronize; later work on the stream is dropped"],
+            "fix the access named above (index, bounds check or alignment)",
+            task.site, (tc.tick if tc else self.order.tick, 0), code, {"launch": task.site},
+            fold=("device-fault", msg),
+        )
+
     def on_kernel_access(self, ka: KernelAccess) -> None:
         a = ka.alloc
         k = ka.itemsize
