@@ -365,3 +365,15 @@ def test_seed_square_trace_shows_h2d_kernel_d2h_then_the_host_sync_ends(tmp_path
     assert kernel["args"]["block"] == [256, 1, 1]
     sync = [s for s in host_spans(evs) if s["name"] == "acl.rt.synchronize_stream"]
     assert len(sync) == 1 and sync[0]["ts"] + sync[0]["dur"] >= kernel["ts"] + kernel["dur"]
+
+
+def test_launch_shapes_given_as_lists_are_traced(traced):
+    def body(rt):
+        rt.set_device(0)
+        for _ in range(2):
+            rt.launch(0, Task("kernel", "listy", lambda t: None, grid=[2, 1, 1], block=[32, 1, 1]))
+        rt.synchronize_stream(0)
+
+    evs, summary, _ = traced(body)
+    assert [s["args"]["grid"] for s in spans_on(evs, "default stream")] == [[2, 1, 1], [2, 1, 1]]
+    assert re.search(r"listy\s+2\s", summary)

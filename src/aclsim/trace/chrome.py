@@ -64,7 +64,7 @@ def events(tl: Timeline) -> Iterator[str]:
     for s in tl.device:
         lanes.setdefault(s.stream, set()).add(s.lane)
     tracks: dict[tuple[StreamKey, int], int] = {}
-    for key in tl.streams():
+    for key in tl.streams:
         for lane in sorted(lanes[key]):
             tracks[(key, lane)] = DEVICE_TID + len(tracks)
     for m in _metadata(tl, host_tid, tracks):

@@ -16,7 +16,8 @@ from ..runtime.observe import ApiCall, now
 # Synchronous calls that move device bytes without queuing a task: the trace draws them on the
 # current context's default stream, since the host call is the copy.
 SYNC_WORK = {"acl.rt.memcpy", "acl.rt.memset", "acl.rt.memcpy2d"}
-# task.info keys worth keeping (others may be large: closures, arrays, regions).
+# task.info keys worth keeping (others may be large: closures, arrays, regions); lists become tuples
+# so that spans of one kernel shape can share their modeled time and encoded details.
 INFO_KEYS = ("bytes", "direction", "grid", "block", "cores", "bytes_read", "bytes_written", "ops", "event")
 
 
@@ -88,7 +89,8 @@ class Recorder:
         info = task.info
         self.done.append(
             Done(task.seq, task.kind, task.name, task.start, task.end, task.exec_time,
-                 (s.device_id, s.context.handle, s.handle), {k: info[k] for k in INFO_KEYS if k in info},
+                 (s.device_id, s.context.handle, s.handle),
+                 {k: tuple(info[k]) if type(info[k]) is list else info[k] for k in INFO_KEYS if k in info},
                  task.error)
         )
 

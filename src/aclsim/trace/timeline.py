@@ -41,28 +41,12 @@ class Span:
     modeled: float | None = None  # device spans: modeled NPU seconds
     error: str | None = None  # device spans: the fault it raised
 
-    @property
-    def args(self) -> dict[str, Any]:
-        """The span's details as the trace shows them."""
-        if self.stream is None:
-            out: dict[str, Any] = {"site": self.site} if self.site else {}
-            if self.ret:
-                out["ret"] = self.ret
-        else:
-            out = {"emulator_us": round(self.emulator * 1e6, 3)}
-            if self.modeled is not None:
-                out["modeled_npu_us"] = round(self.modeled * 1e6, 3)
-            out.update(self.info)
-            if self.error:
-                out["error"] = self.error
-        if self.seq is not None:
-            out["seq"] = self.seq
-        return out
-
 
 @dataclass
 class Timeline:
-    origin: float  # every time below is perf_counter seconds; the trace starts here
+    """Everything a trace or a summary shows, in perf_counter seconds."""
+
+    origin: float  # the trace's time zero
     chip: ChipProfile
     model: CostModel
     threads: dict[int, str]
@@ -73,6 +57,7 @@ class Timeline:
     syncs: list[tuple[str, float, float, int]] = field(default_factory=list)
     never_ran: list[Submit] = field(default_factory=list)
 
+    @functools.cached_property
     def streams(self) -> list[StreamKey]:
         """Device streams in display order: by device, default streams first, then first use."""
         first: dict[StreamKey, float] = {}
@@ -84,7 +69,7 @@ class Timeline:
         dev, ctx, handle = key
         if handle:
             return f"stream {handle:#x}"
-        contexts = {k[1] for k in self.streams() if k[0] == dev and k[2] == 0}
+        contexts = {k[1] for k in self.streams if k[0] == dev and k[2] == 0}
         return "default stream" + (f" (context {ctx:#x})" if len(contexts) > 1 else "")
 
 
