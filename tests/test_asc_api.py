@@ -78,7 +78,7 @@ def queue_state(z: asc.GlobalAddress):
     zg.set_global_buffer(z)
     pipe = asc.TPipe()
     q = asc.TQue(asc.TPosition.VECOUT, 2)
-    pipe.init_buffer(q, 2, 64)
+    pipe.init_buffer(que=q, num=2, len=64)
     record = [q.has_tensor_in_que(), q.vacant_in_que(), q.get_tensor_count_in_que()]
     a = q.alloc_tensor(asc.float32)
     b = q.alloc_tensor(asc.float32)
@@ -138,7 +138,7 @@ def test_tbuf_offsets_and_scalar_gm_access():
         zg.set_global_buffer(z)
         pipe = asc.TPipe()
         buf = asc.TBuf(asc.TPosition.VECCALC)
-        pipe.init_buffer(buf, 256)
+        pipe.init_buffer(buf=buf, num=256)
         hi = buf.get_with_offset(8, 128, asc.float32)
         asc.duplicate(hi, xg.get_value(3) * 2, 8)
         asc.data_copy(zg, hi, 8)
