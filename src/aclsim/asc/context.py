@@ -139,11 +139,12 @@ def where(site: Site | None) -> str:
     return f" (at {short(site.filename)}:{site.lineno} in {site.function})"
 
 
-def message(api: str, text: str, site: Site | None = None) -> str:
-    """'kernel: core i of n: asc.api: text (at file:line in fn)'."""
+def message(api: str, text: str, site: Site | None = None, located: bool = True) -> str:
+    """'kernel: core i of n: asc.api: text (at file:line in fn)' (without the location if not `located`)."""
     core = CORE
     head = f"{core.kernel}: core {core.idx} of {core.num}: " if core is not None else ""
-    return f"{head}asc.{api}: {text}{where(site if site is not None else user_site())}"
+    at = where(site if site is not None else user_site()) if located else ""
+    return f"{head}asc.{api}: {text}{at}"
 
 
 def fail(api: str, text: str, site: Site | None = None) -> NoReturn:

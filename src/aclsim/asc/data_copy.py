@@ -57,11 +57,11 @@ def _warn_truncated(count: int, dt: Any, nbytes: int, moved: int) -> None:
     text = ctx.message("data_copy", f"{count} x {dt.name} = {nbytes} bytes is not a multiple of 32: the hardware "
                                     f"moves only {moved} bytes (rounded down) and the last {nbytes - moved} bytes "
                                     "are not copied; use asc.data_copy_pad for lengths that are not 32-byte multiples",
-                       site)
+                       site, located=site is None)
     if site is None:
         warnings.warn(text, AscWarning, stacklevel=2)
     else:
-        warnings.warn_explicit(text, AscWarning, site.filename, site.lineno)
+        warnings.warn_explicit(text, AscWarning, site.filename, site.lineno)  # the warning shows file:line
 
 
 def _count(dst: Any, src: Any, count: int) -> None:
