@@ -17,7 +17,7 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any, TextIO
 
-from ..runtime import Runtime, get_runtime
+from ..runtime import Runtime, core
 from ..runtime.observe import now
 from .units import fmt_bytes
 
@@ -139,9 +139,11 @@ class ProgressWatcher:
     def running(self) -> list[tuple[Any, Callable[[], str]]]:
         """(identity, describe()) of device work executing right now."""
         found: list[tuple[Any, Callable[[], str]]] = []
-        rt = get_runtime()
+        # Only look at a runtime the program has already created: making one here would fix its
+        # configuration (ACLSIM_*) before the program had a chance to set it.
+        rt = core._RUNTIME
         try:
-            for dev in rt.devices:
+            for dev in rt.devices if rt is not None else ():
                 for ctx in list(dev.contexts):
                     for s in [ctx.default_stream, *list(ctx.streams.values())]:
                         if s.busy_thread is not None and s.queue:

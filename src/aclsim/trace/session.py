@@ -6,10 +6,12 @@ import sys
 from typing import TextIO
 
 from ..runtime import get_runtime
-from . import chrome, summary, timeline
+from .chrome import write
 from .model import CostModel
 from .progress import ProgressWatcher
 from .recorder import Recorder
+from .summary import render
+from .timeline import Timeline, build
 
 
 class TraceSession:
@@ -19,19 +21,20 @@ class TraceSession:
         self.trace_path = trace_path
         self.summary = summary
         self.out = out if out is not None else sys.stderr
-        rt = get_runtime()
-        self.model = CostModel.for_chip(rt.chip)  # fail now, not after the program ran, on a bad override
         self.recorder: Recorder | None = None
         if trace_path or summary:
+            rt = get_runtime()
+            CostModel.for_chip(rt.chip)  # a bad ACLSIM_MODEL* override fails now, not after the program ran
             self.recorder = Recorder()
             rt.bus.subscribe(self.recorder)
         self.progress = ProgressWatcher(self.out)
         self.progress.start()
 
-    def timeline(self) -> timeline.Timeline:
+    def timeline(self) -> Timeline:
         """What was recorded so far, as spans."""
         assert self.recorder is not None, "this session records nothing (no trace_path, no summary)"
-        return timeline.build(self.recorder, get_runtime().chip, self.model)
+        chip = get_runtime().chip
+        return build(self.recorder, chip, CostModel.for_chip(chip))
 
     def finish(self) -> int | None:
         """Stop recording, write the trace and print the summary; 1 when the trace cannot be written."""
@@ -43,13 +46,13 @@ class TraceSession:
         status = None
         if self.trace_path:
             try:
-                chrome.write(tl, self.trace_path)
+                write(tl, self.trace_path)
                 print(f"aclsim: trace written to {self.trace_path} (open it in https://ui.perfetto.dev)", file=self.out)
             except OSError as e:
                 print(f"aclsim: cannot write the trace to {self.trace_path}: {e}", file=self.out)
                 status = 1
         if self.summary:
-            print(summary.render(tl), file=self.out)
+            print(render(tl), file=self.out)
         return status
 
 
@@ -57,5 +60,5 @@ def start_session(trace_path: str | None = None, summary: bool = False) -> Trace
     """Start recording for `aclsim run`; call `.finish()` when the program has ended."""
     try:
         return TraceSession(trace_path, summary)
-    except ValueError as e:  # a bad ACLSIM_MODEL* override
+    except ValueError as e:  # a bad ACLSIM_MODEL* override (or ACLSIM_SOC)
         raise SystemExit(f"aclsim run: {e}") from None
