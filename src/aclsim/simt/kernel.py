@@ -151,6 +151,7 @@ class Launcher:
         self.stream = getattr(stream, "handle", stream) if not _is_runtime_stream(stream) else stream
         if self.stream is None:
             self.stream = 0
+        self.context: LaunchContext | None = None
 
     def __call__(self, *args: Any) -> Task:
         k = self.kernel
@@ -162,12 +163,14 @@ class Launcher:
         # Pointers resolve at launch: queued work still uses memory freed before it runs, as on hardware.
         vals = [PtrArg(rt, name, v, t.dtype) if isinstance(t, PtrType) else v
                 for (name, t), v in zip(k.param_types.items(), vals, strict=False)]
-        grid, block = self.grid, self.block
+        if self.context is None:
+            self.context = LaunchContext(k.name, k.file, self.grid, self.block)
+        C = self.context
 
         def run(task: Task) -> None:
-            _execute(rt, task, k, compiled, grid, block, vals)
+            _execute(rt, task, C, k, compiled, vals)
 
-        task = Task("kernel", k.name, run, grid=grid, block=block, keep=args, engine="simt", source=k.file)
+        task = Task("kernel", k.name, run, grid=self.grid, block=self.block, keep=args, engine="simt", source=k.file)
         return rt.launch(self.stream, task, f"{k.name}[...] launch")
 
 
@@ -202,10 +205,9 @@ def _convert(kname: str, name: str, t: Any, a: Any) -> Any:
     return t.type(a)
 
 
-def _execute(rt: Any, task: Task, k: Kernel, compiled: compiler.Compiled, grid: tuple, block: tuple, vals: list) -> None:
+def _execute(rt: Any, task: Task, C: LaunchContext, k: Kernel, compiled: compiler.Compiled, vals: list) -> None:
     """The device side of a launch: run every chunk of blocks."""
-    observe = bool(rt.bus.observers) and rt.bus.wants("kernel_access")
-    C = LaunchContext(rt, task, k.name, k.file, grid, block, observe)
+    C.begin(rt, task, bool(rt.bus.observers) and rt.bus.wants("kernel_access"))
     args: list[Any] = []
     ptrs: list[PtrArg] = []
     for t, v in zip(k.param_types.values(), vals, strict=False):

@@ -20,10 +20,10 @@ _UNIT = tuple(tuple(1 if i == k else 0 for i in range(6)) for k in range(6))
 
 
 class LaunchContext:
-    """Geometry and per-chunk state of a launch."""
+    """Geometry and per-chunk state of a launch; reused by later launches of the same configuration."""
 
-    def __init__(self, rt: Any, task: Any, name: str, file: str, grid: tuple, block: tuple, observe: bool) -> None:
-        self.rt, self.task, self.name, self.file, self.observe = rt, task, name, file, observe
+    def __init__(self, name: str, file: str, grid: tuple, block: tuple) -> None:
+        self.name, self.file = name, file
         self.grid, self.block = grid, block
         self.gx, self.gy, self.gz = grid
         self.bdx, self.bdy, self.bdz = block
@@ -38,10 +38,14 @@ class LaunchContext:
         # A component that is 0 for every thread of the launch contributes nothing.
         self._live = tuple(n > 1 for n in (self.bdx, self.bdy, self.bdz, self.gx, self.gy, self.gz))
         self._thread_comps: dict[tuple[int, int], np.ndarray] = {}
+        self.N = 0
+
+    def begin(self, rt: Any, task: Any, observe: bool) -> None:
+        """Start a launch (launches run one at a time, under the scheduler's lock)."""
+        self.rt, self.task, self.observe = rt, task, observe
         self._heap_views: dict[tuple[int, Any], np.ndarray] = {}
         self.bytes_read = self.bytes_written = 0
         self.line = 0
-        self.N = 0
 
     # -- chunks ---------------------------------------------------------------------------
     def set_chunk(self, b0: int, nb: int) -> None:

@@ -10,6 +10,7 @@ naming the kernel, block, thread, index, address and source line.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -39,10 +40,20 @@ class PtrArg:
             self.n_lo = self.n_hi = 0
             self.full = self.view = np.empty(0, dtype)
             return
-        off = addr - a.start
-        self.n_lo, self.n_hi = off // self.isz, (a.end - addr) // self.isz
-        self.full = np.ndarray((self.n_lo + self.n_hi,), dtype, buffer=a.data, offset=off - self.n_lo * self.isz)
-        self.view = self.full[self.n_lo :]
+        views = _VIEWS.get(a)
+        if views is None:
+            views = _VIEWS[a] = {}
+        hit = views.get((addr, dtype))
+        if hit is None:
+            off = addr - a.start
+            n_lo, n_hi = off // self.isz, (a.end - addr) // self.isz
+            full = np.ndarray((n_lo + n_hi,), dtype, buffer=a.data, offset=off - n_lo * self.isz)
+            hit = views[(addr, dtype)] = (n_lo, n_hi, full, full[n_lo:])
+        self.n_lo, self.n_hi, self.full, self.view = hit
+
+
+# Typed views of each live allocation, built once per (address, dtype): launches reuse them.
+_VIEWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class SharedArr:

@@ -118,11 +118,18 @@ _CMP = {"lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_e
 _PYCMP = {"lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq, "ne": operator.ne}
 
 
+# Operand types that C arithmetic leaves unchanged (no integer promotion), and the operators that
+# then map straight to a numpy ufunc: the hot path for two operands of the same such type.
+_SAME_TYPE_OK = {np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint64, np.float16, np.float32, np.float64)}
+_DIRECT = {"add", "sub", "mul"}
+
+
 def binop(op: str, a: Any, b: Any) -> Any:
     """a <op> b with C typing. op: add sub mul truediv floordiv mod pow lshift rshift and or xor."""
     ta, tb = type(a), type(b)
-    if ta is ND and tb is ND and a.dtype is b.dtype and a.dtype.kind == "f" and op in ("add", "sub", "mul"):
-        return _UFUNC[op](a, b)  # the hot path: two arrays of the same float type
+    if ta is tb and op in _DIRECT and (ta is ND or ta.__module__ == "numpy") and a.dtype is b.dtype \
+            and a.dtype in _SAME_TYPE_OK:
+        return _UFUNC[op](a, b)
     if ta is Idx or tb is Idx:
         r = _idx_binop(op, a, b)
         if r is not None:
