@@ -364,3 +364,21 @@ def test_in_kernel_names_raise_outside_kernels():
         simt.syncthreads()
     with pytest.raises(simt.SimtError, match=r"threadIdx\.x"):
         _ = threadIdx.x
+
+
+@simt.kernel
+def chained_and_empty_bodies(counter: Ptr[np.int32], out: Ptr[np.int32]):
+    i = threadIdx.x
+    if i > 100:
+        pass
+    else:
+        """only a docstring"""
+    a = b = simt.atomic_add(counter, 0, 1)  # one atomic per thread, not two
+    out[i] = a + b
+
+
+def test_chained_assignment_evaluates_once_and_empty_bodies_compile():
+    counter, out = aclsim.zeros(1, np.int32), aclsim.zeros(8, np.int32)
+    chained_and_empty_bodies[1, 8](counter, out)
+    assert counter.copy_to_host()[0] == 8
+    assert np.array_equal(np.sort(out.copy_to_host()), np.arange(8) * 2)

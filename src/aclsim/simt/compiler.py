@@ -207,8 +207,6 @@ class Codegen:
             self.emit(f"v_{name} = _U")
         for a in args.args:
             t = self.params[a.arg]
-            if a.arg in self.ptrs and a.arg in _assigned_names(node):
-                raise self.refuse(node, f"assigning to the pointer parameter '{a.arg}'", "index it instead")
             if self.kind == "device" and isinstance(t, np.dtype):
                 self.emit(f"v_{a.arg} = _to(v_{a.arg}, {self._obj(t)})")
         if self.kind == "kernel":
@@ -224,7 +222,7 @@ class Codegen:
 
     # -- statements -----------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> None:
-        saved = self.ind
+        saved, start = self.ind, len(self.lines)
         for i, s in enumerate(stmts):
             self.stmt(s)
             if isinstance(s, (ast.Break, ast.Continue, ast.Return)):
@@ -232,9 +230,9 @@ class Codegen:
             if i + 1 < len(stmts) and _may_exit(s):
                 self.emit("if m is not False:")
                 self.ind += 1
-        if not stmts:
-            self.emit("pass")
         self.ind = saved
+        if len(self.lines) == start:  # only docstrings / pass
+            self.emit("pass")
 
     def stmt(self, s: ast.stmt) -> None:
         line = self.src.line(s)
@@ -244,8 +242,15 @@ class Codegen:
             return
         self.emit(f"C.line = {line}")
         if isinstance(s, ast.Assign):
-            for t in s.targets:
-                self.assign(t, s.value, s)
+            if len(s.targets) == 1:
+                self.assign(s.targets[0], s.value, s)
+            else:  # a = b = value: evaluate value once
+                t = self.tmp()
+                self.emit(f"{t} = {self.expr(s.value, 'm')}")
+                for target in s.targets:
+                    if isinstance(target, ast.Tuple):
+                        raise self.refuse(s, "a chained assignment to a tuple")
+                    self.assign_value(target, t, s)
         elif isinstance(s, ast.AnnAssign):
             if s.value is not None:
                 dt = self._annotation_dtype(s.annotation, s)
@@ -398,6 +403,8 @@ class Codegen:
             raise self.refuse(s, "'for ... else'")
         if not isinstance(s.target, ast.Name):
             raise self.refuse(s, "a loop target that is not a single name")
+        if s.target.id in self.ptrs or s.target.id in self.shared:
+            raise self.refuse(s, f"using the pointer/shared array '{s.target.id}' as a loop variable")
         it = s.iter
         if not (isinstance(it, ast.Call) and self._intrinsic(it.func)[0] == "range"):
             raise self.refuse(s, f"iterating over {ast.unparse(it)!r}", "only 'for i in range(...)' loops are supported")
