@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -112,6 +113,7 @@ def build(rec: Recorder, chip: ChipProfile, model: CostModel) -> Timeline:
             tl.device.append(dspan)
             tl.flows.append((span, c.t0, dspan))
     starts = {t: [c.t0 for c, _ in lst] for t, lst in by_thread.items()}
+    reach = {t: list(itertools.accumulate((c.t1 for c, _ in lst), max)) for t, lst in by_thread.items()}
 
     by_seq: dict[int, Span] = {}
     for d in rec.done:
@@ -126,7 +128,8 @@ def build(rec: Recorder, chip: ChipProfile, model: CostModel) -> Timeline:
         if target is None:
             tl.never_ran.append(sub)
             continue
-        host = _enclosing_call(by_thread.get(sub.thread, []), starts.get(sub.thread, []), sub.time)
+        host = _enclosing_call(by_thread.get(sub.thread, []), starts.get(sub.thread, []),
+                               reach.get(sub.thread, []), sub.time)
         if host is None:  # queued outside any API call: a kernel launch
             host = Span(f"launch {sub.name}", "launch", sub.time, sub.time, thread=sub.thread, seq=sub.seq)
             tl.host.append(host)
@@ -161,13 +164,18 @@ def _modeled(model: CostModel, kind: str, info: tuple) -> float | None:
     return model.task_time(kind, dict(info))
 
 
-def _enclosing_call(calls: list[tuple[Call, Span]], starts: list[float], t: float) -> Span | None:
-    """The innermost API call of one thread that was running at time `t` (calls sorted by start)."""
-    i = bisect.bisect_right(starts, t) - 1
-    for j in range(i, max(i - 16, -1), -1):  # nested calls (callbacks inside process_report) are shallow
+def _enclosing_call(calls: list[tuple[Call, Span]], starts: list[float], reach: list[float], t: float) -> Span | None:
+    """The innermost API call of one thread running at time `t`.
+
+    `calls` are sorted by start; `reach[j]` is the latest end among calls[0..j], so the search
+    stops as soon as no earlier call can still be running (usually at once).
+    """
+    j = bisect.bisect_right(starts, t) - 1
+    while j >= 0 and reach[j] >= t:
         c, span = calls[j]
         if c.t1 >= t:
             return span
+        j -= 1
     return None
 
 
