@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import threading
 import time
 from pathlib import Path
 
@@ -377,3 +378,41 @@ def test_launch_shapes_given_as_lists_are_traced(traced):
     evs, summary, _ = traced(body)
     assert [s["args"]["grid"] for s in spans_on(evs, "default stream")] == [[2, 1, 1], [2, 1, 1]]
     assert re.search(r"listy\s+2\s", summary)
+
+
+def test_work_queued_from_a_callback_thread_links_to_the_innermost_call(traced):
+    def body(rt):
+        rt.set_device(0)
+        ctx = rt.get_context()
+        dev = rt.malloc(4096, 0)
+        stream = rt.create_stream()
+        subscribed = threading.Event()
+
+        def reporter() -> None:
+            rt.set_context(ctx.handle)
+            subscribed.wait()
+            rt.process_report(5000)  # runs the callback below on this thread
+
+        def callback(_) -> None:
+            rt.memset_async(dev.start, 4096, 7, 4096, 0)  # an API call nested in process_report
+
+        t = threading.Thread(target=reporter, name="reporter")
+        t.start()
+        rt.subscribe_report(t.ident, stream.handle)
+        subscribed.set()
+        rt.launch_callback(callback, None, C.ACL_CALLBACK_NO_BLOCK, stream.handle)
+        rt.synchronize_stream(stream.handle)
+        t.join()
+        rt.synchronize_stream(0)
+
+    evs, _, _ = traced(body)
+    report = spans_on(evs, "host thread reporter")
+    assert [s["name"] for s in report] == ["acl.rt.set_context", "acl.rt.process_report", "acl.rt.memset_async"]
+    outer, inner = report[1], report[2]
+    assert outer["ts"] <= inner["ts"] and inner["ts"] + inner["dur"] <= outer["ts"] + outer["dur"]
+    memset = spans_on(evs, "default stream")
+    assert [s["cat"] for s in memset] == ["memset"]
+    ends = {e["id"]: e for e in evs if e["ph"] == "f"}
+    starts = [e for e in evs if e["ph"] == "s" and ends[e["id"]]["ts"] == memset[0]["ts"]]
+    assert len(starts) == 1 and inner["ts"] <= starts[0]["ts"] <= inner["ts"] + inner["dur"]
+    assert starts[0]["tid"] == inner["tid"]
