@@ -88,7 +88,7 @@ def unary_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, op: str, scalar: fl
     xg, zg = _gm(x), _gm(z)
     a, c = _tensors(x.dtype, 2)
     asc.data_copy(a, xg, N)
-    if op in ("adds", "muls", "maxs", "mins"):
+    if op in ("adds", "muls", "maxs", "mins", "leaky_relu"):
         getattr(asc, op)(c, a, scalar, N)
     else:
         getattr(asc, op)(c, a, N)
@@ -100,6 +100,7 @@ UNARY = {
     "rsqrt": lambda v: np.reciprocal(np.sqrt(v)), "reciprocal": np.reciprocal,
     "adds": lambda v: v + v.dtype.type(1.5), "muls": lambda v: v * v.dtype.type(1.5),
     "maxs": lambda v: np.maximum(v, v.dtype.type(1.5)), "mins": lambda v: np.minimum(v, v.dtype.type(1.5)),
+    "leaky_relu": lambda v: np.where(v >= 0, v, v * v.dtype.type(1.5)),
 }
 
 
@@ -108,7 +109,7 @@ UNARY = {
 def test_unary_and_scalar_ops_match_numpy(op, dtype):
     rng = np.random.default_rng(2)
     x = rng.uniform(0.1, 4, N).astype(dtype)
-    if op in ("abs", "relu", "adds", "muls", "maxs", "mins"):
+    if op in ("abs", "relu", "adds", "muls", "maxs", "mins", "leaky_relu"):
         x = (x - 2).astype(dtype)
     z = np.zeros(N, dtype)
     unary_kernel[1](x, z, op, 1.5)
@@ -384,3 +385,32 @@ def test_atomic_add_accumulates_overlapping_core_writes(atomic):
     np.testing.assert_array_equal(z, expected)
     writes = [a for a in rec.accesses if a.write]
     assert len(writes) == 4 and all(a.atomic == atomic for a in writes)
+
+
+def test_partially_overlapping_operands_are_refused():
+    @asc.jit
+    def shifted(x: asc.GlobalAddress):
+        (t,) = _tensors(asc.float32, 1)
+        asc.duplicate(t, 1.0, N)
+        asc.add(t, t, t, N)  # in place: allowed
+        asc.add(t[8:], t, t, 64)
+
+    with pytest.raises(asc.AscError, match=r"asc\.add: dst \(offset 32\) partially overlaps a source \(offset 0\)"):
+        shifted[1](np.zeros(8, np.float32))
+
+
+def test_axpy_accumulates_into_dst():
+    @asc.jit
+    def saxpy(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress):
+        xg, yg, zg = _gm(x), _gm(y), _gm(z)
+        a, b = _tensors(asc.float32, 2)
+        asc.data_copy(a, xg, N)
+        asc.data_copy(b, yg, N)
+        asc.axpy(b, a, 3.0, N)
+        asc.data_copy(zg, b, N)
+
+    rng = np.random.default_rng(9)
+    x, y = rng.normal(size=N).astype(np.float32), rng.normal(size=N).astype(np.float32)
+    z = np.zeros(N, np.float32)
+    saxpy[1](x, y, z)
+    np.testing.assert_array_equal(z, x * np.float32(3) + y)

@@ -16,7 +16,7 @@ import numpy as np
 from ..api import DeviceArray
 from ..runtime import get_runtime
 from . import context as ctx
-from .context import Pool, fail
+from .context import ONES, Pool, fail
 from .dtypes import DataType, as_dtype
 from .enums import TPosition
 
@@ -267,25 +267,40 @@ class LocalTensor:
             self.dead(api)
         hi = self.lo + count * self.dtype.itemsize
         if hi > self.end:
-            fail(api, f"{count} x {self.dtype.name} needs {hi - self.lo} bytes but the tensor holds only "
-                      f"{self.end - self.lo} bytes (tensor size overflow, npuchk ErrorRead3/ErrorWrite2)")
+            self.overflow(count, api)
         return hi
+
+    def overflow(self, count: int, api: str) -> None:
+        fail(api, f"{count} x {self.dtype.name} needs {count * self.dtype.itemsize} bytes but the tensor holds only "
+                  f"{self.end - self.lo} bytes (tensor size overflow, npuchk ErrorRead3/ErrorWrite2)")
+
+    def misaligned(self, api: str) -> None:
+        fail(api, f"the tensor starts at {self.buf.pool.name} offset {self.lo}, not 32-byte aligned "
+                  "(vector and DMA operands must start on 32 bytes, npuchk ErrorRead4/ErrorWrite4)")
 
     def span(self, count: int, api: str) -> int:
         """`bounds` plus the 32-byte alignment rule of vector and DMA operands."""
         hi = self.bounds(count, api)
         if self.lo & 31:
-            fail(api, f"the tensor starts at {self.buf.pool.name} offset {self.lo}, not 32-byte aligned "
-                      "(vector and DMA operands must start on 32 bytes, npuchk ErrorRead4/ErrorWrite4)")
+            self.misaligned(api)
         return hi
 
+    # The two hot paths below inline `span` (they run for every vector instruction operand).
     def read(self, count: int, api: str) -> np.ndarray:
         """Vector source: the first `count` elements, checked to be live, in UB, in bounds, aligned and written."""
-        hi = self.span(count, api)
-        if self.buf.pool.name != "UB":
+        b = self.buf
+        if self.gen != b.gen:
+            self.dead(api)
+        lo = self.lo
+        hi = lo + count * self.dtype.itemsize
+        if hi > self.end:
+            self.overflow(count, api)
+        if lo & 31:
+            self.misaligned(api)
+        pool = b.pool
+        if pool.name != "UB":
             self.not_ub(api)
-        w = self.buf.pool.written
-        bad = w.find(0, self.lo, hi)
+        bad = pool.written.find(0, lo, hi)
         if bad >= 0:
             self.uninit(api, bad, count)
         return self.arr[:count]
@@ -303,10 +318,19 @@ class LocalTensor:
 
     def write(self, count: int, api: str) -> np.ndarray:
         """Vector destination: the first `count` elements, checked, and marked written."""
-        hi = self.span(count, api)
-        if self.buf.pool.name != "UB":
+        b = self.buf
+        if self.gen != b.gen:
+            self.dead(api)
+        lo = self.lo
+        n = count * self.dtype.itemsize
+        if lo + n > self.end:
+            self.overflow(count, api)
+        if lo & 31:
+            self.misaligned(api)
+        pool = b.pool
+        if pool.name != "UB":
             self.not_ub(api)
-        self.buf.pool.written[self.lo : hi] = ctx.ONES[: hi - self.lo]
+        pool.written[lo : lo + n] = ONES[:n]
         return self.arr[:count]
 
     # -- scalar access -----------------------------------------------------------------------

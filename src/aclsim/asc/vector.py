@@ -43,10 +43,11 @@ def _check_types(api: str, types: tuple[str, ...], dt: DataType, *others: LocalT
 
 def _overlap(api: str, dst: LocalTensor, src: LocalTensor, count: int) -> None:
     """dst and src may be the same elements (in place) but must not partially overlap."""
-    if dst.buf.pool is src.buf.pool and dst.lo != src.lo:
+    d, s = dst.lo, src.lo
+    if d != s:
         n = count * dst.dtype.itemsize
-        if dst.lo < src.lo + n and src.lo < dst.lo + n:
-            fail(api, f"dst (offset {dst.lo}) partially overlaps a source (offset {src.lo}) over {count} elements: "
+        if d < s + n and s < d + n and dst.buf.pool is src.buf.pool:
+            fail(api, f"dst (offset {d}) partially overlaps a source (offset {s}) over {count} elements: "
                       "the hardware allows only full (in-place) overlap")
 
 
@@ -134,6 +135,32 @@ def maxs(dst: LocalTensor, src: LocalTensor, scalar: Any, count: int, *rest: Any
 def mins(dst: LocalTensor, src: LocalTensor, scalar: Any, count: int, *rest: Any) -> None:
     """dst[i] = min(src[i], scalar)."""
     _scalar("mins", np.minimum, dst, src, scalar, count, rest)
+
+
+def _leaky(x: np.ndarray, alpha: Any, out: np.ndarray) -> None:
+    np.copyto(out, np.where(x >= 0, x, x * alpha))
+
+
+def leaky_relu(dst: LocalTensor, src: LocalTensor, scalar: Any, count: int, *rest: Any) -> None:
+    """dst[i] = src[i] if src[i] >= 0 else src[i] * scalar."""
+    _scalar("leaky_relu", _leaky, dst, src, scalar, count, rest)
+
+
+def axpy(dst: LocalTensor, src: LocalTensor, scalar: Any, count: int, *rest: Any) -> None:
+    """dst[i] = src[i] * scalar + dst[i] (computed in the tensors' type; the NPU may fuse it differently)."""
+    api = "axpy"
+    _only_count(api, rest)
+    if count <= 0:
+        if count < 0:
+            fail(api, f"count must be >= 0, got {count}")
+        return
+    dt = dst.dtype
+    if src.dtype is not dt or dt.name not in FLOAT:
+        _check_types(api, FLOAT, dt, src)
+    x = src.read(count, api)
+    acc = dst.read(count, api)
+    _overlap(api, dst, src, count)
+    np.add(x * dt.np.type(scalar), acc, out=dst.write(count, api))
 
 
 def _rsqrt(x: np.ndarray, out: np.ndarray) -> None:
