@@ -65,7 +65,7 @@ def device_table(rt: Runtime) -> list[str]:
     header = ["NPU", "Name", "Family", "Arch", f"{kind}-Usage(MB)", "AI Cores", "Vector Cores", "UB", "L1", "L2",
               "Streams"]
     title = f"aclsim {__version__}: emulated npu-smi info ({len(rows)} device(s), CPU emulation, no NPU used)"
-    return _boxed(header, rows, title)
+    return [*_boxed(header, rows, title), "Memory in use is this process's: every aclsim process emulates its own devices."]
 
 
 def socs_table() -> list[str]:

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         plot(args.trace, output, title=args.title, width=args.width, start_ms=args.start, end_ms=args.end)
     except ImportError as e:
-        if "matplotlib" not in str(e):
+        if (e.name or "").partition(".")[0] != "matplotlib":
             raise
         print("aclsim trace-plot needs matplotlib: pip install 'aclsim[plot]' (or pip install matplotlib)",
               file=sys.stderr)
