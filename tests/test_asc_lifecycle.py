@@ -377,3 +377,14 @@ def test_enque_beyond_the_queue_depth():
     msg = fault(over_depth)
     assert_at(msg, "over-depth", "over_depth", "TQue.enque")
     assert "already holds 1 tensor(s) (usedCount is 1, which exceed depth limits 1)" in msg
+
+
+def test_gm_addresses_must_be_element_aligned():
+    acl.rt.set_device(0)
+    x = aclsim.to_device(np.arange(256, dtype=np.float32))
+    z = aclsim.empty(256, np.float32)
+    stream = aclsim.Stream.default()
+    use_after_free[1, stream](asc.GlobalAddress(x.ptr + 2, asc.float32), z)
+    with pytest.raises(aclsim.AclError, match=r"asc\.GlobalTensor\.set_global_buffer: GM address 0x[0-9a-f]+ is not "
+                                              r"aligned to sizeof\(float32\) = 4 bytes"):
+        stream.synchronize()
