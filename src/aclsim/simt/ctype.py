@@ -15,8 +15,19 @@ from typing import Any
 
 import numpy as np
 
-WEAK_INT = "int"  # a Python int / bool
-WEAK_FLOAT = "float"  # a Python float
+
+class _Weak:
+    """The type of a Python literal (never equal to a numpy dtype, unlike the strings "int"/"float")."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"weak {self.name}"
+
+
+WEAK_INT = _Weak("int")  # a Python int / bool
+WEAK_FLOAT = _Weak("float")  # a Python float
 
 I32 = np.dtype(np.int32)
 U32 = np.dtype(np.uint32)
@@ -74,11 +85,11 @@ def common_type(da: Any, db: Any) -> Any:
     if r is None:
         if da is WEAK_INT and db is WEAK_INT:
             r = WEAK_INT
-        elif da in (WEAK_INT, WEAK_FLOAT) and db in (WEAK_INT, WEAK_FLOAT):
+        elif type(da) is _Weak and type(db) is _Weak:
             r = WEAK_FLOAT
-        elif da is WEAK_INT or da is WEAK_FLOAT:
+        elif type(da) is _Weak:
             r = _weak_with(da, db)
-        elif db is WEAK_INT or db is WEAK_FLOAT:
+        elif type(db) is _Weak:
             r = _weak_with(db, da)
         else:
             r = _c_common(da, db)

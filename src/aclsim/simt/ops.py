@@ -138,7 +138,7 @@ def binop(op: str, a: Any, b: Any) -> Any:
     da, db = dtype_of(a), dtype_of(b)
     rt = common_type(da, db)
     if op in ("lshift", "rshift"):  # C: the result has the (promoted) type of the left operand
-        if WEAK_FLOAT in (da, db) or (rt is not WEAK_INT and rt.kind == "f"):
+        if da is WEAK_FLOAT or db is WEAK_FLOAT or (rt is not WEAK_INT and rt.kind == "f"):
             raise TypeError("shift operands must be integers")
         if da is WEAK_INT:
             rt = WEAK_INT if db is WEAK_INT else I32
