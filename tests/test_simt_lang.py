@@ -382,3 +382,27 @@ def test_chained_assignment_evaluates_once_and_empty_bodies_compile():
     chained_and_empty_bodies[1, 8](counter, out)
     assert counter.copy_to_host()[0] == 8
     assert np.array_equal(np.sort(out.copy_to_host()), np.arange(8) * 2)
+
+
+@simt.kernel
+def ranges(out: Ptr[np.int32], a: np.uint32, b: np.uint32):
+    t = blockIdx.x * blockDim.x + threadIdx.x
+    v = 0
+    if t >= a and t < b:
+        v += 1
+    if t < a or t >= b:
+        v += 10
+    if not (t < b):
+        v += 100
+    elif t <= a:
+        v += 1000
+    w = t - a if t > a else a - t
+    out[t] = v * 100000 + w
+
+
+@pytest.mark.parametrize(("a", "b"), [(0, 0), (0, 1024), (100, 900), (256, 512), (700, 300), (1023, 5000)])
+def test_conditions_on_thread_ranges(a, b):
+    out = launch(ranges, 4, 256, np.zeros(1024, np.int32), a, b)[0]
+    t = np.arange(1024)
+    v = ((t >= a) & (t < b)) * 1 + ((t < a) | (t >= b)) * 10 + (t >= b) * 100 + ((t < b) & (t <= a)) * 1000
+    assert np.array_equal(out, v * 100000 + np.abs(t - a))
