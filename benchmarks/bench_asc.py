@@ -20,8 +20,13 @@ import aclsim
 import aclsim.asc as asc
 
 TILE = 128
-ITERS = 20000
+ITERS = 5000
+REPEATS = 5  # the kernel runs this many times; each figure is the best run (the machine is shared)
 timings: dict[str, float] = {}
+
+
+def record(name: str, seconds: float) -> None:
+    timings[name] = min(seconds, timings.get(name, seconds))
 
 
 @asc.jit
@@ -41,13 +46,13 @@ def overhead(x: asc.GlobalAddress, z: asc.GlobalAddress, iters: int):
     for _ in range(iters):
         t = qi.alloc_tensor(asc.half)
         qi.free_tensor(t)
-    timings["alloc_tensor + free_tensor"] = (clock() - t0) / (2 * iters)
+    record("alloc_tensor + free_tensor", (clock() - t0) / (2 * iters))
 
     t = qi.alloc_tensor(asc.half)
     t0 = clock()
     for _ in range(iters):
         asc.data_copy(t, xg, TILE)
-    timings["data_copy GM->UB"] = (clock() - t0) / iters
+    record("data_copy GM->UB", (clock() - t0) / iters)
 
     t0 = clock()
     for _ in range(iters):
@@ -55,18 +60,18 @@ def overhead(x: asc.GlobalAddress, z: asc.GlobalAddress, iters: int):
         qo.enque(u)
         u = qo.deque(asc.half)
         qo.free_tensor(u)
-    timings["alloc + enque + deque + free"] = (clock() - t0) / (4 * iters)
+    record("alloc + enque + deque + free", (clock() - t0) / (4 * iters))
 
     o = qo.alloc_tensor(asc.half)
     t0 = clock()
     for _ in range(iters):
         asc.add(o, t, t, TILE)
-    timings["add"] = (clock() - t0) / iters
+    record("add", (clock() - t0) / iters)
 
     t0 = clock()
     for _ in range(iters):
         asc.data_copy(zg, o, TILE)
-    timings["data_copy UB->GM"] = (clock() - t0) / iters
+    record("data_copy UB->GM", (clock() - t0) / iters)
     qi.free_tensor(t)
     qo.free_tensor(o)
 
@@ -81,7 +86,7 @@ def overhead(x: asc.GlobalAddress, z: asc.GlobalAddress, iters: int):
         qi.free_tensor(a)
         asc.data_copy(zg, b, TILE)
         qo.free_tensor(b)
-    timings["pipeline step (9 calls), per call"] = (clock() - t0) / (9 * iters)
+    record("pipeline step (9 calls), per call", (clock() - t0) / (9 * iters))
 
 
 def best(fn, repeat: int) -> float:
@@ -120,12 +125,13 @@ def add_custom_vs_numpy(cores: int, per_core: int, repeat: int) -> None:
 def main() -> None:
     with aclsim.Device(0):
         x = np.ones(TILE, np.float16)
-        overhead[1](x, np.zeros_like(x), ITERS)
-        print(f"Per-call overhead of the tile API on {TILE}-element half tiles ({ITERS} calls each):")
+        for _ in range(REPEATS):
+            overhead[1](x, np.zeros_like(x), ITERS)
+        print(f"Per-call overhead of the tile API on {TILE}-element half tiles (best of {REPEATS} x {ITERS} calls):")
         for name, secs in timings.items():
             print(f"  {name:<36} {secs * 1e6:6.2f} us")
         add_custom_vs_numpy(8, 2048, 20)
-        add_custom_vs_numpy(48, 65536, 5)
+        add_custom_vs_numpy(48, 65536, 7)
 
 
 if __name__ == "__main__":
