@@ -122,7 +122,7 @@ class Kernel:
         if not isinstance(config, tuple) or len(config) not in (2, 3):
             raise SimtError(f"launch as {self.name}[grid, block](...) or {self.name}[grid, block, stream](...)")
         launcher = Launcher(self, config[0], config[1], config[2] if len(config) == 3 else 0)
-        if len(self._launchers) < 64:
+        if len(self._launchers) < 16:  # each keeps its geometry caches
             with contextlib.suppress(TypeError):
                 self._launchers[config] = launcher
         return launcher

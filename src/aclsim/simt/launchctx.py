@@ -37,6 +37,7 @@ class LaunchContext:
         self.blockIdx_x, self.blockIdx_y, self.blockIdx_z = (Idx(self, _UNIT[k]) for k in (BX, BY, BZ))
         # A component that is 0 for every thread of the launch contributes nothing.
         self._live = tuple(n > 1 for n in (self.bdx, self.bdy, self.bdz, self.gx, self.gy, self.gz))
+        self._all_live = all(self._live)
         self._thread_comps: dict[tuple[int, int], np.ndarray] = {}
         self.N = 0
 
@@ -78,7 +79,7 @@ class LaunchContext:
 
     def materialize(self, idx: Idx) -> Any:
         """The values of a lazy index in this chunk (a uint32 scalar if it is uniform)."""
-        key = tuple(coef if self._live[k] else 0 for k, coef in enumerate(idx.k))
+        key = idx.k if self._all_live else tuple(c if live else 0 for c, live in zip(idx.k, self._live, strict=True))
         base = self._terms.get(key)
         if base is None:
             terms = [(k, coef) for k, coef in enumerate(key) if coef]
