@@ -376,3 +376,28 @@ def test_kernel_access_events_for_a_masked_gather_list_each_active_lane():
     assert np.array_equal(load.lanes, lanes) and np.array_equal(store.lanes, lanes)
     assert np.array_equal(load.offsets, (lanes * 7 % n) * 4) and np.array_equal(store.offsets, lanes * 4)
     assert np.array_equal(dy.copy_to_host()[1::2], (lanes * 7 % n).astype(np.float32))
+
+
+def test_fault_inside_a_device_function_names_its_file_and_line(tmp_path):
+    helpers = tmp_path / "helpers_mod.py"
+    helpers.write_text(
+        "from aclsim import simt\n\n@simt.device\ndef read(p, i):\n    return p[i]\n"
+    )
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("helpers_mod", helpers)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    read = mod.read
+
+    @simt.kernel
+    def uses_helper(x: Ptr[np.float32], out: Ptr[np.float32], j: np.uint32, k: np.uint32):
+        out[threadIdx.x + k] = read(x, threadIdx.x + j)
+
+    uses_helper[1, 4](aclsim.zeros(4), aclsim.zeros(4), 100, 0)
+    assert sync_code() == 507015
+    assert f"{helpers}:5" in acl.get_recent_err_msg()
+    line = uses_helper.fn.__code__.co_firstlineno + 2
+    uses_helper[1, 4](aclsim.zeros(4), aclsim.zeros(4), 0, 100)  # same launch configuration, fault in the kernel
+    assert sync_code() == 507015
+    assert f"test_simt_memory.py:{line}" in acl.get_recent_err_msg()

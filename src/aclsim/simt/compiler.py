@@ -211,12 +211,14 @@ class Codegen:
                 self.emit(f"v_{a.arg} = _to(v_{a.arg}, {self._obj(t)})")
         if self.kind == "kernel":
             self.emit("m = True")
-        else:
+        else:  # report lines of a device function against its own file
+            self.emit(f"_file, C.file = C.file, {self.src.file!r}")
             self.emit("_dret = False")
             self.emit("_rv = _U")
         self.block(node.body)
         if self.kind == "device":
             self.ind = 1
+            self.emit("C.file = _file")
             self.emit("return _rv")
         return "\n".join(out_head + self.lines) + "\n"
 

@@ -23,7 +23,7 @@ class LaunchContext:
     """Geometry and per-chunk state of a launch; reused by later launches of the same configuration."""
 
     def __init__(self, name: str, file: str, grid: tuple, block: tuple) -> None:
-        self.name, self.file = name, file
+        self.name, self.file, self.kernel_file = name, file, file
         self.grid, self.block = grid, block
         self.gx, self.gy, self.gz = grid
         self.bdx, self.bdy, self.bdz = block
@@ -44,6 +44,7 @@ class LaunchContext:
     def begin(self, rt: Any, task: Any, observe: bool) -> None:
         """Start a launch (launches run one at a time, under the scheduler's lock)."""
         self.rt, self.task, self.observe = rt, task, observe
+        self.file = self.kernel_file  # device functions switch it while they run
         self._heap_views: dict[tuple[int, Any], np.ndarray] = {}
         self.bytes_read = self.bytes_written = 0
         self.line = 0
