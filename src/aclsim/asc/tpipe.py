@@ -1,11 +1,12 @@
 """TPipe, TQueBind/TQue and TBuf: carving local memory and the tensor life cycle.
 
-Names and signatures follow pyasc `python/asc/language/fwk/tpipe.py`; the rules come from the
-Ascend C programming guide, CANN 8.1's `kernel_tpipe_impl.h` (reference `ascendc-device.md`
-§2.2) and the queue state checks of asc-devkit `impl/basic_api/kernel_tquebind_impl.h`: init_buffer rounds each block up to 32 bytes and refuses to over-subscribe the memory,
-a TPipe manages at most 64 buffers, at most 8 tensors (4 on the first-generation 910) may be
-allocated at once on one TPosition. Where hardware would hang (deque on an empty queue,
-alloc_tensor with every buffer in use) the emulator faults at once and says why.
+Names and signatures follow pyasc `python/asc/language/fwk/tpipe.py`. The rules come from the
+Ascend C programming guide, CANN 8.1's `kernel_tpipe_impl.h` (reference `ascendc-device.md` §2.2)
+and the queue state checks of asc-devkit `impl/basic_api/kernel_tquebind_impl.h`: init_buffer
+rounds each block up to 32 bytes and refuses to over-subscribe the memory, a TPipe manages at most
+64 buffers, at most 8 tensors (4 on the first-generation 910) may be allocated at once on one
+TPosition, enque past the queue depth is refused. Where hardware would hang (deque on an empty
+queue, alloc_tensor with every buffer in use) the emulator faults at once and says why.
 """
 
 from __future__ import annotations
