@@ -21,7 +21,7 @@ from ..runtime import KernelAccess, KernelFault, Site, user_site
 if TYPE_CHECKING:
     from .tpipe import TPipe
 
-_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class AscError(AclError):
@@ -156,7 +156,7 @@ def name_of(obj: Any) -> str | None:
     """The name of a kernel variable bound to `obj`, searched in the kernel's frames (error paths only)."""
     f = sys._getframe(1)
     while f is not None:
-        if not f.f_code.co_filename.startswith(_PKG_DIR):
+        if not f.f_code.co_filename.startswith(PKG_DIR):
             for k, v in f.f_locals.items():
                 if v is obj:
                     return k

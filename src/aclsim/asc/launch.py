@@ -113,7 +113,7 @@ def _raise_site(e: BaseException) -> Site | None:
     tb = e.__traceback__
     while tb is not None:
         code = tb.tb_frame.f_code
-        if not code.co_filename.startswith(ctx._PKG_DIR):
+        if not code.co_filename.startswith(ctx.PKG_DIR):
             site = Site(code.co_filename, tb.tb_lineno, code.co_name)
         tb = tb.tb_next
     return site
