@@ -97,19 +97,18 @@ class LaunchContext:
 
     def ramp(self, idx: Idx) -> tuple[int, int] | None:
         """(stride, first value) when idx is stride * global_thread_id + c over this chunk without wrapping."""
-        if not self.oned:
-            return None
-        ktx, kbx = idx.k[TX], idx.k[BX]
-        if not 0 < ktx < 1 << 31 or any(idx.k[i] for i in (TY, TZ, BY, BZ)):
-            return None
-        if self.gx > 1 and kbx != (ktx * self.bdx) & _M32:
-            return None
-        if self.bdx == 1 and self.gx == 1:
-            return None
-        lo = (ktx * self.lane0 + idx.c) & _M32
-        if lo + ktx * (self.N - 1) > _M32:
-            return None
-        return ktx, lo
+        hit = idx.ramp
+        if hit is not None and hit[0] == self.lane0:
+            return hit[1]  # the same index used again in this chunk (bounds check, loads, stores)
+        r = None
+        if self.oned:  # y/z indices are 0 for every thread: only x terms matter
+            ktx, kbx = idx.k[TX], idx.k[BX]
+            if 0 < ktx < 1 << 31 and (self.gx == 1 or kbx == (ktx * self.bdx) & _M32) and self.N > 1:
+                lo = (ktx * self.lane0 + idx.c) & _M32
+                if lo + ktx * (self.N - 1) <= _M32:
+                    r = (ktx, lo)
+        idx.ramp = (self.lane0, r)
+        return r
 
     def thread_offset(self, idx: Idx) -> int | None:
         """c when idx == threadIdx.x + c in a 1-D block (shared-memory fast path)."""

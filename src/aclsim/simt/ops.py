@@ -36,12 +36,13 @@ UNDEF = Undefined()
 class Idx:
     """c + sum(coef[k] * component[k]) over (tx, ty, tz, bx, by, bz), uint32 arithmetic."""
 
-    __slots__ = ("C", "c", "k")
+    __slots__ = ("C", "c", "k", "ramp")
 
     def __init__(self, C: Any, k: tuple[int, ...], c: int = 0) -> None:
         self.C = C
         self.k = k
         self.c = c
+        self.ramp: tuple[int, Any] | None = None  # (chunk's first lane, C.ramp result) cache
 
     def value(self) -> Any:
         """The uint32 array (or scalar) this index stands for in the current chunk."""
