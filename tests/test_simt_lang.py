@@ -406,3 +406,8 @@ def test_conditions_on_thread_ranges(a, b):
     t = np.arange(1024)
     v = ((t >= a) & (t < b)) * 1 + ((t < a) | (t >= b)) * 10 + (t >= b) * 100 + ((t < b) & (t <= a)) * 1000
     assert np.array_equal(out, v * 100000 + np.abs(t - a))
+
+
+def test_pointer_element_types_are_numbers():
+    with pytest.raises(simt.SimtError, match="integer and float element types only"):
+        simt.Ptr[np.complex64]

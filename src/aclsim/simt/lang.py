@@ -53,6 +53,8 @@ class PtrType:
 
     def __init__(self, dtype: Any) -> None:
         self.dtype = np.dtype(dtype)
+        if self.dtype.kind not in "biuf":
+            raise SimtError(f"simt.Ptr[{self.dtype}]: kernels handle bool, integer and float element types only")
 
     def __repr__(self) -> str:
         return f"simt.Ptr[{self.dtype}]"
