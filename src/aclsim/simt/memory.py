@@ -234,6 +234,14 @@ def load(C: Any, P: Any, idx: Any, m: Any, line: int) -> Any:
     if type(v) is not ND and not C.observe and isinstance(v, (int, np.integer)) and -P.n_lo <= v < P.n_hi:
         C.bytes_read += P.isz
         return P.full[int(v) + P.n_lo]  # one element every lane reads
+    if type(v) is ND and not C.observe and v.dtype.kind in "iu" and v.dtype.itemsize <= 4:
+        lo, hi = int(v.min()), int(v.max())
+        if lo >= 0 and hi < P.n_hi:
+            # Every lane's index is inside the allocation: gather for all lanes instead of selecting the
+            # active ones (inactive lanes' values are never used), which saves two passes.
+            n = C.N if m is True else int(np.count_nonzero(mask_array(C.N, m)))
+            C.bytes_read += n * P.isz
+            return P.view[v]
     ia, ma = _active(C, v, m, line, f"load {P.name}[...]")
     arr, k = _locate(C, P, ia, ma, line, "load", False)
     got = arr[k]
