@@ -43,8 +43,8 @@ def _params(fn: Any, what: str, require: bool) -> dict[str, Any]:
         dt = scalar_dtype(a) if a is not None else None
         if dt is None and (require or a is not None):
             raise SimtError(
-                f"{what} {fn.__name__}: parameter '{name}' needs a type annotation: simt.Ptr[np.float32] (any numpy "
-                f"dtype) for a device pointer, or a scalar type (np.uint32, np.int32, np.float32, int, float)"
+                f"{what} {fn.__name__}: parameter '{name}' needs a type annotation: simt.Ptr[np.float32] (any bool, "
+                f"integer or float dtype) for a device pointer, or a scalar type (np.uint32, np.int32, np.float32, int, float)"
                 + (f"; got {a!r}" if a is not None else "")
             )
         out[name] = dt
