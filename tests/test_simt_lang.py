@@ -307,7 +307,7 @@ def _refused(source: str, tmp_path, name: str = "k"):
         ("    try:\n        x[0] = 1\n    except Exception:\n        pass\n", "'try' statement", 5),
         ("    x[0] = sum([1, 2])\n", "a list", 5),
         ("    for v in (1, 2):\n        x[0] = v\n", "iterating over", 5),
-        ("    print(1)\n", "calling print", 5),
+        ("    x[0] = print(1)\n", "print() inside an expression", 5),
         ("    return 3\n", "returning a value from a kernel", 5),
         ("    y = x + 1\n", "pointer/shared array 'x'", 5),
         ("    x[0] = [i for i in range(3)][0]\n", "list comprehension", 5),
@@ -332,7 +332,7 @@ def test_recursion_is_refused(tmp_path):
 
 def test_refused_kernel_queues_nothing(tmp_path):
     out = aclsim.to_device(np.ones(4, np.float32))
-    src = "@simt.kernel\ndef k(x: simt.Ptr[np.float32]):\n    x[0] = 5\n    print(x[0])\n"
+    src = "@simt.kernel\ndef k(x: simt.Ptr[np.float32]):\n    x[0] = 5\n    y = [x[0]]\n"
     _refused(src, tmp_path)
     assert aclsim.Stream.default().query()
     assert out.copy_to_host().tolist() == [1, 1, 1, 1]
@@ -411,3 +411,15 @@ def test_conditions_on_thread_ranges(a, b):
 def test_pointer_element_types_are_numbers():
     with pytest.raises(simt.SimtError, match="integer and float element types only"):
         simt.Ptr[np.complex64]
+
+
+@simt.kernel
+def says(x: Ptr[np.float32]):
+    t = threadIdx.x
+    if t % 2 == 1:
+        print("thread", t, "has", x[t])
+
+
+def test_print_runs_in_every_active_thread_in_thread_order(capsys):
+    launch(says, 1, 6, np.arange(6, dtype=np.float32) / 2)
+    assert capsys.readouterr().out.splitlines() == ["thread 1 has 0.5", "thread 3 has 1.5", "thread 5 has 2.5"]

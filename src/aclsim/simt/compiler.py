@@ -79,6 +79,7 @@ def _register() -> None:
     for obj in (lang.abs, builtins.abs, np.abs):
         add(obj, "abs")
     add(builtins.range, "range")
+    add(builtins.print, "print")
 
 
 _register()
@@ -279,14 +280,25 @@ class Codegen:
         elif isinstance(s, ast.Return):
             self.return_(s)
         elif isinstance(s, ast.Expr):
-            if isinstance(s.value, ast.Call) and self._intrinsic(s.value.func)[0] == "sync":
+            kind = self._intrinsic(s.value.func)[0] if isinstance(s.value, ast.Call) else None
+            if kind == "sync":
                 if s.value.args or s.value.keywords:
                     raise self.refuse(s, "arguments to simt.syncthreads()")
                 self.emit(f"C.sync(m, {line})")
+            elif kind == "print":
+                self.print_(s.value)
             else:
                 self.emit(self.expr(s.value, "m"))
         else:
             raise self.refuse(s, _CONSTRUCTS.get(type(s), f"a '{type(s).__name__}' statement"))
+
+    def print_(self, call: ast.Call) -> None:
+        """print(...) in a kernel: every active thread prints its line, in thread order (like printf)."""
+        if call.keywords:
+            raise self.refuse(call, "keyword arguments to print()")
+        args = [repr(a.value) if isinstance(a, ast.Constant) and isinstance(a.value, str) else self.expr(a, "m")
+                for a in call.args]
+        self.emit(f"C.print(m, [{', '.join(args)}])")
 
     def _annotation_dtype(self, ann: ast.expr, node: ast.AST) -> np.dtype:
         obj = self.resolve(ann)
@@ -710,8 +722,8 @@ class Codegen:
             return f"_fma({', '.join(vals)})"
         if kind == "cast" and len(vals) == 1:
             return f"_to({vals[0]}, {self._obj(data)})"
-        if kind == "sync":
-            raise self.refuse(node, "simt.syncthreads() inside an expression", "call it as a statement")
+        if kind in ("sync", "print"):
+            raise self.refuse(node, f"{fname}() inside an expression", "call it as a statement")
         if kind == "range":
             raise self.refuse(node, "range() outside a for loop")
         if kind in ("math1", "math2", "minmax", "abs", "rsqrt", "fma", "cast"):

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..runtime.streams import KernelFault
 from .memory import SharedArr
-from .ops import Idx, mask_array
+from .ops import Idx, mask_array, val
 
 _M32 = (1 << 32) - 1
 # Component order of Idx coefficients.
@@ -165,6 +165,13 @@ class LaunchContext:
                 f"reached it (thread {self._thread_coords(lane)} did not); every thread of a block must reach "
                 "the same syncthreads"
             )
+
+    def print(self, m: Any, args: list[Any]) -> None:
+        """print() by every active thread of the chunk, in thread order."""
+        vals = [val(a) for a in args]
+        lanes = range(self.N) if m is True else np.flatnonzero(mask_array(self.N, m))
+        for lane in lanes:
+            print(*(v[lane] if type(v) is np.ndarray else v for v in vals))
 
     # -- reports --------------------------------------------------------------------------
     def _block_coords(self, lane: int) -> tuple[int, int, int]:
