@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import constants as C
-from ..simt import Ptr, blockDim, blockIdx, kernel, threadIdx
+from .. import simt
 
 DESCRIPTION = """\
 Run the host/device flow of the article this tool grew from, on the emulated NPU: init, a context
@@ -29,16 +29,16 @@ __global__ void SquareKernel(float* input, float* output, uint32_t size) {
 }"""
 
 
-@kernel
-def square_kernel(input: Ptr[np.float32], output: Ptr[np.float32], size: np.uint32):
-    tid = blockIdx.x * blockDim.x + threadIdx.x
+@simt.kernel
+def square_kernel(input: simt.Ptr[np.float32], output: simt.Ptr[np.float32], size: np.uint32):
+    tid = simt.blockIdx.x * simt.blockDim.x + simt.threadIdx.x
     if tid < size:
         output[tid] = input[tid] * input[tid]
 
 
-@kernel
-def square_kernel_unguarded(input: Ptr[np.float32], output: Ptr[np.float32], size: np.uint32):
-    tid = blockIdx.x * blockDim.x + threadIdx.x
+@simt.kernel
+def square_kernel_unguarded(input: simt.Ptr[np.float32], output: simt.Ptr[np.float32], size: np.uint32):
+    tid = simt.blockIdx.x * simt.blockDim.x + simt.threadIdx.x
     output[tid] = input[tid] * input[tid]  # bug: no `if tid < size`
 
 
