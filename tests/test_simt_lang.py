@@ -423,3 +423,24 @@ def says(x: Ptr[np.float32]):
 def test_print_runs_in_every_active_thread_in_thread_order(capsys):
     launch(says, 1, 6, np.arange(6, dtype=np.float32) / 2)
     assert capsys.readouterr().out.splitlines() == ["thread 1 has 0.5", "thread 3 has 1.5", "thread 5 has 2.5"]
+
+
+@simt.kernel
+def stepped(steps: Ptr[np.int32], out: Ptr[np.int32]):
+    t = np.int32(threadIdx.x)
+    acc = 0
+    for i in range(t, -3, -2):  # negative step, per-thread start
+        acc += i
+    for _j in range(0, 40, steps[t]):  # per-thread step, positive or negative
+        acc += 1000
+    for _k in range(10, t, steps[t]):
+        acc += 100000
+    out[t] = acc
+
+
+def test_range_loops_with_negative_and_per_thread_steps():
+    steps = np.array([1, 3, -2, 7, 5, -1, 40, 2], np.int32)
+    out = launch(stepped, 1, 8, steps, np.zeros(8, np.int32))[1]
+    expected = [sum(range(t, -3, -2)) + 1000 * len(range(0, 40, s)) + 100000 * len(range(10, t, s))
+                for t, s in enumerate(steps.tolist())]
+    assert out.tolist() == expected
