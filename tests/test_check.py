@@ -356,3 +356,15 @@ def test_device_fault_is_reported_once_with_its_code(mode, check):
     f = check.findings[0]
     assert f.code == 507015 and "illegal address 0x10" in f.details[0]
     assert f.sites["launch"].lineno == line
+
+
+def test_polling_until_complete_orders_the_host(mode, check):
+    dev, _ = acl.rt.malloc(1024, 0)
+    out = np.zeros(256, np.float32)
+    kernel([(dev, np.float32, 256, True, 5.0)])
+    while acl.rt.stream_query(0)[0] != 0:  # ACL_STREAM_STATUS_COMPLETE
+        pass
+    acl.rt.memcpy(out.ctypes.data, 1024, dev, 1024, D2H)
+    acl.rt.free(dev)
+    assert classes(check) == []
+    assert np.all(out == 5.0)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..runtime import get_runtime
 from ..runtime.streams import Stream, Task
 
 Clock = dict  # Stream -> position; never mutated once shared
@@ -97,7 +98,10 @@ class Order:
                     self.wait_stream(s)
 
     def on_api(self, call: Any) -> None:
-        """Host waits that emit no `sync` event: destroy_stream, reset_device, completed queries."""
+        """Host waits that emit no `sync` event: destroy_stream/context, reset_device, finished queries.
+
+        A query counts for the tasks it saw finished; a program that polls until COMPLETE is ordered.
+        """
         if call.ret != 0:
             return
         name, args = call.name, call.args
@@ -109,10 +113,13 @@ class Order:
             for s in list(self.streams):
                 if s.device_id == args[0]:
                     self.wait_stream(s)
+        elif name == "acl.rt.destroy_context":
+            for s in list(self.streams):
+                if s.context.handle == args[0]:
+                    self.wait_stream(s)
         elif name == "acl.rt.stream_query":
-            s = self.by_handle.get(args[0]) if args[0] else None
-            done = self.last_done.get(s) if s is not None else None
-            if done is not None:
+            done = self.last_done.get(get_runtime().stream(args[0]))
+            if done is not None:  # the host saw these tasks finish
                 self.wait_task(done)
         elif name == "acl.rt.query_event_status":
             rec = self.records.get(args[0])
