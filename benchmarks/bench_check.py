@@ -23,7 +23,7 @@ def square(inp: simt.Ptr[np.float32], out: simt.Ptr[np.float32], size: np.uint32
         out[tid] = inp[tid] * inp[tid]
 
 
-def best_of(fn, reps: int = 7) -> float:
+def best_of(fn, reps: int = 15) -> float:
     times = []
     for _ in range(reps):
         t0 = time.perf_counter()

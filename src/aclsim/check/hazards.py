@@ -82,9 +82,17 @@ class Hazards:
                 self._task(acc.alloc, TaskRec(tc, acc.lo, acc.hi, acc.write, False, None))
 
     def on_kernel_access(self, ka: KernelAccess) -> None:
-        tc = self.order.clock_of(ka.task)
-        if tc is not None:
-            self._task(ka.alloc, TaskRec(tc, max(ka.lo, 0), ka.hi, ka.write, ka.atomic, ka.line))
+        tc = self.order.tasks.get(ka.task.seq)
+        if tc is None:
+            return
+        log = self.logs.get(ka.alloc)
+        if log is not None and not log.host and len(log.tasks) == 1:  # fast path: nothing else to compare with
+            mine = log.tasks.get(tc.stream)
+            last = mine[-1] if mine else None
+            if last is not None and last.tc is tc and last.write == ka.write and last.atomic == ka.atomic:
+                last.lo, last.hi = min(last.lo, max(ka.lo, 0)), max(last.hi, ka.hi)
+                return
+        self._task(ka.alloc, TaskRec(tc, max(ka.lo, 0), ka.hi, ka.write, ka.atomic, ka.line))
 
     def on_free(self, a: Allocation, site: Site | None) -> None:
         for seq, (tc, ptrs) in list(self.kernels.items()):

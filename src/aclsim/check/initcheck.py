@@ -100,7 +100,7 @@ class InitCheck:
         if span_of(ka).contiguous:
             if ka.write:
                 sh.write_range(ka.lo, ka.hi, idx)
-            else:
+            elif sh.unwritten_range(ka.lo, min(ka.hi, limit), idx) is not None:
                 self._judge(_Read(a, idx, max(ka.lo, 0), min(ka.hi, limit), k, None, ka, ka.lanes))
             return
         offs, lanes = np.asarray(ka.offsets, dtype=np.int64), ka.lanes

@@ -221,12 +221,10 @@ class MemCheck:
         )
 
     def on_kernel_access(self, ka: KernelAccess) -> None:
-        a = ka.alloc
-        k = ka.itemsize
-        span = span_of(ka)
-        if ka.lo < 0 or ka.hi > a.size:
+        if ka.lo < 0 or ka.hi > ka.alloc.size:
             self._kernel_oob(ka)
-        if k > 1 and (ka.lo % k if span.contiguous else (np.asarray(ka.offsets) % k).any()):
+        k = ka.itemsize
+        if k > 1 and (ka.lo % k if span_of(ka).contiguous else (np.asarray(ka.offsets) % k).any()):
             self._kernel_misaligned(ka)
 
     def _kernel_site(self, ka: KernelAccess, bad: np.ndarray) -> tuple[int, str | None, int]:

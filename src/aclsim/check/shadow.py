@@ -34,6 +34,9 @@ class Shadow:
             view = self.dense[lo:hi]
             np.maximum(view, IMAX - index, out=view)
             return
+        for r in self.runs:
+            if r[0] <= lo and hi <= r[1] and r[2] <= index:
+                return  # already written earlier: the first write stands
         out: list[list[int]] = []
         pos = lo
         for r in self.runs:
@@ -92,6 +95,9 @@ class Shadow:
             if view.min() > IMAX - index:
                 return None
             return lo + np.flatnonzero(view <= IMAX - index)
+        for a, b, i in self.runs:
+            if a <= lo and hi <= b and i < index:
+                return None  # one earlier write covers it all
         bad, pos = [], lo
         for a, b, i in self.runs:
             if b <= lo or a >= hi:
