@@ -8,6 +8,7 @@ program gives the same report whatever the scheduling mode.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -97,8 +98,6 @@ class Report:
         out.flush()
 
     def text(self) -> str:
-        import io
-
         buf = io.StringIO()
         self.write_text(buf)
         return buf.getvalue()

@@ -110,6 +110,7 @@ class Hazards:
 
     def on_sync(self, *args: object) -> None:
         self._prune()
+        self.kernels = {seq: v for seq, v in self.kernels.items() if not self.order.host_covers(v[0])}
 
     # ------------------------------------------------------------------ checks
     def _host(self, a: Allocation, h: HostRec) -> None:
@@ -158,8 +159,6 @@ class Hazards:
                 log.host = [h for h in log.host if h.tick > oldest]
             if not log.tasks and not log.host:
                 del self.logs[a]
-        if oldest is None:
-            self.order.forget_finished()
 
     # ------------------------------------------------------------------ reports
     def _found_host(self, a: Allocation, h: HostRec, t: TaskRec, uses: bool = False) -> None:

@@ -14,7 +14,6 @@ class Span:
     """`contiguous`: the elements are exactly [lo, hi) in steps of itemsize (no offsets to look at)."""
 
     contiguous: bool
-    count: int  # elements accessed
 
 
 _last: tuple[KernelAccess, Span] | None = None
@@ -27,14 +26,13 @@ def span_of(ka: KernelAccess) -> Span:
         return _last[1]
     k = ka.itemsize
     if ka.offsets is None:
-        s = Span(True, max(ka.hi - ka.lo, 0) // k)
+        s = Span(True)
     else:
         n = len(ka.offsets)
-        contiguous = (
+        s = Span(
             n > 0 and (ka.hi - ka.lo) == n * k and int(ka.offsets[0]) == ka.lo
             and (n == 1 or bool((np.diff(ka.offsets) == k).all()))
         )
-        s = Span(contiguous, n)
     _last = (ka, s)
     return s
 

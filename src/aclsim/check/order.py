@@ -96,6 +96,8 @@ class Order:
             for s in list(self.streams):
                 if s.device_id == target:
                     self.wait_stream(s)
+        if not self.pending:
+            self.forget_finished()
 
     def on_api(self, call: Any) -> None:
         """Host waits that emit no `sync` event: destroy_stream/context, reset_device, finished queries.
@@ -158,14 +160,12 @@ class Order:
         """True when a task submitted before program index `tick` has not run yet."""
         return any(tc.tick < tick for tc in self.pending.values())
 
-    def forget_finished(self) -> list[int]:
-        """Drop clocks of finished tasks the host waited for; returns their seqs."""
-        gone = [seq for seq, tc in self.tasks.items() if tc.done and self.host_covers(tc)]
+    def forget_finished(self) -> None:
+        """Drop clocks of finished tasks the host waited for (event records and stream tails stay)."""
         keep = {tc.task.seq for tc in self.records.values()} | {tc.task.seq for tc in self.last_done.values()}
-        for seq in gone:
+        for seq in [seq for seq, tc in self.tasks.items() if tc.done and self.host_covers(tc)]:
             if seq not in keep:
                 del self.tasks[seq]
-        return gone
 
 
 def _join_into(vc: dict, other: Clock) -> None:
