@@ -130,6 +130,10 @@ def main() -> None:
         print(f"Per-call overhead of the tile API on {TILE}-element half tiles (best of {REPEATS} x {ITERS} calls):")
         for name, secs in timings.items():
             print(f"  {name:<36} {secs * 1e6:6.2f} us")
+        a = np.ones(2 * TILE, np.float16)
+        src, out = a[:TILE], a[TILE:]
+        floor = best(lambda: [np.add(src, src, out=out) for _ in range(ITERS)], REPEATS) / ITERS
+        print(f"  {'(numpy np.add on the same tile)':<36} {floor * 1e6:6.2f} us: the part of asc.add that is arithmetic")
         add_custom_vs_numpy(8, 2048, 20)
         add_custom_vs_numpy(48, 65536, 7)
 
