@@ -54,6 +54,12 @@ class Pool:
         self.wview = np.frombuffer(self.written, dtype=np.uint8)  # the flags as numpy, for strided checks
         self.top = 0
 
+    def refill(self, garbage: np.ndarray) -> None:
+        """Back to the state of a fresh core (the next block of a launch reuses the memory)."""
+        np.copyto(self.bytes, garbage[: self.size])
+        self.wview.fill(0)
+        self.top = 0
+
 
 ONES = memoryview(b"\x01" * (1 << 20))
 ZEROS = memoryview(bytes(1 << 20))
@@ -86,8 +92,7 @@ class Core:
     def pool(self, name: str) -> Pool:
         p = self.pools.get(name)
         if p is None:
-            size, usable = pool_geometry(name, self.chip)
-            p = self.pools[name] = Pool(name, size, usable, self.launch.garbage(size))
+            p = self.pools[name] = self.launch.fresh_pool(name)
         return p
 
     def emit_gm(

@@ -27,7 +27,7 @@ from ..api import Stream as PyStream
 from ..errors import AclError
 from ..runtime import KernelFault, Site, Task, get_runtime
 from . import context as ctx
-from .context import AscError, Core
+from .context import AscError, Core, Pool, pool_geometry
 from .dtypes import from_numpy
 from .sync import check_flags
 from .tensors import GlobalAddress
@@ -60,6 +60,17 @@ class Launch:
         self.bytes_read = 0
         self.bytes_written = 0
         self.error: BaseException | None = None
+        self.pools: dict[str, Pool] = {}
+
+    def fresh_pool(self, name: str) -> Pool:
+        """A local memory for a core starting a block: cores run one after another, so they share it."""
+        p = self.pools.get(name)
+        if p is None:
+            size, usable = pool_geometry(name, self.chip)
+            p = self.pools[name] = Pool(name, size, usable, self.garbage(size))
+        else:
+            p.refill(self.garbage(p.size))
+        return p
 
     def garbage(self, size: int) -> np.ndarray:
         """Random bytes that fresh local memory starts with (seed: ACLSIM_SEED, default 0)."""
