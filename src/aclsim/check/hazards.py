@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..runtime import get_runtime
 from ..runtime.memory import DEVICE_BASE, Allocation
 from ..runtime.observe import Access, KernelAccess, Site
 from ..runtime.streams import Stream, Task
@@ -109,8 +110,9 @@ class Hazards:
             self.logs.pop(a, None)
 
     def on_sync(self, *args: object) -> None:
-        self._prune()
-        self.kernels = {seq: v for seq, v in self.kernels.items() if not self.order.host_covers(v[0])}
+        with get_runtime().lock:  # api and sync events arrive from any host thread
+            self._prune()
+            self.kernels = {seq: v for seq, v in self.kernels.items() if not self.order.host_covers(v[0])}
 
     # ------------------------------------------------------------------ checks
     def _host(self, a: Allocation, h: HostRec) -> None:

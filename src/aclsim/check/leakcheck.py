@@ -47,15 +47,15 @@ class LeakCheck:
     def _leak(self, a: Allocation | HostAllocation, when: str) -> None:
         self.live.pop(a, None)
         if isinstance(a, Allocation):
-            what, free = f"device memory ({a.api}) on device {a.device}", "acl.rt.free"
-        else:
-            what, free = "pinned host memory (malloc_host)", "acl.rt.free_host"
+            what, free, at = f"device memory ({a.api}) on device {a.device}", "acl.rt.free", f"address {a.start:#x}, "
+        else:  # host addresses differ from run to run: not printed
+            what, free, at = "pinned host memory (malloc_host)", "acl.rt.free_host", ""
         site = a.site
         stack = user_stack(site)
         self._order += 1
         self.report.add(Finding(
             "leakcheck", "leak", f"Leaked {a.size} bytes of {what}, still allocated at {when}",
-            [f"address {a.start:#x}, {a.size} bytes requested", "allocated at:", *("    " + f for f in stack)],
+            [f"{at}{a.size} bytes requested", "allocated at:", *("    " + f for f in stack)],
             f"call {free} on it when done (before acl.rt.reset_device / acl.finalize)",
             ("leak", (site.filename, site.lineno) if site else id(a), what),
             (1 << 62, self._order), None, {"alloc": site}, nbytes=a.size,

@@ -106,37 +106,40 @@ class MemCheck:
         freed = (self.freed_host if host_api else self.freed).find(addr)
         order = (self.order.next_tick(),)
         code = int(Code.ERROR_RT_PARAM_INVALID)  # what the runtime returned for it
+        ptr = _pointer_text(addr)
+        pinned = rt.host.find(addr) if not host_api else None
         if freed is not None and freed.start == addr:
             first = where(freed.free_site) if freed.free_site else "by acl.rt.reset_device"
-            self._add("double-free", f"Double free: {api}({addr:#x}) frees memory that was already freed",
+            self._add("double-free", f"Double free: {api}({ptr}) frees memory that was already freed",
                       [f"second free at {where(site)}", f"first freed at {first}",
                        f"allocated at {where(freed.alloc_site)} ({freed.size} bytes)"],
                       f"free each pointer once: drop the second {api} at {line_of(site)} "
                       "(or set the variable to 0 after freeing)",
                       site, order, code, {"free": site, "first_free": freed.free_site, "alloc": freed.alloc_site})
-        elif not host_api and rt.host.find(addr) is not None:
-            self._add("free-wrong-kind", f"Invalid free: {api}({addr:#x}) is given pinned host memory",
-                      [f"at {where(site)}", f"{addr:#x} came from acl.rt.malloc_host"],
+        elif pinned is not None:
+            self._add("free-wrong-kind", f"Invalid free: {api} is given pinned host memory",
+                      [f"at {where(site)}", f"the pointer came from acl.rt.malloc_host at {where(pinned.site)}"],
                       f"free host memory with acl.rt.free_host at {line_of(site)}", site, order, code, {"free": site})
         elif host_api and rt.find_allocation(addr) is not None:
-            self._add("free-wrong-kind", f"Invalid free: acl.rt.free_host({addr:#x}) is given device memory",
-                      [f"at {where(site)}", f"{addr:#x} came from acl.rt.malloc"],
+            self._add("free-wrong-kind", f"Invalid free: acl.rt.free_host({ptr}) is given device memory",
+                      [f"at {where(site)}", f"{ptr} came from acl.rt.malloc"],
                       f"free device memory with acl.rt.free at {line_of(site)}", site, order, code, {"free": site})
         else:
-            self._add("invalid-free", f"Invalid free: {api}({addr:#x})",
-                      [f"at {where(site)}", reason],
+            why = reason if addr >= DEVICE_BASE else f"{ptr} is not the start of a live allocation of this kind"
+            self._add("invalid-free", f"Invalid free: {api}({ptr})", [f"at {where(site)}", why],
                       f"pass {api} exactly the pointer the matching malloc returned", site, order, code,
                       {"free": site})
 
     # ------------------------------------------------------------------ host calls
     def on_api(self, call: ApiCall) -> None:
-        positions = _POINTER_ARGS.get(call.name)
-        if positions is None:
-            return
-        if call.ret != 0:
-            self._freed_pointer(call, positions)
-        elif call.name == "acl.rt.memcpy_async":
-            self._async_alignment(call)
+        with get_runtime().lock:  # api and sync events arrive from any host thread
+            positions = _POINTER_ARGS.get(call.name)
+            if positions is None:
+                return
+            if call.ret != 0:
+                self._freed_pointer(call, positions)
+            elif call.name == "acl.rt.memcpy_async":
+                self._async_alignment(call)
 
     def _freed_pointer(self, call: ApiCall, positions: tuple[int, ...]) -> None:
         rt = get_runtime()
@@ -167,13 +170,12 @@ class MemCheck:
             # Pageable host memory is copied synchronously through a staging buffer (CANN 8.5): no rule.
             if (addr >= DEVICE_BASE or pinned) and addr % ASYNC_COPY_ALIGN:
                 a = rt.find_allocation(addr) if addr >= DEVICE_BASE else rt.host.find(addr)
-                base = a.start if a is not None else addr
-                what = "device" if addr >= DEVICE_BASE else "pinned host"
+                into = (f"{addr - a.start} bytes into the {'device' if addr >= DEVICE_BASE else 'pinned host'} "
+                        f"allocation made at {where(a.site)}") if a is not None else "outside any allocation"
                 self._add(
                     "misaligned-copy", f"Misaligned address: acl.rt.memcpy_async {arg} is not 64-byte aligned",
                     [f"call at {where(call.site)}",
-                     f"{arg}={addr:#x} ({what} memory) is {addr - base} bytes into the allocation at {base:#x}; "
-                     f"{addr % ASYNC_COPY_ALIGN} bytes past a 64-byte boundary",
+                     f"{arg}={_pointer_text(addr)} is {into}; {addr % ASYNC_COPY_ALIGN} bytes past a 64-byte boundary",
                      "aclrtMemcpyAsync: the source and destination addresses must be 64-byte aligned"],
                     f"copy from a 64-byte aligned offset (a multiple of 64 past the malloc'd pointer), "
                     f"or use the synchronous acl.rt.memcpy at {line_of(call.site)}",
@@ -292,3 +294,8 @@ class MemCheck:
         self.report.add(Finding(
             self.tool, kind, headline, details, fix, fold or (kind, loc, fold_extra), order, code, sites, count,
         ))
+
+
+def _pointer_text(addr: int) -> str:
+    """A device address in hex; host addresses change from run to run, so reports name them generically."""
+    return f"{addr:#x}" if addr >= DEVICE_BASE else "a host pointer"

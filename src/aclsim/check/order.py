@@ -85,48 +85,50 @@ class Order:
             self.last_done[tc.stream] = tc
 
     def on_sync(self, kind: str, target: Any, site: Any, t0: float, t1: float) -> None:
-        self.next_tick()
-        if kind == "stream":
-            self.wait_stream(target)
-        elif kind == "event":
-            rec = self.records.get(target.handle)
-            if rec is not None and target.record is rec.task:
-                self.wait_task(rec)
-        elif kind == "device":
-            for s in list(self.streams):
-                if s.device_id == target:
-                    self.wait_stream(s)
-        if not self.pending:
-            self.forget_finished()
+        with get_runtime().lock:  # api and sync events arrive from any host thread
+            self.next_tick()
+            if kind == "stream":
+                self.wait_stream(target)
+            elif kind == "event":
+                rec = self.records.get(target.handle)
+                if rec is not None and target.record is rec.task:
+                    self.wait_task(rec)
+            elif kind == "device":
+                for s in list(self.streams):
+                    if s.device_id == target:
+                        self.wait_stream(s)
+            if not self.pending:
+                self.forget_finished()
 
     def on_api(self, call: Any) -> None:
         """Host waits that emit no `sync` event: destroy_stream/context, reset_device, finished queries.
 
         A query counts for the tasks it saw finished; a program that polls until COMPLETE is ordered.
         """
-        if call.ret != 0:
-            return
-        name, args = call.name, call.args
-        if name == "acl.rt.destroy_stream":
-            s = self.by_handle.get(args[0])
-            if s is not None:
-                self.wait_stream(s)
-        elif name == "acl.rt.reset_device":
-            for s in list(self.streams):
-                if s.device_id == args[0]:
+        with get_runtime().lock:  # api and sync events arrive from any host thread
+            if call.ret != 0:
+                return
+            name, args = call.name, call.args
+            if name == "acl.rt.destroy_stream":
+                s = self.by_handle.get(args[0])
+                if s is not None:
                     self.wait_stream(s)
-        elif name == "acl.rt.destroy_context":
-            for s in list(self.streams):
-                if s.context.handle == args[0]:
-                    self.wait_stream(s)
-        elif name == "acl.rt.stream_query":
-            done = self.last_done.get(get_runtime().stream(args[0]))
-            if done is not None:  # the host saw these tasks finish
-                self.wait_task(done)
-        elif name == "acl.rt.query_event_status":
-            rec = self.records.get(args[0])
-            if rec is not None and rec.done:
-                self.wait_task(rec)
+            elif name == "acl.rt.reset_device":
+                for s in list(self.streams):
+                    if s.device_id == args[0]:
+                        self.wait_stream(s)
+            elif name == "acl.rt.destroy_context":
+                for s in list(self.streams):
+                    if s.context.handle == args[0]:
+                        self.wait_stream(s)
+            elif name == "acl.rt.stream_query":
+                done = self.last_done.get(get_runtime().stream(args[0]))
+                if done is not None:  # the host saw these tasks finish
+                    self.wait_task(done)
+            elif name == "acl.rt.query_event_status":
+                rec = self.records.get(args[0])
+                if rec is not None and rec.done:
+                    self.wait_task(rec)
 
     # ------------------------------------------------------------------ queries
     def wait_stream(self, s: Stream) -> None:
