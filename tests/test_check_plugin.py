@@ -69,3 +69,21 @@ def test_enable_in_code_reports_at_exit(tmp_path):
     assert "ACLSIM CHECK (leakcheck)" in r.stderr
     assert "LEAK SUMMARY: 100 bytes leaked in 1 allocation\n" in r.stderr
     assert "Double free" not in r.stderr and "ERROR SUMMARY: 1 error\n" in r.stderr
+
+
+def test_report_is_identical_from_run_to_run(tmp_path):
+    (tmp_path / "prog.py").write_text(textwrap.dedent('''
+        import acl
+        acl.rt.set_device(0)
+        host, _ = acl.rt.malloc_host(4096)           # leaked
+        dev, _ = acl.rt.malloc(4096, 0)
+        stream, _ = acl.rt.create_stream()
+        acl.rt.memset(dev, 4096, 1, 4096)
+        acl.rt.memcpy_async(host + 8, 64, dev, 64, 2, stream)   # misaligned pinned destination
+        acl.rt.synchronize_stream(stream)
+        acl.rt.free(host)                            # host memory given to acl.rt.free
+        acl.rt.free_host(host + 64)                  # not the start of a pinned buffer
+    '''))
+    runs = [run(["-m", "aclsim", "run", "--check", "all", "prog.py"], tmp_path) for _ in range(2)]
+    assert runs[0].stderr == runs[1].stderr
+    assert "ERROR SUMMARY: 5 errors" in runs[0].stderr
