@@ -45,7 +45,7 @@ class Finding:
         if self.count > 1:
             out.append(f"    seen {self.count} times")
         if self.code is not None:
-            out.append(f"    a real runtime returns {_code_name(self.code)}")
+            out.append(f"    ACL code: {_code_name(self.code)}")
         out.append(f"    fix: {self.fix}")
         return out
 

@@ -125,8 +125,15 @@ class MemCheck:
                       [f"at {where(site)}", f"{ptr} came from acl.rt.malloc"],
                       f"free device memory with acl.rt.free at {line_of(site)}", site, order, code, {"free": site})
         else:
-            why = reason if addr >= DEVICE_BASE else f"{ptr} is not the start of a live allocation of this kind"
-            self._add("invalid-free", f"Invalid free: {api}({ptr})", [f"at {where(site)}", why],
+            inside = rt.host.find(addr) if addr < DEVICE_BASE else None
+            if addr >= DEVICE_BASE:
+                headline, why = f"Invalid free: {api}({ptr})", reason
+            elif inside is not None:
+                headline = f"Invalid free: {api} is given a pointer inside a pinned buffer"
+                why = f"it is {addr - inside.start} bytes past the start of the buffer allocated at {where(inside.site)}"
+            else:
+                headline, why = f"Invalid free: {api} is given a pointer it never returned", "not a live allocation"
+            self._add("invalid-free", headline, [f"at {where(site)}", why],
                       f"pass {api} exactly the pointer the matching malloc returned", site, order, code,
                       {"free": site})
 
@@ -175,10 +182,11 @@ class MemCheck:
                 self._add(
                     "misaligned-copy", f"Misaligned address: acl.rt.memcpy_async {arg} is not 64-byte aligned",
                     [f"call at {where(call.site)}",
-                     f"{arg}={_pointer_text(addr)} is {into}; {addr % ASYNC_COPY_ALIGN} bytes past a 64-byte boundary",
+                     f"{arg}{f'={addr:#x}' if addr >= DEVICE_BASE else ''} is {into}; "
+                     f"{addr % ASYNC_COPY_ALIGN} bytes past a 64-byte boundary",
                      "aclrtMemcpyAsync: the source and destination addresses must be 64-byte aligned"],
-                    f"copy from a 64-byte aligned offset (a multiple of 64 past the malloc'd pointer), "
-                    f"or use the synchronous acl.rt.memcpy at {line_of(call.site)}",
+                    f"use offsets that are multiples of 64 from the malloc'd pointer, "
+                    f"or the synchronous acl.rt.memcpy at {line_of(call.site)}",
                     call.site, (self.order.next_tick(),), int(Code.ERROR_RT_ADDR_UNALIGNED), {"call": call.site},
                     fold_extra=arg,
                 )
