@@ -368,3 +368,20 @@ def test_polling_until_complete_orders_the_host(mode, check):
     acl.rt.free(dev)
     assert classes(check) == []
     assert np.all(out == 5.0)
+
+
+def test_atomic_add_into_unwritten_memory_reads_it(check):
+    rt = get_runtime()
+    acc, _ = acl.rt.malloc(64, 0)
+    a = rt.find_allocation(acc)
+
+    def run(task: Task) -> None:  # every thread atomically adds 1 to acc[lane % 4]
+        offs = (np.arange(256, dtype=np.int64) % 4) * 4
+        rt.bus.emit("kernel_access", KernelAccess(task, a, True, 0, 16, 4, offsets=offs, lanes=np.arange(256),
+                                                  line=3, api="atomic_add", atomic=True))
+
+    rt.launch(0, Task("kernel", "histogram", run))
+    acl.rt.synchronize_stream(0)
+    acl.rt.free(acc)
+    assert classes(check) == ["uninitialized-kernel-read"]
+    assert check.findings[0].count == 256

@@ -96,21 +96,23 @@ class InitCheck:
             return
         idx = self._index(ka.task)
         k = ka.itemsize
-        limit = a.size if not ka.write else a.alloc_size  # reads past the size are memcheck's
+        reads = not ka.write or (ka.atomic and ka.api != "atomic_exch")  # an atomic update reads the old value
+        limit = a.size if reads else a.alloc_size  # reads past the size are memcheck's
         if span_of(ka).contiguous:
+            lo, hi = max(ka.lo, 0), min(ka.hi, limit)
+            if reads and sh.unwritten_range(lo, hi, idx) is not None:
+                self._judge(_Read(a, idx, lo, hi, k, None, ka, ka.lanes))
             if ka.write:
                 sh.write_range(ka.lo, ka.hi, idx)
-            elif sh.unwritten_range(ka.lo, min(ka.hi, limit), idx) is not None:
-                self._judge(_Read(a, idx, max(ka.lo, 0), min(ka.hi, limit), k, None, ka, ka.lanes))
             return
         offs, lanes = np.asarray(ka.offsets, dtype=np.int64), ka.lanes
         if ka.lo < 0 or ka.hi > limit:
             inside = (offs >= 0) & (offs + k <= limit)
             offs, lanes = offs[inside], (None if lanes is None else np.asarray(lanes)[inside])
+        if reads:
+            self._judge(_Read(a, idx, 0, 0, k, offs, ka, lanes))
         if ka.write:
             sh.write_elements(offs, k, idx)
-        else:
-            self._judge(_Read(a, idx, 0, 0, k, offs, ka, lanes))
 
     def on_task_done(self, task: Task) -> None:
         if self.deferred:
