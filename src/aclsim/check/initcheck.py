@@ -91,14 +91,14 @@ class InitCheck:
 
     def on_kernel_access(self, ka: KernelAccess) -> None:
         a = ka.alloc
-        sh = self._shadow(a)
+        sh = self.shadows.get(a) or self._shadow(a)
         if sh is None:
             return
         idx = self._index(ka.task)
         k = ka.itemsize
         reads = not ka.write or (ka.atomic and ka.api != "atomic_exch")  # an atomic update reads the old value
         limit = a.size if reads else a.alloc_size  # reads past the size are memcheck's
-        if span_of(ka).contiguous:
+        if ka.offsets is None or span_of(ka).contiguous:
             lo, hi = max(ka.lo, 0), min(ka.hi, limit)
             if reads and sh.unwritten_range(lo, hi, idx) is not None:
                 self._judge(_Read(a, idx, lo, hi, k, None, ka, ka.lanes))

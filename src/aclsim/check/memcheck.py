@@ -234,7 +234,7 @@ class MemCheck:
         if ka.lo < 0 or ka.hi > ka.alloc.size:
             self._kernel_oob(ka)
         k = ka.itemsize
-        if k > 1 and (ka.lo % k if span_of(ka).contiguous else (np.asarray(ka.offsets) % k).any()):
+        if k > 1 and (ka.lo % k if ka.offsets is None or span_of(ka).contiguous else (np.asarray(ka.offsets) % k).any()):
             self._kernel_misaligned(ka)
 
     def _kernel_site(self, ka: KernelAccess, bad: np.ndarray) -> tuple[int, str | None, int]:

@@ -50,11 +50,9 @@ class Session:
             observers.append(Hazards(self.report, self.order, races="racecheck" in tools, frees="memcheck" in tools))
         observers += [o for o in (self.initcheck, self.leakcheck) if o is not None]
         observers.append(KindCheck(self.report, self.order))
-        self.observers = observers
+        self.observer = _Dispatch(observers)
         self.finished = False
-        bus = get_runtime().bus
-        for o in observers:
-            bus.subscribe(o)
+        get_runtime().bus.subscribe(self.observer)
 
     @property
     def findings(self) -> list[Finding]:
@@ -77,8 +75,7 @@ class Session:
             self.initcheck.resolve(final=True)
         if self.leakcheck is not None:
             self.leakcheck.report_live(end)
-        for o in self.observers:
-            rt.bus.unsubscribe(o)
+        rt.bus.unsubscribe(self.observer)
 
     def finish(self) -> int | None:
         """Stop, print the report (stderr), write the JSON file; the exit code to use when errors were found."""
@@ -92,3 +89,25 @@ class Session:
 
     def _override(self) -> int | None:
         return self.error_exitcode if self.report.error_count and self.error_exitcode is not None else None
+
+
+class _Dispatch:
+    """The one bus observer of a session: each `on_<event>` calls the tools handling it, in order.
+
+    It defines only the events some tool handles, so `bus.wants("kernel_access")` stays false
+    (and kernels stay unobserved) when no kernel-side tool is on.
+    """
+
+    def __init__(self, tools: list[Any]) -> None:
+        names = sorted({n for t in tools for n in dir(t) if n.startswith("on_")})
+        for name in names:
+            handlers = [getattr(t, name) for t in tools if hasattr(t, name)]
+            setattr(self, name, handlers[0] if len(handlers) == 1 else _chain(handlers))
+
+
+def _chain(handlers: list[Any]) -> Any:
+    def call(*args: Any) -> None:
+        for h in handlers:
+            h(*args)
+
+    return call
