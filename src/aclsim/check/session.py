@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import traceback
 from typing import Any, TextIO
 
 from ..runtime import get_runtime
@@ -50,7 +51,7 @@ class Session:
             observers.append(Hazards(self.report, self.order, races="racecheck" in tools, frees="memcheck" in tools))
         observers += [o for o in (self.initcheck, self.leakcheck) if o is not None]
         observers.append(KindCheck(self.report, self.order))
-        self.observer = _Dispatch(observers)
+        self.observer = _Dispatch(observers, self.report, self.order)
         self.finished = False
         get_runtime().bus.subscribe(self.observer)
 
@@ -95,19 +96,28 @@ class _Dispatch:
     """The one bus observer of a session: each `on_<event>` calls the tools handling it, in order.
 
     It defines only the events some tool handles, so `bus.wants("kernel_access")` stays false
-    (and kernels stay unobserved) when no kernel-side tool is on.
+    (and kernels stay unobserved) when no kernel-side tool is on. A tool that fails does not
+    break the program: the failure becomes an `internal-error` finding.
     """
 
-    def __init__(self, tools: list[Any]) -> None:
+    def __init__(self, tools: list[Any], report: Report, order: Order) -> None:
         names = sorted({n for t in tools for n in dir(t) if n.startswith("on_")})
         for name in names:
-            handlers = [getattr(t, name) for t in tools if hasattr(t, name)]
-            setattr(self, name, handlers[0] if len(handlers) == 1 else _chain(handlers))
+            setattr(self, name, _chain([getattr(t, name) for t in tools if hasattr(t, name)], report, order))
 
 
-def _chain(handlers: list[Any]) -> Any:
+def _chain(handlers: list[Any], report: Report, order: Order) -> Any:
     def call(*args: Any) -> None:
         for h in handlers:
-            h(*args)
+            try:
+                h(*args)
+            except Exception as e:  # a checker bug must not change the program's behaviour
+                where = f"{type(h.__self__).__name__}.{h.__name__}"
+                report.add(Finding(
+                    "aclsim", "internal-error", f"Internal sanitizer error in {where}: {type(e).__name__}: {e}",
+                    ["".join(traceback.format_exception(e, limit=-3)).rstrip()],
+                    "findings may be incomplete; please report this with the program that triggers it",
+                    ("internal-error", where, type(e).__name__), (order.tick,),
+                ))
 
     return call
