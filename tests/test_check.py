@@ -385,3 +385,32 @@ def test_atomic_add_into_unwritten_memory_reads_it(check):
     acl.rt.free(acc)
     assert classes(check) == ["uninitialized-kernel-read"]
     assert check.findings[0].count == 256
+
+
+@pytest.mark.parametrize("wait", ["synchronize_stream", "synchronize_event", "synchronize_device", "destroy_stream"])
+def test_every_host_wait_orders_later_host_calls(wait, mode, check):
+    dev, _ = acl.rt.malloc(1024, 0)
+    late, _ = acl.rt.malloc(1024, 0)
+    stream, _ = acl.rt.create_stream()
+    event, _ = acl.rt.create_event()
+    kernel([(dev, np.float32, 256, True, 1.0)], stream=stream)
+    acl.rt.record_event(event, stream)
+    kernel([(late, np.float32, 256, True, 2.0)], stream=stream)  # after the event: only full waits cover it
+    {"synchronize_stream": lambda: acl.rt.synchronize_stream(stream),
+     "synchronize_event": lambda: acl.rt.synchronize_event(event),
+     "synchronize_device": acl.rt.synchronize_device,
+     "destroy_stream": lambda: acl.rt.destroy_stream(stream)}[wait]()
+    out = np.zeros(256, np.float32)
+    acl.rt.memcpy(out.ctypes.data, 1024, dev, 1024, D2H)
+    acl.rt.memcpy(out.ctypes.data, 1024, late, 1024, D2H); line = here()  # noqa: E702
+    if wait != "destroy_stream":
+        acl.rt.synchronize_stream(stream)
+        acl.rt.destroy_stream(stream)
+    acl.rt.destroy_event(event)
+    for p in (dev, late):
+        acl.rt.free(p)
+    found = classes(check)
+    if wait == "synchronize_event":
+        assert found == ["race-host-device"] and check.findings[0].sites["host"].lineno == line
+    else:
+        assert found == []
