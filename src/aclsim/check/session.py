@@ -32,7 +32,7 @@ def parse_tools(spec: str) -> list[str]:
 
 
 class Session:
-    """Tools listening on the runtime from construction until `finish()`."""
+    """Tools listening on the runtime from construction until `stop()` (or `finish()`, which also reports)."""
 
     def __init__(self, tools: list[str], error_exitcode: int | None = None, json_path: str | None = None,
                  out: TextIO | None = None) -> None:
