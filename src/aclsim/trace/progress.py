@@ -11,6 +11,7 @@ Uses `rich` when it is installed, else a plain carriage-return line. Silent when
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 import threading
 from collections.abc import Callable
@@ -23,9 +24,9 @@ from .units import fmt_bytes
 
 # Code objects of the runtime's synchronous copy methods -> how many bytes their frame moves.
 _SYNC_COPIES = {
-    Runtime.memcpy.__wrapped__.__code__: lambda f: f.get("count", 0),
-    Runtime.memset.__wrapped__.__code__: lambda f: f.get("count", 0),
-    Runtime.memcpy2d.__wrapped__.__code__: lambda f: f.get("width", 0) * f.get("height", 0),
+    inspect.unwrap(Runtime.memcpy).__code__: lambda f: f.get("count", 0),
+    inspect.unwrap(Runtime.memset).__code__: lambda f: f.get("count", 0),
+    inspect.unwrap(Runtime.memcpy2d).__code__: lambda f: f.get("width", 0) * f.get("height", 0),
 }
 
 
