@@ -416,3 +416,17 @@ def test_work_queued_from_a_callback_thread_links_to_the_innermost_call(traced):
     starts = [e for e in evs if e["ph"] == "s" and ends[e["id"]]["ts"] == memset[0]["ts"]]
     assert len(starts) == 1 and inner["ts"] <= starts[0]["ts"] <= inner["ts"] + inner["dur"]
     assert starts[0]["tid"] == inner["tid"]
+
+
+def test_a_session_is_a_context_manager_for_python_programs(tmp_path, capsys):
+    path = tmp_path / "ctx.json"
+    with start_session(trace_path=str(path), summary=True) as session:
+        rt = get_runtime()
+        rt.set_device(0)
+        rt.launch(0, Task("kernel", "inside", lambda t: None, cores=8))
+        rt.synchronize_stream(0)
+    assert session.finish() is None  # finishing twice does nothing more
+    err = capsys.readouterr().err
+    assert err.count("trace written to") == 1 and "inside" in err
+    (kernel,) = spans_on(load(path), "default stream")
+    assert kernel["name"] == "inside" and kernel["args"]["cores"] == 8

@@ -30,6 +30,12 @@ class TraceSession:
         self.progress = ProgressWatcher(self.out)
         self.progress.start()
 
+    def __enter__(self) -> TraceSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.finish()
+
     def timeline(self) -> Timeline:
         """What was recorded so far, as spans."""
         assert self.recorder is not None, "this session records nothing (no trace_path, no summary)"
@@ -39,8 +45,8 @@ class TraceSession:
     def finish(self) -> int | None:
         """Stop recording, write the trace and print the summary; 1 when the trace cannot be written."""
         self.progress.stop()
-        if self.recorder is None:
-            return None
+        if self.recorder is None or self.recorder not in get_runtime().bus.observers:
+            return None  # recording nothing, or finished already
         get_runtime().bus.unsubscribe(self.recorder)
         tl = self.timeline()
         status = None
@@ -57,7 +63,7 @@ class TraceSession:
 
 
 def start_session(trace_path: str | None = None, summary: bool = False) -> TraceSession:
-    """Start recording for `aclsim run`; call `.finish()` when the program has ended."""
+    """Start recording; call `.finish()` when done, or use it as `with start_session("t.json"): ...`."""
     try:
         return TraceSession(trace_path, summary)
     except ValueError as e:  # a bad ACLSIM_MODEL* override (or ACLSIM_SOC)
