@@ -430,3 +430,28 @@ def test_a_session_is_a_context_manager_for_python_programs(tmp_path, capsys):
     assert err.count("trace written to") == 1 and "inside" in err
     (kernel,) = spans_on(load(path), "default stream")
     assert kernel["name"] == "inside" and kernel["args"]["cores"] == 8
+
+
+def test_host_waits_are_drawn_inside_the_call_that_waited(traced):
+    x = np.arange(N, dtype=np.float32)
+
+    def body(rt):
+        rt.set_device(0)
+        a = rt.malloc(x.nbytes, 0)
+        s = rt.create_stream()
+        # Pageable (numpy) host memory: memcpy_async returns only after the copy, an implicit wait.
+        rt.memcpy_async(a.start, x.nbytes, x.ctypes.data, x.nbytes, C.ACL_MEMCPY_HOST_TO_DEVICE, s.handle)
+        rt.launch(s.handle, square_task(a, a))
+        rt.synchronize_stream(s.handle)
+        rt.synchronize_device()
+        return s
+
+    evs, summary, s = traced(body)
+    host = host_spans(evs)
+    waits = [w for w in host if w["cat"] == "host-wait"]
+    assert [w["name"] for w in waits] == [f"wait for stream {s.handle:#x}"] * 2 + ["wait for device 0"]
+    for w, call in zip(waits, ("acl.rt.memcpy_async", "acl.rt.synchronize_stream", "acl.rt.synchronize_device"),
+                       strict=True):
+        parent = next(c for c in host if c["name"] == call)
+        assert parent["ts"] <= w["ts"] and w["ts"] + w["dur"] <= parent["ts"] + parent["dur"] + 1e-6
+    assert re.search(r"Host waiting in synchronize: .* in 3 call\(s\) \(device 1, stream 2\)", summary)

@@ -12,7 +12,7 @@ from collections import defaultdict
 from typing import Any
 
 COLORS = {
-    "api": "#9e9e9e", "sync": "#e53935", "memcpy": "#1e88e5", "memset": "#00acc1", "kernel": "#43a047",
+    "api": "#9e9e9e", "sync": "#e53935", "host-wait": "#b71c1c", "memcpy": "#1e88e5", "memset": "#00acc1", "kernel": "#43a047",
     "record": "#8e24aa", "wait": "#ab47bc", "launch": "#212121", "callback": "#6d4c41",
 }
 OTHER = "#fb8c00"
@@ -100,12 +100,15 @@ def plot(
     fig, axes = plt.subplots(len(heights), 1, figsize=(width, sum(heights) + 1.0), sharex=True,
                              gridspec_kw={"height_ratios": heights}, squeeze=False)
     ax = axes[0][0]
-    bars: dict[tuple[str, int], list[tuple[float, float]]] = defaultdict(list)
+    depth = _depths(spans)
+    bars: dict[tuple[str, int, int], list[tuple[float, float]]] = defaultdict(list)
     for e in spans:
-        key = (COLORS.get(e.get("cat", ""), OTHER), row[(e.get("pid", 0), e.get("tid", 0))])
+        key = (COLORS.get(e.get("cat", ""), OTHER), row[(e.get("pid", 0), e.get("tid", 0))], depth[id(e)])
         bars[key].append((e["ts"] / 1e3, max(e.get("dur", 0) / 1e3, min_w)))
-    for (color, r), xr in bars.items():
-        ax.broken_barh(xr, (r - 0.35, 0.7), facecolors=color, edgecolor="white", linewidth=0.3)
+    for (color, r, d), xr in bars.items():  # nested slices (a wait inside its call) drawn inset, on top
+        inset = min(d, 2) * 0.12
+        ax.broken_barh(xr, (r - 0.35 + inset, 0.7 - 2 * inset), facecolors=color, edgecolor="white",
+                       linewidth=0.3, zorder=2 + d)
     ax.set_xlim(start_ms - (end_ms - start_ms) * 0.01, end_ms + (end_ms - start_ms) * 0.01)
     lo, hi = ax.get_xlim()
     char_ms = (hi - lo) * (7 * 0.7 / 72 * fig.dpi) / ax.get_window_extent().width  # one 7-pt character
@@ -115,7 +118,7 @@ def plot(
         if fits >= 4:
             name = e["name"] if len(e["name"]) <= fits else e["name"][: fits - 1] + "…"
             ax.text(e["ts"] / 1e3 + w / 2, row[(e.get("pid", 0), e.get("tid", 0))], name, ha="center",
-                    va="center", fontsize=7, color="white", clip_on=True)
+                    va="center", fontsize=7, color="white", clip_on=True, zorder=10 + depth[id(e)])
 
     starts = {e.get("id"): e for e in evs if e.get("ph") == "s"}
     arrows = 0
@@ -153,6 +156,23 @@ def plot(
     fig.tight_layout()
     fig.savefig(output, dpi=150)
     plt.close(fig)
+
+
+def _depths(spans: list[dict[str, Any]]) -> dict[int, int]:
+    """Nesting depth of each slice within its track (id(event) -> 0 for top level)."""
+    by_track: dict[tuple[int, int], list[dict[str, Any]]] = defaultdict(list)
+    for e in spans:
+        by_track[(e.get("pid", 0), e.get("tid", 0))].append(e)
+    out: dict[int, int] = {}
+    for track in by_track.values():
+        ends: list[float] = []  # ends of the slices enclosing the current one
+        for e in sorted(track, key=lambda e: (e["ts"], -e.get("dur", 0))):
+            a, b = e["ts"], e["ts"] + e.get("dur", 0)
+            while ends and not (ends[-1] >= b and (ends[-1] > a or a == b)):
+                ends.pop()
+            out[id(e)] = len(ends)
+            ends.append(b)
+    return out
 
 
 def _process_name(tracks: list[tuple[int, int, str]], pid: int) -> str:

@@ -60,7 +60,7 @@ class Recorder:
         self.calls: list[Call] = []
         self.submits: list[Submit] = []
         self.done: list[Done] = []
-        self.syncs: list[tuple[str, float, float, int]] = []  # (kind, t0, t1, thread)
+        self.syncs: list[tuple[str, float, float, int, str]] = []  # (kind, t0, t1, thread, what it waited for)
         self.memory: list[tuple[float, int, int]] = []  # (time, device, +/- bytes reserved)
         self.waits: list[tuple[int, int]] = []  # (wait task seq, record task seq)
         self.threads: dict[int, str] = {}
@@ -98,7 +98,13 @@ class Recorder:
         self.waits.append((task.seq, dep.seq))
 
     def on_sync(self, kind: str, target: Any, site: Any, t0: float, t1: float) -> None:
-        self.syncs.append((kind, t0, t1, self._thread()))
+        if kind == "device":
+            what = f"device {target}"
+        elif kind == "stream" and target.handle == 0:
+            what = "default stream"
+        else:
+            what = f"{kind} {target.handle:#x}"
+        self.syncs.append((kind, t0, t1, self._thread(), what))
 
     def on_malloc(self, alloc: Any) -> None:
         self.memory.append((now(), alloc.device, alloc.reserved))

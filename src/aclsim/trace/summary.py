@@ -68,7 +68,7 @@ def render(tl: Timeline) -> str:
         lines.append("Device memory")
         lines += _table(["device", "peak in use", "capacity"], rows)
 
-    waited = sum(t1 - t0 for _, t0, t1, _ in tl.syncs)
+    waited = sum(t1 - t0 for _, t0, t1, _, _ in tl.syncs)
     kinds: dict[str, int] = defaultdict(int)
     for kind, *_ in tl.syncs:
         kinds[kind] += 1

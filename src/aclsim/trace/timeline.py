@@ -1,7 +1,8 @@
 """Turn a Recorder's raw records into tracks of spans, flow arrows and memory counters.
 
-Host spans are the API calls of each host thread, plus a zero-length "launch" span for device
-work queued outside any API call (kernel launches from aclsim.simt / aclsim.asc). Device spans
+Host spans are the API calls of each host thread, the time the host spent waiting for the device
+inside them ("host-wait", also when a call waits implicitly), plus a zero-length "launch" span for
+device work queued outside any API call (kernel launches from aclsim.simt / aclsim.asc). Device spans
 follow the runtime's modeled device clock (`task.start` .. `task.end`). A synchronous
 memcpy/memset queues no task: it is drawn on its context's default stream over the host call.
 """
@@ -28,7 +29,7 @@ class Span:
     """One slice on a track: host thread (`thread`) or device stream (`stream`, `lane`)."""
 
     name: str
-    cat: str  # api, sync, memcpy, memset, kernel, record, wait, callback, launch
+    cat: str  # api, sync, host-wait, memcpy, memset, kernel, record, wait, callback, launch
     t0: float
     t1: float
     thread: int | None = None
@@ -55,7 +56,7 @@ class Timeline:
     device: list[Span] = field(default_factory=list)
     flows: list[tuple[Span, float, Span]] = field(default_factory=list)  # (from span, at time, to span)
     memory: dict[int, list[tuple[float, int]]] = field(default_factory=dict)  # device -> (time, bytes in use)
-    syncs: list[tuple[str, float, float, int]] = field(default_factory=list)
+    syncs: list[tuple[str, float, float, int, str]] = field(default_factory=list)  # host waits
     never_ran: list[Submit] = field(default_factory=list)
 
     @functools.cached_property
@@ -112,6 +113,8 @@ def build(rec: Recorder, chip: ChipProfile, model: CostModel) -> Timeline:
             dspan = _device_span(model, kind, name, c.t0, c.t1, c.t1 - c.t0, (dev, ctx, 0), info, None)
             tl.device.append(dspan)
             tl.flows.append((span, c.t0, dspan))
+    for _, t0, t1, thread, what in rec.syncs:  # inside the call that waited (synchronize, or an implicit wait)
+        tl.host.append(Span(f"wait for {what}", "host-wait", t0, t1, thread=thread))
     starts = {t: [c.t0 for c, _ in lst] for t, lst in by_thread.items()}
     reach = {t: list(itertools.accumulate((c.t1 for c, _ in lst), max)) for t, lst in by_thread.items()}
 
