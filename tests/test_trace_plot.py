@@ -66,3 +66,16 @@ def test_trace_plot_draws_a_time_window(tmp_path, capsys):
     assert (tmp_path / "w.png").read_bytes()[:4] == b"\x89PNG"
     assert main(["trace-plot", str(trace), "--start", str(end_ms + 1000), "-o", str(tmp_path / "none.png")]) == 2
     assert "has no complete ('X') events to draw in that window" in capsys.readouterr().err
+
+
+def test_nested_slices_are_found_per_track():
+    from aclsim.trace.plot import _depths
+
+    call = {"ts": 0, "dur": 10, "pid": 1, "tid": 1}
+    wait = {"ts": 2, "dur": 5, "pid": 1, "tid": 1}
+    after = {"ts": 10, "dur": 3, "pid": 1, "tid": 1}
+    launch = {"ts": 14, "dur": 0, "pid": 1, "tid": 1}
+    other = {"ts": 3, "dur": 1, "pid": 100, "tid": 100000}
+    depth, parents = _depths([after, wait, call, launch, other])
+    assert [depth[id(e)] for e in (call, wait, after, launch, other)] == [0, 1, 0, 0, 0]
+    assert parents == {id(call)}

@@ -100,7 +100,7 @@ def plot(
     fig, axes = plt.subplots(len(heights), 1, figsize=(width, sum(heights) + 1.0), sharex=True,
                              gridspec_kw={"height_ratios": heights}, squeeze=False)
     ax = axes[0][0]
-    depth = _depths(spans)
+    depth, parents = _depths(spans)
     bars: dict[tuple[str, int, int], list[tuple[float, float]]] = defaultdict(list)
     for e in spans:
         key = (COLORS.get(e.get("cat", ""), OTHER), row[(e.get("pid", 0), e.get("tid", 0))], depth[id(e)])
@@ -115,7 +115,7 @@ def plot(
     for e in spans:
         w = e.get("dur", 0) / 1e3
         fits = int(w / char_ms) - 1
-        if fits >= 4:
+        if fits >= 4 and id(e) not in parents:  # a slice with slices inside shows their names
             name = e["name"] if len(e["name"]) <= fits else e["name"][: fits - 1] + "…"
             ax.text(e["ts"] / 1e3 + w / 2, row[(e.get("pid", 0), e.get("tid", 0))], name, ha="center",
                     va="center", fontsize=7, color="white", clip_on=True, zorder=10 + depth[id(e)])
@@ -158,21 +158,25 @@ def plot(
     plt.close(fig)
 
 
-def _depths(spans: list[dict[str, Any]]) -> dict[int, int]:
-    """Nesting depth of each slice within its track (id(event) -> 0 for top level)."""
+def _depths(spans: list[dict[str, Any]]) -> tuple[dict[int, int], set[int]]:
+    """Nesting depth of each slice within its track (id(event) -> 0 for top level), and the ids of
+    slices that contain another."""
     by_track: dict[tuple[int, int], list[dict[str, Any]]] = defaultdict(list)
     for e in spans:
         by_track[(e.get("pid", 0), e.get("tid", 0))].append(e)
-    out: dict[int, int] = {}
+    depth: dict[int, int] = {}
+    parents: set[int] = set()
     for track in by_track.values():
-        ends: list[float] = []  # ends of the slices enclosing the current one
+        stack: list[tuple[float, int]] = []  # (end, id) of the slices enclosing the current one
         for e in sorted(track, key=lambda e: (e["ts"], -e.get("dur", 0))):
             a, b = e["ts"], e["ts"] + e.get("dur", 0)
-            while ends and not (ends[-1] >= b and (ends[-1] > a or a == b)):
-                ends.pop()
-            out[id(e)] = len(ends)
-            ends.append(b)
-    return out
+            while stack and not (stack[-1][0] >= b and (stack[-1][0] > a or a == b)):
+                stack.pop()
+            depth[id(e)] = len(stack)
+            if stack:
+                parents.add(stack[-1][1])
+            stack.append((b, id(e)))
+    return depth, parents
 
 
 def _process_name(tracks: list[tuple[int, int, str]], pid: int) -> str:
