@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import os
 import statistics
+import sys
 import time
+from pathlib import Path
 
 os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")  # must precede any numba import
 
@@ -22,52 +24,17 @@ import numpy as np
 
 import aclsim
 from aclsim import simt
+from aclsim.cli.run import install_aliases
 
-TPB = 128
-
-
-@simt.kernel
-def square(inp: simt.Ptr[np.float32], out: simt.Ptr[np.float32], size: np.uint32):
-    tid = simt.blockIdx.x * simt.blockDim.x + simt.threadIdx.x
-    if tid < size:
-        out[tid] = inp[tid] * inp[tid]
-
-
-@simt.kernel
-def saxpy(n: np.int32, a: np.float32, x: simt.Ptr[np.float32], y: simt.Ptr[np.float32]):
-    i = simt.blockIdx.x * simt.blockDim.x + simt.threadIdx.x
-    stride = simt.blockDim.x * simt.gridDim.x
-    while i < n:
-        y[i] = a * x[i] + y[i]
-        i += stride
-
-
-@simt.kernel
-def matmul(a: simt.Ptr[np.float32], b: simt.Ptr[np.float32], c: simt.Ptr[np.float32], n: np.int32):
-    row = simt.blockIdx.y * simt.blockDim.y + simt.threadIdx.y
-    col = simt.blockIdx.x * simt.blockDim.x + simt.threadIdx.x
-    if row < n and col < n:
-        acc = np.float32(0)
-        for k in range(n):
-            acc += a[row * n + k] * b[k * n + col]
-        c[row * n + col] = acc
-
-
-@simt.kernel
-def reduction(x: simt.Ptr[np.float32], total: simt.Ptr[np.float32], n: np.uint32):
-    partial = simt.shared.array(TPB, np.float32)
-    tid = simt.threadIdx.x
-    i = simt.blockIdx.x * simt.blockDim.x + tid
-    partial[tid] = x[i] if i < n else np.float32(0)
-    simt.syncthreads()
-    stride = simt.blockDim.x // 2
-    while stride > 0:
-        if tid < stride:
-            partial[tid] += partial[tid + stride]
-        simt.syncthreads()
-        stride //= 2
-    if tid == 0:
-        simt.atomic_add(total, 0, partial[0])
+# The kernels measured are the examples' own (examples/ is put on sys.path; each example's main()
+# only runs under __main__). seed_square.py does `import acl`, which aclsim provides.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+install_aliases()
+from matmul import matmul  # noqa: E402
+from reduction import THREADS as TPB  # noqa: E402
+from reduction import block_sum as reduction  # noqa: E402
+from saxpy import saxpy  # noqa: E402
+from seed_square import square_kernel as square  # noqa: E402
 
 
 @simt.kernel
@@ -183,9 +150,9 @@ def problems() -> dict:
             inputs=[rng.random((n_mm, n_mm), dtype=np.float32), rng.random((n_mm, n_mm), dtype=np.float32),
                     np.zeros((n_mm, n_mm), np.float32)], scalars=(n_mm,), grid=(2, 2), block=(16, 16),
             order="arrays-first"),
-        "reduction (16 x 128 threads, 8 barriers)": dict(
+        f"reduction ({n_red // TPB} x {TPB} threads, 9 barriers)": dict(
             inputs=[rng.random(n_red, dtype=np.float32), np.zeros(1, np.float32)], scalars=(n_red,),
-            grid=16, block=TPB, order="arrays-first"),
+            grid=n_red // TPB, block=TPB, order="arrays-first"),
     }
 
 
