@@ -166,7 +166,8 @@ class JITFunction:
         try:
             values = tuple(self._device_arg(name, v, hosts) for name, v in bound.arguments.items())
             launch = Launch(self.fn, core_num, values)
-            task = Task("kernel", self.fn.__name__, launch.run, cores=core_num, keep=values)
+            task = Task("kernel", self.fn.__name__, launch.run, cores=core_num, keep=values,
+                        source=self.fn.__code__.co_filename)  # reports print the kernel's file:line
             handle = _stream_handle(stream)
             rt.launch(handle, task, fn=f"{self.fn.__name__}[{core_num}]")
             if not hosts:

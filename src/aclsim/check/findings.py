@@ -4,6 +4,11 @@ The text format follows compute-sanitizer / msSanitizer: every line starts with 
 error is a block (class headline, details, `fix:` line) and the run ends with `LEAK SUMMARY` and
 `ERROR SUMMARY`. Blocks are sorted by the program-order index of their first occurrence, so a
 program gives the same report whatever the scheduling mode.
+
+Severity follows msSanitizer: ERROR for deterministic faults, WARNING for risks that depend on
+how the program synchronises (multi-core corruption). Warnings print with a `WARNING:` headline
+and a `WARNING SUMMARY` line; like compute-sanitizer's racecheck warnings they are not counted in
+`ERROR SUMMARY` and do not trigger `--error-exitcode` or fail a test under the pytest plugin.
 """
 
 from __future__ import annotations
@@ -39,9 +44,11 @@ class Finding:
     sites: dict[str, Site | None] = field(default_factory=dict)  # role -> Python site
     count: int = 1
     nbytes: int = 0  # leaked bytes (leakcheck)
+    severity: str = "error"  # or "warning" (msSanitizer's WARNING level)
 
     def lines(self) -> list[str]:
-        out = [self.headline, *("    " + d for d in self.details)]
+        head = f"WARNING: {self.headline}" if self.severity == "warning" else self.headline
+        out = [head, *("    " + d for d in self.details)]
         if self.count > 1:
             out.append(f"    seen {self.count} times")
         if self.code is not None:
@@ -51,7 +58,8 @@ class Finding:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "tool": self.tool, "class": self.kind, "message": self.headline, "details": self.details,
+            "tool": self.tool, "class": self.kind, "severity": self.severity, "message": self.headline,
+            "details": self.details,
             "fix": self.fix, "acl_code": self.code, "count": self.count,
             "sites": {role: site_json(s) for role, s in self.sites.items() if s is not None},
         }
@@ -81,7 +89,11 @@ class Report:
 
     @property
     def error_count(self) -> int:
-        return len(self._by_fold)
+        return sum(f.severity == "error" for f in self._by_fold.values())
+
+    @property
+    def warning_count(self) -> int:
+        return sum(f.severity == "warning" for f in self._by_fold.values())
 
     def write_text(self, out: TextIO = sys.stderr) -> None:
         out.write(f"{PREFIX}ACLSIM CHECK ({', '.join(self.tools)})\n")
@@ -93,6 +105,9 @@ class Report:
         if "leakcheck" in self.tools:
             nbytes, n = sum(f.nbytes for f in leaks), sum(f.count for f in leaks)
             out.write(f"{PREFIX}LEAK SUMMARY: {nbytes} bytes leaked in {n} allocation{'s' * (n != 1)}\n")
+        n = self.warning_count
+        if n:
+            out.write(f"{PREFIX}WARNING SUMMARY: {n} warning{'s' * (n != 1)} (not counted as errors)\n")
         n = self.error_count
         out.write(f"{PREFIX}ERROR SUMMARY: {n} error{'s' * (n != 1)}\n")
         out.flush()
@@ -106,8 +121,10 @@ class Report:
         leaks = [f for f in self._by_fold.values() if f.tool == "leakcheck"]
         doc = {
             "tools": self.tools,
-            "errors": [f.to_json() for f in self.findings],
+            "errors": [f.to_json() for f in self.findings if f.severity == "error"],
             "error_count": self.error_count,
+            "warnings": [f.to_json() for f in self.findings if f.severity == "warning"],
+            "warning_count": self.warning_count,
             "leaked_bytes": sum(f.nbytes for f in leaks),
             "leaked_allocations": sum(f.count for f in leaks),
         }

@@ -13,6 +13,7 @@ from .initcheck import InitCheck
 from .kindcheck import KindCheck
 from .leakcheck import LeakCheck
 from .memcheck import MemCheck
+from .multicore import MultiCore
 from .order import Order
 
 TOOLS = ("memcheck", "racecheck", "initcheck", "leakcheck")
@@ -46,7 +47,7 @@ class Session:
         self.leakcheck = LeakCheck(self.report) if "leakcheck" in tools else None
         observers: list[Any] = [self.order]
         if "memcheck" in tools:
-            observers.append(MemCheck(self.report, self.order))
+            observers += [MemCheck(self.report, self.order), MultiCore(self.report, self.order)]
         if "memcheck" in tools or "racecheck" in tools:
             observers.append(Hazards(self.report, self.order, races="racecheck" in tools, frees="memcheck" in tools))
         observers += [o for o in (self.initcheck, self.leakcheck) if o is not None]
