@@ -52,7 +52,7 @@ class _Runs:
     hi: list[int] = field(default_factory=list)
     core: list[int] = field(default_factory=list)
     site: list[int] = field(default_factory=list)
-    sites: dict[_Site, int] = field(default_factory=dict)
+    sites: dict[tuple[int, bool, bool], int] = field(default_factory=dict)  # (line, write, atomic) -> site id
     last: dict[tuple[int, int], int] = field(default_factory=dict)  # (core, site) -> index of its latest run
 
     def add(self, lo: int, hi: int, core: int, site: int) -> None:
@@ -97,22 +97,28 @@ class MultiCore:
         self.launches: dict[int, dict[Allocation, _Runs]] = {}  # task.seq -> runs per allocation
 
     def on_kernel_access(self, ka: KernelAccess) -> None:
-        if ka.core is None or ka.hi <= ka.lo:
+        core = ka.core
+        if core is None or ka.hi <= ka.lo:
             return  # SIMT lanes are not cores: this rule is Ascend C's
-        runs = self.launches.setdefault(ka.task.seq, {}).get(ka.alloc)
+        launch = self.launches.get(ka.task.seq)
+        if launch is None:
+            launch = self.launches[ka.task.seq] = {}
+        runs = launch.get(ka.alloc)
         if runs is None:
-            runs = self.launches[ka.task.seq][ka.alloc] = _Runs()
-        key = _Site(ka.line or 0, ka.write, ka.atomic)
-        site = runs.sites.setdefault(key, len(runs.sites))
+            runs = launch[ka.alloc] = _Runs()
+        key = (ka.line or 0, ka.write, ka.atomic)
+        site = runs.sites.get(key)
+        if site is None:
+            site = runs.sites[key] = len(runs.sites)
         if ka.offsets is None or span_of(ka).contiguous:
-            runs.add(max(ka.lo, 0), ka.hi, ka.core, site)
+            runs.add(max(ka.lo, 0), ka.hi, core, site)
             return
         offs = np.unique(np.asarray(ka.offsets, dtype=np.int64))  # strided blocks: one run per block
         k = ka.itemsize
         cut = np.flatnonzero(np.diff(offs) != k) + 1
         lo = offs[np.r_[0, cut]]
         hi = offs[np.r_[cut - 1, len(offs) - 1]] + k
-        runs.add_many(np.maximum(lo, 0), hi, ka.core, site)
+        runs.add_many(np.maximum(lo, 0), hi, core, site)
 
     def on_task_done(self, task: Task) -> None:
         launch = self.launches.pop(task.seq, None)
@@ -168,7 +174,7 @@ def _conflicts(runs: _Runs) -> list[_Conflict]:
     lo = np.asarray(runs.lo, dtype=np.int64)
     hi = np.asarray(runs.hi, dtype=np.int64)
     site = np.asarray(runs.site, dtype=np.int64)
-    keys = list(runs.sites)
+    keys = [_Site(*k) for k in runs.sites]
     write = np.array([k.write for k in keys])[site]
     plain = write & ~np.array([k.atomic for k in keys])[site]
     bounds = np.unique(np.concatenate([lo, hi]))
