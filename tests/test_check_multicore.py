@@ -98,7 +98,7 @@ def test_correct_partition_is_clean(mode):
 
 @asc.jit
 def column_sums(x: asc.GlobalAddress, out: asc.GlobalAddress, block_length: int, atomic: int):
-    """Each core adds its block of `x` into the same `out` (atomically when `atomic`)."""
+    """Each core adds its block of `x` into the same `out`: atomic 1 atomically, 2 atomically but core 0."""
     x_gm, out_gm = asc.GlobalTensor(), asc.GlobalTensor()
     x_gm.set_global_buffer(x + asc.get_block_idx() * block_length, block_length)
     out_gm.set_global_buffer(out, block_length)
@@ -107,7 +107,7 @@ def column_sums(x: asc.GlobalAddress, out: asc.GlobalAddress, block_length: int,
     pipe.init_buffer(q, 1, block_length * 4)
     t = q.alloc_tensor(asc.float32)
     asc.data_copy(t, x_gm, block_length)
-    if atomic:
+    if atomic == 1 or (atomic == 2 and asc.get_block_idx() > 0):
         asc.set_atomic_add(asc.float32)
     asc.data_copy(out_gm, t, block_length)  # ACCUMULATE
     asc.set_atomic_none()
@@ -129,6 +129,16 @@ def test_plain_stores_into_one_buffer_are_reported(mode):
     text = "\n".join(f.lines())
     assert f"in all, {BLOCK * 4} bytes in 1 range conflict, between cores 0-{CORES - 1}" in text
     assert f"test_check_multicore.py:{line_of('ACCUMULATE')}" in text
+
+
+def test_a_plain_store_among_atomic_ones_is_reported(mode):
+    x = np.arange(CORES * BLOCK, dtype=np.float32)
+    out = np.zeros(BLOCK, np.float32)
+    (f,) = checked(lambda: column_sums[CORES](x, out, BLOCK, 2)).findings
+    text = "\n".join(f.lines())
+    assert "write the same global memory, not all atomically" in text
+    assert "core 0 writes" in text and "core 1 atomically writes" in text
+    assert "make every store to these bytes atomic" in f.fix
 
 
 @asc.jit

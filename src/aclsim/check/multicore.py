@@ -13,7 +13,7 @@ happens to run the cores in.
 Accesses are collected per launch as byte runs (contiguous runs of one core at one kernel line
 are coalesced as they arrive) and judged when the launch finishes, with interval sweeps: per core
 the union of its runs, then the number of distinct cores covering each elementary byte segment.
-One finding per launch, allocation and pair of kernel lines.
+One finding per kernel and pair of kernel lines (later launches add to its count).
 """
 
 from __future__ import annotations
@@ -157,8 +157,8 @@ class MultiCore:
                    "asc.set_atomic_add(dtype) before the data_copy to GM")
         self.report.add(Finding(
             self.tool, "multi-core-corruption",
-            (f"Multi-core corruption: different cores of kernel {task.name} write the same global memory "
-             "(no atomics)" if kind == "write-write" else
+            (f"Multi-core corruption: different cores of kernel {task.name} write the same global memory"
+             + (", not all atomically" if c.a.atomic or c.b.atomic else " without atomics") if kind == "write-write" else
              f"Multi-core corruption: a core of kernel {task.name} reads global memory another core writes"),
             lines, fix,
             ("multi-core-corruption", task.name, task.info.get("source"), c.a, c.b),
