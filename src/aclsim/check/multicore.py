@@ -155,12 +155,13 @@ class MultiCore:
             fix = ("give each core its own slice: offset the GM buffer by get_block_idx() * block_length and "
                    "copy at most block_length elements; to accumulate into shared bytes instead, call "
                    "asc.set_atomic_add(dtype) before the data_copy to GM")
+        if kind == "read-write":
+            headline = f"a core of kernel {task.name} reads global memory another core writes"
+        else:
+            how = "not all atomically" if c.a.atomic or c.b.atomic else "without atomics"
+            headline = f"different cores of kernel {task.name} write the same global memory, {how}"
         self.report.add(Finding(
-            self.tool, "multi-core-corruption",
-            (f"Multi-core corruption: different cores of kernel {task.name} write the same global memory"
-             + (", not all atomically" if c.a.atomic or c.b.atomic else " without atomics") if kind == "write-write" else
-             f"Multi-core corruption: a core of kernel {task.name} reads global memory another core writes"),
-            lines, fix,
+            self.tool, "multi-core-corruption", f"Multi-core corruption: {headline}", lines, fix,
             ("multi-core-corruption", task.name, task.info.get("source"), c.a, c.b),
             (tick, c.a.line, c.b.line), None, {"launch": task.site, "alloc": a.site}, severity="warning",
         ))
