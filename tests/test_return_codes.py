@@ -103,9 +103,22 @@ def test_init_with_bad_config_file(tmp_path):
         (lambda p: acl.rt.synchronize_stream(0xDEAD0), 107017),
         (lambda p: acl.rt.record_event(0x1234, 0), 107017),
         (lambda p: acl.rt.set_context(0), 100000),
-        (lambda p: acl.rt.destroy_context(acl.rt.get_context()[0]), 100000),  # default context
+        (lambda p: acl.rt.destroy_context(acl.rt.get_context()[0]), 107002),  # default: "Can not destroy primary ctx"
+        (lambda p: acl.rt.destroy_context(0x1234), 107002),  # not a live context: CHECK_CONTEXT_VALID_WITH_RETURN
+        (lambda p: acl.rt.set_context(0x1234), 107002),
         (lambda p: acl.rt.launch_callback(print, None, 0, 0), 107015),
-        (lambda p: acl.rt.process_report(10), 100035),
+        (lambda p: acl.rt.process_report(10), 107012),  # ACL_ERROR_RT_THREAD_SUBSCRIBE
+        (lambda p: acl.rt.process_report(0), 100000),  # timeout must be -1 or > 0
+        (lambda p: acl.rt.process_report(-2), 100000),
+        (lambda p: acl.rt.launch_callback(print, None, 2, 0), 100000),  # block_type checked before the stream
+        (lambda p: acl.rt.synchronize_stream_with_timeout(0, 0), 107000),
+        (lambda p: acl.rt.synchronize_stream_with_timeout(0, -2), 107000),
+        (lambda p: acl.rt.synchronize_device_with_timeout(-2), 107000),
+        (lambda p: acl.rt.mem_flush(p["d"], 0), 100000),
+        (lambda p: acl.rt.mem_invalidate(0, 16), 100000),
+        (lambda p: acl.rt.memcpy2d(p["d"], 16, p["h"], 16, 16, 2, 0), 100000),  # H2H is no 2-D kind
+        (lambda p: acl.rt.memcpy2d(p["d"], 16, p["h"], 16, 16, 2, 5), 100000),
+        (lambda p: acl.rt.malloc_host(1 << 63), (0, 207001)),  # beyond any host: no ValueError
         (lambda p: acl.rt.device_can_access_peer(0, 0), (0, 100000)),
         (lambda p: acl.rt.device_enable_peer_access(0, 0), 100000),
         (lambda p: acl.rt.memcpy2d(p["d"], 8, p["h"], 16, 16, 2, 1), 100000),  # width > dpitch

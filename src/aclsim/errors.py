@@ -35,7 +35,9 @@ class Code(IntEnum):
     ERROR_RT_INVALID_DEVICEID = 107001
     ERROR_RT_CONTEXT_NULL = 107002
     ERROR_RT_STREAM_CONTEXT = 107003
+    ERROR_RT_EVENT_TIMESTAMP_INVALID = 107006
     ERROR_RT_ADDR_UNALIGNED = 107008
+    ERROR_RT_THREAD_SUBSCRIBE = 107012
     ERROR_RT_STREAM_NO_CB_REG = 107015
     ERROR_RT_INVALID_MEMORY_TYPE = 107016
     ERROR_RT_INVALID_HANDLE = 107017
@@ -46,6 +48,7 @@ class Code(IntEnum):
     ERROR_RT_INTERNAL_ERROR = 507000
     ERROR_RT_STREAM_NOT_COMPLETE = 507004
     ERROR_RT_EVENT_NOT_COMPLETE = 507006
+    ERROR_RT_REPORT_TIMEOUT = 507012
     ERROR_RT_AICORE_TIMEOUT = 507014
     ERROR_RT_AICORE_EXCEPTION = 507015
     ERROR_RT_AICPU_EXCEPTION = 507018
@@ -121,7 +124,15 @@ _INFO: dict[Code, tuple[str, str]] = {
         "the stream does not belong to the current context",
         "switch to the stream's context with acl.rt.set_context, or use a stream of this context",
     ),
+    Code.ERROR_RT_EVENT_TIMESTAMP_INVALID: (
+        "the event has no timestamp yet (recorded, but the device has not reached the record)",
+        "call acl.rt.synchronize_event on both events before acl.rt.event_elapsed_time",
+    ),
     Code.ERROR_RT_ADDR_UNALIGNED: ("memory address unaligned", "align the address as documented"),
+    Code.ERROR_RT_THREAD_SUBSCRIBE: (
+        "the calling thread is not subscribed to any stream",
+        "call acl.rt.subscribe_report(this thread's id, stream) before acl.rt.process_report",
+    ),
     Code.ERROR_RT_STREAM_NO_CB_REG: (
         "no report thread is registered for callbacks on this stream",
         "call acl.rt.subscribe_report(thread_id, stream) before acl.rt.launch_callback",
@@ -143,6 +154,10 @@ _INFO: dict[Code, tuple[str, str]] = {
     Code.ERROR_RT_EVENT_NOT_COMPLETE: (
         "the event has not completed",
         "call acl.rt.synchronize_event (or synchronize the stream) before reading its time",
+    ),
+    Code.ERROR_RT_REPORT_TIMEOUT: (
+        "acl.rt.process_report timed out: no callback task reached this report thread",
+        "raise the timeout, or check that the stream reaches its launch_callback task (call it in a loop)",
     ),
     Code.ERROR_RT_AICORE_TIMEOUT: ("an AI Core task timed out", "look for a kernel that never ends"),
     Code.ERROR_RT_AICORE_EXCEPTION: (

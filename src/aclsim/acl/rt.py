@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import constants as C
+from ..errors import AclError, Code
 from ..runtime import get_runtime
 from ._args import pyacl
 
@@ -46,8 +47,6 @@ def get_run_mode() -> int:
 
 @pyacl("acl.rt.set_ts_device", "i")
 def set_ts_device(ts_id: int) -> None:
-    from ..errors import AclError, Code
-
     if ts_id not in (0, 1):
         raise AclError(Code.ERROR_INVALID_PARAM, f"acl.rt.set_ts_device: ts_id must be 0 or 1, got {ts_id}")
 
@@ -59,6 +58,9 @@ def synchronize_device() -> None:
 
 @pyacl("acl.rt.synchronize_device_with_timeout", "i")
 def synchronize_device_with_timeout(timeout_ms: int) -> None:
+    if timeout_ms < -1:  # aclrtSynchronizeDeviceWithTimeoutImpl: timeout in [-1, INT_MAX] else 107000
+        raise AclError(Code.ERROR_RT_PARAM_INVALID, f"acl.rt.synchronize_device_with_timeout: timeout {timeout_ms} "
+                       "is invalid; pass -1 (wait forever) or a number of ms >= 0")
     get_runtime().synchronize_device()
 
 
@@ -181,14 +183,22 @@ def pointer_get_attributes(ptr: int) -> dict:
     return get_runtime().pointer_attributes(ptr)
 
 
+def _cache_op(fn: str, dev_ptr: int, size: int) -> None:
+    # aclrtMemFlushImpl / aclrtMemInvalidateImpl: NULL pointer or size 0 -> 100000 (hicann/runtime memory.cpp).
+    if dev_ptr == 0 or size == 0:
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: dev_ptr must not be NULL and size must be > 0 "
+                       f"(got {dev_ptr:#x}, {size})")
+    get_runtime().region(dev_ptr, size, False, fn, "dev_ptr")
+
+
 @pyacl("acl.rt.mem_flush", "kk")
 def mem_flush(dev_ptr: int, size: int) -> None:
-    get_runtime().region(dev_ptr, size, False, "acl.rt.mem_flush", "dev_ptr")
+    _cache_op("acl.rt.mem_flush", dev_ptr, size)
 
 
 @pyacl("acl.rt.mem_invalidate", "kk")
 def mem_invalidate(dev_ptr: int, size: int) -> None:
-    get_runtime().region(dev_ptr, size, False, "acl.rt.mem_invalidate", "dev_ptr")
+    _cache_op("acl.rt.mem_invalidate", dev_ptr, size)
 
 
 # ---------------------------------------------------------------- streams
@@ -221,6 +231,9 @@ def synchronize_stream(stream: int) -> None:
 
 @pyacl("acl.rt.synchronize_stream_with_timeout", "ki")
 def synchronize_stream_with_timeout(stream: int, timeout_ms: int) -> None:
+    if timeout_ms == 0 or timeout_ms < -1:  # ApiErrorDecorator::StreamSynchronize: RT_ERROR_INVALID_VALUE
+        raise AclError(Code.ERROR_RT_PARAM_INVALID, f"acl.rt.synchronize_stream_with_timeout: timeout {timeout_ms} "
+                       "is invalid; pass -1 (wait forever) or a number of ms > 0")
     get_runtime().synchronize_stream(stream)
 
 
@@ -234,8 +247,15 @@ def stream_wait_event(stream: int, event: int) -> None:
     get_runtime().stream_wait_event(stream, event)
 
 
+def launch_callback(*args: Any) -> int:
+    """acl.rt.launch_callback(fn, user_data, block_type, stream) -> ret; fn must be callable."""
+    if args and not callable(args[0]):  # refused at the call, not when the report thread runs it (inference)
+        raise TypeError("acl.rt.launch_callback args parse failed")
+    return _launch_callback(*args)
+
+
 @pyacl("acl.rt.launch_callback", "OOik")
-def launch_callback(fn: Any, args: Any, block_type: int, stream: int) -> None:
+def _launch_callback(fn: Any, args: Any, block_type: int, stream: int) -> None:
     get_runtime().launch_callback(fn, args, block_type, stream)
 
 
@@ -269,7 +289,7 @@ def create_event_with_flag(flag: int) -> int:
 
 @pyacl("acl.rt.create_event_ex_with_flag", "I", fail=(0,))
 def create_event_ex_with_flag(flag: int) -> int:
-    return get_runtime().create_event(flag).handle
+    return get_runtime().create_event(flag, True).handle
 
 
 @pyacl("acl.rt.destroy_event", "k")

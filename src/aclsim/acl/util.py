@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..runtime import get_runtime
 from ..runtime.host import MAPPINGS
 from ..runtime.memory import DEVICE_BASE
 
@@ -84,6 +85,14 @@ def ptr_to_numpy(ptr: int, shape: Any, npy_type: int) -> np.ndarray:
     dtype = _npy_dtype(npy_type)
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     _check_host(ptr, nbytes, "acl.util.ptr_to_numpy")
+    rt = get_runtime()
+    with rt.lock:
+        h = rt.host.find(ptr)
+    if h is not None and ptr + nbytes <= h.end:
+        # malloc_host memory: a view that keeps the buffer alive, so the array stays valid after
+        # acl.rt.free_host (with pyACL it would dangle; reading it could crash the interpreter).
+        lo = ptr - h.start
+        return h.buffer[lo : lo + nbytes].view(dtype).reshape(shape)
     buf = (ctypes.c_uint8 * nbytes).from_address(ptr) if nbytes else bytearray()
     return np.frombuffer(buf, dtype=dtype).reshape(shape)
 

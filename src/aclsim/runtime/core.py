@@ -287,9 +287,18 @@ class Runtime:
                     f"acl.rt.reset_device: device {device_id} is not set in this process "
                     "(each reset_device must match an earlier set_device)",
                 )
-            dev.refcount = 0 if force else dev.refcount - 1
-            if dev.refcount == 0:
+            if force or dev.refcount == 1:
+                self._drain(dev.contexts)  # may fail (a callback that cannot finish): then nothing changed
+                dev.refcount = 0
                 self._release_device(dev)
+            else:
+                dev.refcount -= 1
+
+    def _drain(self, contexts: list[Context]) -> None:
+        """Run every queued task of these contexts' streams (what destroy/reset wait for)."""
+        for ctx in contexts:
+            for s in [*ctx.streams.values(), ctx.default_stream]:
+                self.scheduler.drive(s)
 
     def _release_device(self, dev: DeviceState) -> None:
         for ctx in list(dev.contexts):
@@ -369,20 +378,38 @@ class Runtime:
             self._tls.context = ctx
             return ctx
 
+    def _context(self, handle: int, fn: str) -> Context:
+        """A live context handle. NULL -> 100000 (ACL_REQUIRES_NOT_NULL in context.cpp); a handle that is no
+        live context -> 107002, as ApiImpl::ContextDestroy's CHECK_CONTEXT_VALID_WITH_RETURN(ctx,
+        RT_ERROR_CONTEXT_NULL) returns (hicann/runtime src/runtime/api/impl/api_impl.cc). For set_context we
+        assume the same check (inference: ApiImpl::ContextSetCurrent itself does not validate)."""
+        if handle == 0:
+            raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: context is 0 (NULL)")
+        ctx = self._objects.get(handle)
+        if not isinstance(ctx, Context) or ctx.destroyed:
+            raise AclError(
+                Code.ERROR_RT_CONTEXT_NULL,
+                f"{fn}: {handle:#x} is not a live context (destroyed, released by reset_device, or never "
+                "created); pass a handle from acl.rt.create_context or acl.rt.get_context",
+            )
+        return ctx
+
     @api("acl.rt.destroy_context")
     def destroy_context(self, handle: int) -> None:
+        fn = "acl.rt.destroy_context"
         with self.lock:
-            ctx = self._lookup(handle, Context, "acl.rt.destroy_context", "context")
+            ctx = self._context(handle, fn)
             if ctx.is_default:
+                # ApiImpl::ContextDestroy: "Can not destroy primary ctx." -> RT_ERROR_CONTEXT_NULL (107002).
                 raise AclError(
-                    Code.ERROR_INVALID_PARAM,
-                    "acl.rt.destroy_context: this is a device's default context; release it with acl.rt.reset_device",
+                    Code.ERROR_RT_CONTEXT_NULL,
+                    f"{fn}: this is device {ctx.device_id}'s default context; release it with acl.rt.reset_device",
                 )
             self._destroy_context(ctx)
 
     def _destroy_context(self, ctx: Context) -> None:
+        self._drain([ctx])
         for s in [*ctx.streams.values(), ctx.default_stream]:
-            self.scheduler.drive(s)
             s.destroyed = True
             self._objects.pop(s.handle, None)
         for e in ctx.events.values():
@@ -399,7 +426,7 @@ class Runtime:
     @api("acl.rt.set_context")
     def set_context(self, handle: int) -> None:
         with self.lock:
-            self._tls.context = self._lookup(handle, Context, "acl.rt.set_context", "context")
+            self._tls.context = self._context(handle, "acl.rt.set_context")
 
     @api("acl.rt.get_context")
     def get_context(self) -> Context:
@@ -464,7 +491,7 @@ class Runtime:
             self.current_context("acl.rt.malloc_host")
             try:
                 h = self.host.allocate(size)
-            except MemoryError:
+            except (MemoryError, ValueError):  # numpy refuses sizes beyond its maximum with ValueError
                 raise AclError(
                     Code.ERROR_RT_MEMORY_ALLOCATION, f"acl.rt.malloc_host: the host cannot provide {size} bytes"
                 ) from None
@@ -611,6 +638,7 @@ class Runtime:
             d = self.region(dst, count, True, fn, "dst")
             s = self.region(src, count, False, fn, "src")
             direction = self._direction(fn, kind, d, s)
+            _check_async_kind(fn, kind, d, s)
             if direction == _H2H:
                 raise AclError(
                     Code.ERROR_RT_FEATURE_NOT_SUPPORT,
@@ -637,9 +665,11 @@ class Runtime:
                 self._implicit_sync(st, task)
             return task
 
-    def _regions_2d(
-        self, fn: str, dst: int, dpitch: int, src: int, spitch: int, width: int, height: int
-    ) -> tuple[Region, Region]:
+    def _check_2d(
+        self, fn: str, dst: int, dpitch: int, src: int, spitch: int, width: int, height: int, kind: int
+    ) -> None:
+        """CheckMemcpy2dParam (hicann/runtime src/acl/aclrt_impl/memory.cpp): NULL pointers, a zero width or
+        height, width > a pitch, and any kind but H2D, D2H, D2D or DEFAULT are 100000."""
         self._null_check(fn, dst=dst, src=src)
         if width == 0 or height == 0:
             raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: width and height must be > 0 (got {width} x {height})")
@@ -648,6 +678,16 @@ class Runtime:
                 Code.ERROR_INVALID_PARAM,
                 f"{fn}: width {width} must not exceed dpitch {dpitch} or spitch {spitch}",
             )
+        if kind not in (_H2D, _D2H, _D2D, C.ACL_MEMCPY_DEFAULT):
+            raise AclError(
+                Code.ERROR_INVALID_PARAM,
+                f"{fn}: kind {kind} is not valid for a 2-D copy; use ACL_MEMCPY_HOST_TO_DEVICE (1), "
+                "DEVICE_TO_HOST (2), DEVICE_TO_DEVICE (3) or DEFAULT (4)",
+            )
+
+    def _regions_2d(
+        self, fn: str, dst: int, dpitch: int, src: int, spitch: int, width: int, height: int
+    ) -> tuple[Region, Region]:
         d = self.region(dst, dpitch * (height - 1) + width, True, fn, "dst")
         s = self.region(src, spitch * (height - 1) + width, False, fn, "src")
         return d, s
@@ -655,6 +695,7 @@ class Runtime:
     @api("acl.rt.memcpy2d")
     def memcpy2d(self, dst: int, dpitch: int, src: int, spitch: int, width: int, height: int, kind: int) -> None:
         fn = "acl.rt.memcpy2d"
+        self._check_2d(fn, dst, dpitch, src, spitch, width, height, kind)
         with self.lock:
             self.current_context(fn)
             d, s = self._regions_2d(fn, dst, dpitch, src, spitch, width, height)
@@ -670,6 +711,7 @@ class Runtime:
         self, dst: int, dpitch: int, src: int, spitch: int, width: int, height: int, kind: int, stream: int
     ) -> Task:
         fn = "acl.rt.memcpy2d_async"
+        self._check_2d(fn, dst, dpitch, src, spitch, width, height, kind)
         with self.lock:
             st = self.stream(stream, fn)
             d, s = self._regions_2d(fn, dst, dpitch, src, spitch, width, height)
@@ -800,13 +842,21 @@ class Runtime:
         with self.lock:
             s = self.stream(stream, fn)
             if s.subscriber != thread_id:
-                raise AclError(Code.ERROR_STREAM_NOT_SUBSCRIBE, f"{fn}: thread {thread_id} is not subscribed to this stream")
+                # pyACL's code table retires ACL_ERROR_STREAM_NOT_SUBSCRIBE (100034) for
+                # ACL_ERROR_RT_STREAM_NO_CB_REG (107015), which the runtime returns now.
+                raise AclError(
+                    Code.ERROR_RT_STREAM_NO_CB_REG,
+                    f"{fn}: thread {thread_id} is not subscribed to this stream"
+                    + (f" (thread {s.subscriber} is)" if s.subscriber is not None else ""),
+                )
             self.scheduler.drive(s)
             s.subscriber = None
 
     @api("acl.rt.launch_callback")
     def launch_callback(self, fn_: Callable, args: Any, block_type: int, stream: int) -> Task:
         fn = "acl.rt.launch_callback"
+        if block_type not in (C.ACL_CALLBACK_NO_BLOCK, C.ACL_CALLBACK_BLOCK):  # checked first (aclrtLaunchCallbackImpl)
+            raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: block_type must be 0 or 1, got {block_type}")
         with self.lock:
             s = self.stream(stream, fn)
             if s.subscriber is None:
@@ -814,8 +864,6 @@ class Runtime:
                     Code.ERROR_RT_STREAM_NO_CB_REG,
                     f"{fn}: no thread is subscribed to this stream; call acl.rt.subscribe_report(thread_id, stream) first",
                 )
-            if block_type not in (C.ACL_CALLBACK_NO_BLOCK, C.ACL_CALLBACK_BLOCK):
-                raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: block_type must be 0 or 1, got {block_type}")
             task = Task("callback", getattr(fn_, "__name__", "callback"), None, callback=fn_, args=args,
                         block=block_type == C.ACL_CALLBACK_BLOCK, subscriber=s.subscriber)
             return self.scheduler.submit(s, task)
@@ -835,6 +883,7 @@ class Runtime:
         self._run_callback(task)
 
     def _run_callback(self, task: Task) -> None:
+        task.info["runner"] = threading.get_ident()  # lets a wait from inside the callback be refused
         try:
             task.info["callback"](task.info["args"])
         finally:
@@ -846,13 +895,29 @@ class Runtime:
 
     @api("acl.rt.process_report")
     def process_report(self, timeout_ms: int) -> None:
+        """Run one callback posted to this thread, waiting up to `timeout_ms` (-1: forever).
+
+        Codes as aclrtProcessReportImpl (hicann/runtime src/acl/aclrt_impl) and rtProcessReport:
+        timeout 0 or < -1 -> 100000; a thread subscribed to nothing -> ACL_ERROR_RT_THREAD_SUBSCRIBE (107012);
+        no callback in time -> ACL_ERROR_RT_REPORT_TIMEOUT (507012). pyACL's code table retires the older
+        100035/100036 for these two.
+        """
         fn = "acl.rt.process_report"
-        me = threading.get_ident()
+        if timeout_ms == 0 or timeout_ms < -1:
+            raise AclError(
+                Code.ERROR_INVALID_PARAM,
+                f"{fn}: timeout {timeout_ms} is invalid; pass -1 to wait forever or a number of ms > 0",
+            )
+        me = threading.current_thread().ident  # (registers foreign threads, so their liveness is known)
         with self.lock:
             mine = [s for d in self.devices for c in d.contexts for s in [c.default_stream, *c.streams.values()]
                     if s.subscriber == me]
             if not mine:
-                raise AclError(Code.ERROR_THREAD_NOT_SUBSCRIBE, f"{fn}: this thread is not subscribed to any stream")
+                raise AclError(
+                    Code.ERROR_RT_THREAD_SUBSCRIBE,
+                    f"{fn}: this thread ({me}) is not subscribed to any stream; call "
+                    "acl.rt.subscribe_report(thread_id, stream) with this thread's id first",
+                )
         deadline = None if timeout_ms < 0 else now() + timeout_ms / 1000
         while True:
             with self.lock:
@@ -865,7 +930,7 @@ class Runtime:
                     if task is None:
                         remaining = None if deadline is None else deadline - now()
                         if remaining is not None and remaining <= 0:
-                            raise AclError(Code.ERROR_WAIT_CALLBACK_TIMEOUT, f"{fn}: no callback within {timeout_ms} ms")
+                            raise AclError(Code.ERROR_RT_REPORT_TIMEOUT, f"{fn}: no callback within {timeout_ms} ms")
                         self.lock.wait(0.01 if remaining is None else min(0.01, remaining))
                         continue
             self._run_callback(task)
@@ -873,10 +938,11 @@ class Runtime:
 
     # ------------------------------------------------------------------ events (§4.9)
     @api("acl.rt.create_event")
-    def create_event(self, flags: int = 0) -> Event:
+    def create_event(self, flags: int = 0, new_mode: bool = False) -> Event:
+        """A new event; `new_mode` for create_event_ex_with_flag (ApiImpl::EventCreateEx)."""
         with self.lock:
             ctx = self.current_context("acl.rt.create_event")
-            e = Event(0, ctx, flags)
+            e = Event(0, ctx, flags, new_mode)
             e.handle = self._new_handle(e)
             ctx.events[e.handle] = e
             return e
@@ -915,8 +981,10 @@ class Runtime:
             e = self._event(event, "acl.rt.query_event_status")
             r = e.record
         if r is None:
-            # Nothing captured yet: nothing to wait for (CUDA reports an unrecorded event as done too).
-            return C.ACL_EVENT_RECORDED_STATUS_COMPLETE
+            # Event::QueryEventStatus (hicann/runtime src/runtime/core/src/event/event.cc): with no record,
+            # "newMode return RT_EVENT_RECORDED oldMode return RT_EVENT_INIT"; aclrtQueryEventStatus maps
+            # INIT to NOT_READY. Only create_event_ex_with_flag makes new-mode events (ApiImpl::EventCreateEx).
+            return C.ACL_EVENT_RECORDED_STATUS_COMPLETE if e.new_mode else C.ACL_EVENT_RECORDED_STATUS_NOT_READY
         self.scheduler.drive(r.stream, until=r, steps=1, wait_callbacks=False)
         return C.ACL_EVENT_RECORDED_STATUS_COMPLETE if r.done else C.ACL_EVENT_RECORDED_STATUS_NOT_READY
 
@@ -932,16 +1000,28 @@ class Runtime:
             self.bus.emit("sync", "event", e, user_site(), t0, now())
 
     def event_elapsed_time(self, start: int, end: int) -> float:
+        """Milliseconds between two completed records (end - start; negative if end came first).
+
+        Codes from Event::ElapsedTime (hicann/runtime event.cc) through errcode_manage.cc: an event with no
+        record -> RT_ERROR_EVENT_RECORDER_NULL -> ACL_ERROR_RT_INTERNAL_ERROR (507000); a record the device
+        has not reached has no timestamp -> RT_ERROR_EVENT_TIMESTAMP_INVALID (107006).
+        """
         fn = "acl.rt.event_elapsed_time"
         with self.lock:
             a, b = self._event(start, fn), self._event(end, fn)
             for name, e in (("start", a), ("end", b)):
                 if e.record is None:
-                    raise AclError(Code.ERROR_RT_PARAM_INVALID, f"{fn}: the {name} event was never recorded")
+                    raise AclError(
+                        Code.ERROR_RT_INTERNAL_ERROR,
+                        f"{fn}: the {name} event was never recorded (or was reset); call "
+                        "acl.rt.record_event on it first",
+                    )
+            for name, e in (("start", a), ("end", b)):
                 if not e.record.done:
                     raise AclError(
-                        Code.ERROR_RT_EVENT_NOT_COMPLETE,
-                        f"{fn}: the {name} event has not completed; call acl.rt.synchronize_event first",
+                        Code.ERROR_RT_EVENT_TIMESTAMP_INVALID,
+                        f"{fn}: the {name} event's record has not run yet, so it has no timestamp; "
+                        "call acl.rt.synchronize_event on it first",
                     )
             return (b.record.end - a.record.end) * 1000.0
 
@@ -951,6 +1031,12 @@ class Runtime:
         with self.lock:
             for dev in self.devices:
                 if dev.contexts or dev.refcount:
+                    try:
+                        self._drain(dev.contexts)
+                    except Exception:  # a callback that can never run, or one that raised: teardown goes on
+                        for ctx in dev.contexts:
+                            for st in [*ctx.streams.values(), ctx.default_stream]:
+                                st.queue.clear()
                     dev.refcount = 0
                     self._release_device(dev)
             for dev in self.devices:
@@ -960,6 +1046,30 @@ class Runtime:
 
 
 _DIR_NAMES = {_H2H: "H2H", _H2D: "H2D", _D2H: "D2H", _D2D: "D2D"}
+
+# MemcpyKindReviseMap of ApiErrorDecorator::MemcpyKindAutoCorrect (hicann/runtime api_error.cc), used by
+# aclrtMemcpyAsync: when one side is host memory acl did not allocate ("unregistered"), the kind passed must
+# be one of these, else RT_ERROR_INVALID_VALUE (107000). Keys: (src, dst) locations. When both sides are acl
+# memory the runtime forces the kind from the pointers instead, and DEFAULT (4) is always resolved.
+_ASYNC_KINDS = {
+    ("unregistered", "device"): (_H2D, _D2D),
+    ("device", "unregistered"): (_D2H, _D2D),
+    ("host", "unregistered"): (_H2H, _H2D),
+    ("unregistered", "host"): (_H2H, _D2H),
+    ("unregistered", "unregistered"): (_H2H, _H2D, _D2H, _D2D),
+}
+
+
+def _check_async_kind(fn: str, kind: int, dst: Region, src: Region) -> None:
+    allowed = _ASYNC_KINDS.get((src.where, dst.where))
+    if allowed is None or kind not in (_H2H, _H2D, _D2H, _D2D) or kind in allowed:
+        return
+    names = ", ".join(f"{_DIR_NAMES[k]} ({k})" for k in allowed)
+    raise AclError(
+        Code.ERROR_RT_PARAM_INVALID,
+        f"{fn}: kind {_DIR_NAMES[kind]} ({kind}) cannot copy {src.where} memory to {dst.where} memory; "
+        f"pass one of {names} or ACL_MEMCPY_DEFAULT (4)",
+    )
 
 
 def _copy_2d(dst: np.ndarray, dpitch: int, src: np.ndarray, spitch: int, width: int, height: int) -> None:

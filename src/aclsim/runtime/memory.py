@@ -79,15 +79,19 @@ def padded_size(size: int, api: str, policy: int, chip: ChipProfile) -> int:
 
 
 def page_kind_for(policy: int, alloc_size: int) -> str:
-    """Page kind a policy uses for a request (reference §4.1, DOC-RT 11-01)."""
-    base = policy & 0xFF  # the bandwidth bits (0x100, 0x1000) do not change the page kind
-    if base in (C.ACL_MEM_MALLOC_HUGE1G_ONLY, C.ACL_MEM_MALLOC_HUGE1G_ONLY_P2P):
+    """Page kind a policy uses for a request (reference §4.1, DOC-RT 11-01).
+
+    Only the exact enum values select a page policy: aclMallocMemInner (hicann/runtime
+    src/acl/aclrt_impl/memory.cpp) maps anything else, e.g. HUGE_ONLY | ACL_MEM_TYPE_HIGH_BAND_WIDTH,
+    to RT_MEMORY_DEFAULT, the documented "outside the enum" rule below.
+    """
+    if policy in (C.ACL_MEM_MALLOC_HUGE1G_ONLY, C.ACL_MEM_MALLOC_HUGE1G_ONLY_P2P):
         return "huge1g"
-    if base in (C.ACL_MEM_MALLOC_HUGE_ONLY, C.ACL_MEM_MALLOC_HUGE_ONLY_P2P):
+    if policy in (C.ACL_MEM_MALLOC_HUGE_ONLY, C.ACL_MEM_MALLOC_HUGE_ONLY_P2P):
         return "huge"
-    if base in (C.ACL_MEM_MALLOC_NORMAL_ONLY, C.ACL_MEM_MALLOC_NORMAL_ONLY_P2P):
+    if policy in (C.ACL_MEM_MALLOC_NORMAL_ONLY, C.ACL_MEM_MALLOC_NORMAL_ONLY_P2P):
         return "normal"
-    if base in (C.ACL_MEM_MALLOC_HUGE_FIRST, C.ACL_MEM_MALLOC_HUGE_FIRST_P2P):
+    if policy in (C.ACL_MEM_MALLOC_HUGE_FIRST, C.ACL_MEM_MALLOC_HUGE_FIRST_P2P):
         return "huge" if alloc_size > HUGE_FIRST_THRESHOLD else "normal"
     # Outside the enum: "size >= 2 MB -> huge pages, else normal pages" (DOC-RT 11-01).
     return "huge" if alloc_size >= HUGE_PAGE else "normal"

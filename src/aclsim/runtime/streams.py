@@ -19,8 +19,12 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import Code
+from ..errors import AclError, Code
 from .observe import Bus, now
+
+
+def _thread_alive(ident: int | None) -> bool:
+    return any(t.ident == ident for t in threading.enumerate())
 
 
 class KernelFault(Exception):
@@ -101,10 +105,11 @@ class Stream:
 class Event:
     """An event: marks a point in a stream, with the device time it was reached."""
 
-    def __init__(self, handle: int, context: Any, flags: int = 0) -> None:
+    def __init__(self, handle: int, context: Any, flags: int = 0, new_mode: bool = False) -> None:
         self.handle = handle
         self.context = context
         self.flags = flags
+        self.new_mode = new_mode  # created by create_event_ex_with_flag (the runtime's "new mode" event)
         self.record: Task | None = None
         self.destroyed = False
 
@@ -166,15 +171,41 @@ class Scheduler:
                     if steps <= 0:
                         return
                     steps -= 1
-                stream.busy_thread = me
+                outer, stream.busy_thread = stream.busy_thread, me  # a callback may drive its stream again
                 try:
                     self._execute(stream, task, wait_callbacks)
                 finally:
-                    stream.busy_thread = None
+                    stream.busy_thread = outer
                 if not task.done:
                     return  # a blocking callback still pending and we may not wait
                 stream.queue.popleft()
                 self.cv.notify_all()
+
+    @staticmethod
+    def _check_callback_can_finish(stream: Stream, task: Task) -> None:
+        """Refuse to wait for a blocking callback that can never finish (the wait would hang forever).
+
+        Two cases, both a deadlock on hardware: the waiting thread is the one running the callback
+        (the callback synchronizes, destroys or resets its own stream), or the subscribed report
+        thread has exited, so no process_report will ever run it. aclsim reports them instead of
+        hanging (an emulator choice: CANN documents neither).
+        """
+        runner = task.info.get("runner")
+        if runner == threading.get_ident():
+            raise AclError(
+                Code.ERROR_RT_PARAM_INVALID,
+                f"{stream!r} cannot finish while its blocking callback {task.name!r} runs, and this call was "
+                "made from inside that callback (it would wait for itself: a deadlock on hardware); "
+                "synchronize after the callback returns, or launch the callback with block_type 0",
+            )
+        sub = task.info.get("subscriber")
+        if runner is None and sub != threading.get_ident() and not _thread_alive(sub):
+            raise AclError(
+                Code.ERROR_RT_STREAM_SYNC_TIMEOUT,
+                f"{stream!r} waits for blocking callback {task.name!r}, but its report thread {sub} has exited "
+                "(or never existed), so no acl.rt.process_report will run it; keep the subscribed thread "
+                "calling process_report until the stream is synchronized",
+            )
 
     def _post(self, task: Task) -> None:
         task.posted = True
@@ -195,6 +226,7 @@ class Scheduler:
                 self._post(task)
             if task.info.get("block"):
                 while not task.info.get("processed") and wait_callbacks:
+                    self._check_callback_can_finish(stream, task)
                     if task.info.get("subscriber") == threading.get_ident() and self.run_inline is not None:
                         self.run_inline(task)
                         continue
