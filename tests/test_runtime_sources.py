@@ -1,0 +1,104 @@
+"""Return codes and rules taken from the runtime's own source (hicann/runtime), beyond the reference's table."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from aclsim import acl
+from aclsim import constants as C
+
+
+@pytest.fixture
+def ctx():
+    assert acl.init() == 0
+    assert acl.rt.set_device(0) == 0
+
+
+def test_unrecorded_event_status_depends_on_how_it_was_created(ctx):
+    """Event::QueryEventStatus: no record -> INIT (NOT_READY) for old-mode events, RECORDED for new mode."""
+    old, _ = acl.rt.create_event()
+    flagged, _ = acl.rt.create_event_with_flag(C.ACL_EVENT_SYNC)
+    new, _ = acl.rt.create_event_ex_with_flag(C.ACL_EVENT_SYNC)
+    assert acl.rt.query_event_status(old) == (C.ACL_EVENT_RECORDED_STATUS_NOT_READY, 0)
+    assert acl.rt.query_event_status(flagged) == (C.ACL_EVENT_RECORDED_STATUS_NOT_READY, 0)
+    assert acl.rt.query_event_status(new) == (C.ACL_EVENT_RECORDED_STATUS_COMPLETE, 0)
+    assert acl.rt.record_event(old, 0) == 0
+    assert acl.rt.synchronize_event(old) == 0
+    assert acl.rt.query_event_status(old) == (C.ACL_EVENT_RECORDED_STATUS_COMPLETE, 0)
+
+
+def test_elapsed_time_of_an_unrecorded_event_is_507000(ctx):
+    """Event::ElapsedTime returns RT_ERROR_EVENT_RECORDER_NULL, mapped to ACL_ERROR_RT_INTERNAL_ERROR."""
+    a, _ = acl.rt.create_event()
+    b, _ = acl.rt.create_event()
+    assert acl.rt.record_event(b, 0) == 0
+    assert acl.rt.synchronize_event(b) == 0
+    assert acl.rt.event_elapsed_time(a, b) == (0.0, 507000)
+    assert "never recorded" in acl.get_recent_err_msg()
+
+
+def test_unsubscribe_by_a_thread_that_did_not_subscribe(ctx):
+    s, _ = acl.rt.create_stream()
+    me = threading.get_ident()
+    assert acl.rt.subscribe_report(me, s) == 0
+    assert acl.rt.unsubscribe_report(me + 1, s) == 107015  # ACL_ERROR_RT_STREAM_NO_CB_REG
+    assert acl.rt.unsubscribe_report(me, s) == 0
+
+
+@pytest.mark.parametrize(
+    "direction,kind,expected",
+    [
+        ("to_device", C.ACL_MEMCPY_HOST_TO_DEVICE, 0),
+        ("to_device", C.ACL_MEMCPY_DEVICE_TO_DEVICE, 0),
+        ("to_device", C.ACL_MEMCPY_DEFAULT, 0),
+        ("to_device", C.ACL_MEMCPY_DEVICE_TO_HOST, 107000),
+        ("to_device", C.ACL_MEMCPY_HOST_TO_HOST, 107000),
+        ("from_device", C.ACL_MEMCPY_DEVICE_TO_HOST, 0),
+        ("from_device", C.ACL_MEMCPY_DEVICE_TO_DEVICE, 0),
+        ("from_device", C.ACL_MEMCPY_HOST_TO_DEVICE, 107000),
+    ],
+)
+def test_memcpy_async_kind_must_fit_unregistered_host_memory(ctx, direction, kind, expected):
+    """MemcpyKindAutoCorrect: with a numpy (unregistered) buffer on one side only some kinds are accepted;
+    a refused copy writes nothing."""
+    d, _ = acl.rt.malloc(64, 0)
+    assert acl.rt.memset(d, 64, 0, 64) == 0
+    host = np.arange(64, dtype=np.uint8)
+    if direction == "to_device":
+        assert acl.rt.memcpy_async(d, 64, host.ctypes.data, 64, kind, 0) == expected
+    else:
+        assert acl.rt.memset(d, 64, 9, 64) == 0
+        assert acl.rt.memcpy_async(host.ctypes.data, 64, d, 64, kind, 0) == expected
+    assert acl.rt.synchronize_stream(0) == 0
+    out = np.empty(64, np.uint8)
+    assert acl.rt.memcpy(out.ctypes.data, 64, d, 64, C.ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    if direction == "to_device":
+        np.testing.assert_array_equal(out, np.arange(64, dtype=np.uint8) if expected == 0 else 0)
+    else:
+        np.testing.assert_array_equal(host, 9 if expected == 0 else np.arange(64, dtype=np.uint8))
+
+
+def test_memcpy_async_between_acl_buffers_takes_the_kind_from_the_pointers(ctx):
+    """Both sides are acl memory: the runtime forces the real direction, whatever kind was passed."""
+    d, _ = acl.rt.malloc(64, 0)
+    h, _ = acl.rt.malloc_host(64)
+    assert acl.rt.memset(h, 64, 3, 64) == 0
+    assert acl.rt.memcpy_async(d, 64, h, 64, C.ACL_MEMCPY_DEVICE_TO_HOST, 0) == 0
+    assert acl.rt.synchronize_stream(0) == 0
+    out = np.empty(64, np.uint8)
+    assert acl.rt.memcpy(out.ctypes.data, 64, d, 64, C.ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    assert (out == 3).all()
+
+
+def test_a_policy_with_bandwidth_bits_uses_the_default_page_rule(ctx):
+    """aclMallocMemInner selects a page policy only for an exact enum value; HUGE_ONLY | HIGH_BAND_WIDTH
+    is RT_MEMORY_DEFAULT: < 2 MB normal pages, >= 2 MB huge pages."""
+    combined = C.ACL_MEM_MALLOC_HUGE_ONLY | C.ACL_MEM_TYPE_HIGH_BAND_WIDTH
+    small, _ = acl.rt.malloc(4096, combined)
+    big, _ = acl.rt.malloc(4 << 20, combined)
+    exact, _ = acl.rt.malloc(4096, C.ACL_MEM_MALLOC_HUGE_ONLY)
+    page = {p: acl.rt.pointer_get_attributes(p)[0]["page_size"] for p in (small, big, exact)}
+    assert page == {small: 4096, big: 2 << 20, exact: 2 << 20}
