@@ -58,3 +58,29 @@ def test_help_lists_commands():
     assert r.returncode == 0 and "run" in r.stdout and "explain" in r.stdout
     r = _aclsim("run", "--help")
     assert "ACLSIM_SOC" in r.stdout and "--check" in r.stdout
+
+
+def test_bad_environment_is_refused_before_the_program_runs(tmp_path):
+    import os
+
+    prog = tmp_path / "p.py"
+    prog.write_text("print('ran')\n")
+    for var, value, words in [("ACLSIM_SOC", "bogus", "unknown SoC"), ("ACLSIM_SCHEDULE", "soon", "lazy' or 'eager"),
+                              ("ACLSIM_DEVICES", "0", "between 1 and 64")]:
+        r = _aclsim("run", str(prog), env={**os.environ, var: value})
+        assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr
+        assert "ran" not in r.stdout
+
+
+def test_run_without_a_program_says_what_to_do():
+    r = _aclsim("run")
+    assert r.returncode == 2 and "aclsim run prog.py" in r.stderr
+
+
+def test_user_traceback_starts_in_the_user_program(tmp_path):
+    prog = tmp_path / "boom.py"
+    prog.write_text("def f():\n    raise KeyError('k')\nf()\n")
+    r = _aclsim("run", str(prog))
+    frames = [line for line in r.stderr.splitlines() if line.strip().startswith("File ")]
+    assert frames and all(str(prog) in f for f in frames)
+

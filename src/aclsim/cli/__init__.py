@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 # Subcommand modules, in the order `--help` lists them.
@@ -11,10 +12,15 @@ COMMANDS = ["demo", "run", "explain", "info", "trace_plot"]
 
 EPILOG = """\
 examples:
-  aclsim demo                      run the article's square kernel, step by step
-  aclsim run my_pyacl_program.py   run a pyACL program unmodified (import acl -> aclsim)
-  aclsim run --check all prog.py   find memory bugs (leaks, races, out-of-bounds, ...)
-  aclsim explain 107002            what an ACL return code means and how to fix it
+  aclsim demo                         run the article's square kernel, step by step
+  aclsim run my_pyacl_program.py      run a pyACL program unmodified (import acl -> aclsim)
+  aclsim run --check all prog.py      find memory bugs (leaks, races, out-of-bounds, ...)
+  aclsim run --trace out.json prog.py write a timeline; aclsim trace-plot out.json -o t.png draws it
+  aclsim explain 107002               what an ACL return code means and how to fix it
+  aclsim info                         the emulated devices (npu-smi style) and the configuration
+
+environment: ACLSIM_SOC, ACLSIM_DEVICES, ACLSIM_SCHEDULE, ACLSIM_CHECK (details: aclsim run --help).
+Each command has --help; the README explains the execution model and every tool.
 """
 
 
@@ -46,4 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except BrokenPipeError:  # e.g. `aclsim explain --all | head`: the reader left, stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1

@@ -25,10 +25,17 @@ examples:
   ACLSIM_SOC=Ascend310P3 ACLSIM_DEVICES=2 aclsim run my_prog.py
 
 environment:
-  ACLSIM_SOC        chip profile (Ascend910B1 default, Ascend910B4, Ascend310P3, ...)
+  ACLSIM_SOC        chip profile (Ascend910B1 default; `aclsim info --socs` lists them all)
   ACLSIM_DEVICES    number of emulated devices (default 1)
   ACLSIM_SCHEDULE   lazy (default: device work runs when the host waits) or eager
   ACLSIM_CHECK      same as --check
+  ACLSIM_SEED       seed of the garbage fresh Ascend C local memory starts with
+  ACLSIM_MODEL, ACLSIM_MODEL_<NAME>   timeline cost-model constants (see `aclsim info`)
+
+notes:
+  Sanitizer reports and the summary go to stderr; the program's own output is untouched.
+  Outside `aclsim run` (plain scripts, pytest) use `from aclsim import acl` and
+  `import aclsim.asc as asc`; `pytest --aclsim-check=all` fails tests that produce sanitizer errors.
 """
 
 
@@ -50,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     t = p.add_argument_group("timeline")
     t.add_argument("--trace", metavar="FILE", help="write a Chrome/Perfetto trace of host calls and device work")
     t.add_argument("--summary", action="store_true", help="print kernels, copies and memory at exit")
-    p.add_argument("script", help="the Python program to run")
+    p.add_argument("script", nargs="?", help="the Python program to run")
     p.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the program")
     p.set_defaults(func=run)
 
@@ -68,16 +75,22 @@ def install_aliases() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.script:
+        print("aclsim run: name the program to run, e.g. `aclsim run prog.py [args]` (see aclsim run --help)",
+              file=sys.stderr)
+        return 2
     if args.schedule:
         os.environ["ACLSIM_SCHEDULE"] = args.schedule
-    if args.soc or args.devices:
-        from ..runtime import reset_runtime
+    from ..runtime import get_runtime, reset_runtime
 
-        try:
+    try:  # the runtime reads ACLSIM_SOC / ACLSIM_DEVICES / ACLSIM_SCHEDULE: refuse bad values up front
+        if args.soc or args.devices:
             reset_runtime(args.soc, args.devices)
-        except ValueError as e:
-            print(f"aclsim run: {e}", file=sys.stderr)
-            return 2
+        else:
+            get_runtime()
+    except ValueError as e:
+        print(f"aclsim run: {e}", file=sys.stderr)
+        return 2
     if not os.path.isfile(args.script):
         print(f"aclsim run: no such file: {args.script}", file=sys.stderr)
         return 2
@@ -118,8 +131,12 @@ def run_script(path: str, argv: list[str]) -> int:
             return e.code
         print(e.code, file=sys.stderr)
         return 1
-    except BaseException:
-        traceback.print_exc()
+    except BaseException as e:
+        tb = e.__traceback__  # start the traceback at the user's program, not at aclsim's launcher
+        while tb is not None and (tb.tb_frame.f_code.co_filename == __file__
+                                  or tb.tb_frame.f_code.co_filename.startswith("<frozen runpy")):
+            tb = tb.tb_next
+        traceback.print_exception(type(e), e, tb)
         return 1
     finally:
         sys.argv = old_argv
