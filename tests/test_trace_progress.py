@@ -29,11 +29,16 @@ def test_no_progress_when_output_is_not_a_terminal():
     assert out.getvalue() == ""
 
 
-def run_slow_kernel(out: Terminal) -> str:
-    """A kernel that runs until the watcher has shown it (at most 10 s); returns what was written."""
+def run_slow_kernel(out: Terminal) -> tuple[str, str]:
+    """A kernel that runs until the watcher has shown it (at most 10 s), then a few more polls.
+
+    Returns what the terminal held when the program got control back, and after the watcher stopped.
+    """
     rt = get_runtime()
     rt.set_device(0)
-    w = ProgressWatcher(out, after=0.05, interval=0.01)
+    # A poll interval far longer than the moment between the kernel's end and the read below: only
+    # the host thread itself can have erased the line by then.
+    w = ProgressWatcher(out, after=0.0, interval=0.2)
 
     def slow(task: Task) -> None:
         task.info["progress"] = (1, 4)
@@ -46,16 +51,20 @@ def run_slow_kernel(out: Terminal) -> str:
     try:
         rt.launch(0, Task("kernel", "big", slow, grid=(2048, 1, 1), block=(256, 1, 1)))
         rt.synchronize_stream(0)
+        at_return = out.getvalue()
+        time.sleep(0.5)  # let the watcher poll twice more: it must not draw the finished kernel again
     finally:
         w.stop()
-    return out.getvalue()
+    return at_return, out.getvalue()
 
 
-def test_long_kernel_shows_name_shape_and_fraction_then_the_line_is_cleared(monkeypatch):
+def test_long_kernel_shows_name_shape_and_fraction_and_is_erased_before_the_program_continues(monkeypatch):
     monkeypatch.setitem(sys.modules, "rich", None)  # the plain one-line display
-    text = run_slow_kernel(Terminal())
-    assert "aclsim: kernel big grid (2048, 1, 1) block (256, 1, 1) 25% running for" in text
-    assert text.endswith("\r\x1b[K")  # the line is erased when the work is done
+    at_return, at_stop = run_slow_kernel(Terminal())
+    assert "aclsim: kernel big grid (2048, 1, 1) block (256, 1, 1) 25% running for" in at_return
+    assert at_return.endswith("\r\x1b[K")  # erased before synchronize_stream returned
+    assert at_stop == at_return  # and never drawn again
+    assert not get_runtime().bus.observers  # listening only while a line is shown
 
 
 def test_a_large_synchronous_copy_is_seen_while_it_runs():
@@ -84,7 +93,9 @@ def test_a_large_synchronous_copy_is_seen_while_it_runs():
     assert w.running() == []
 
 
-def test_progress_uses_rich_when_it_is_installed():
+def test_progress_uses_rich_when_it_is_installed_and_stops_it_before_the_program_continues():
     pytest.importorskip("rich")
-    text = run_slow_kernel(Terminal())
-    assert "aclsim: kernel big grid (2048, 1, 1) block (256, 1, 1) 25% running for" in text
+    at_return, at_stop = run_slow_kernel(Terminal())
+    assert "aclsim: kernel big grid (2048, 1, 1) block (256, 1, 1) 25% running for" in at_return
+    assert at_return.endswith("\x1b[2K")  # rich erased its transient line before the return
+    assert at_stop == at_return  # and neither its refresh nor the watcher drew it again

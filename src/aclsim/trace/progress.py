@@ -1,11 +1,16 @@
 """A one-line progress display for long device work, on a terminal only.
 
-A watcher thread looks at the runtime a few times a second (it subscribes to nothing, so it adds
-no cost to API calls): device tasks that are executing (a stream is busy with its first task)
-and synchronous copies in progress (a host thread inside `Runtime.memcpy`/`memset`/`memcpy2d`).
-Once one has run longer than `after` seconds it shows its name, size and elapsed time, and the
-fraction done when the kernel engine reports `task.info["progress"] = (done, total)`.
-Uses `rich` when it is installed, else a plain carriage-return line. Silent when not a TTY.
+A watcher thread looks at the runtime a few times a second: device tasks that are executing (a
+stream is busy with its first task) and synchronous copies in progress (a host thread inside
+`Runtime.memcpy`/`memset`/`memcpy2d`). Once one has run longer than `after` seconds it shows its
+name, size and elapsed time, and the fraction done when the kernel engine reports
+`task.info["progress"] = (done, total)`. Uses `rich` when it is installed, else a plain
+carriage-return line. Silent when not a TTY.
+
+Nothing is subscribed while no line is shown, so the watcher adds no cost to API calls. While a
+line is shown the watcher listens for `task_done`: the host thread that finishes the task erases
+the line before it returns to the program, so the program's next print never lands on (or under)
+a stale line. A synchronous copy has no such event: its line goes at the next poll.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from types import FrameType
 from typing import Any, TextIO
 
 from ..runtime import Runtime, core
-from ..runtime.observe import now
+from ..runtime.observe import Bus, now
 from .units import fmt_bytes
 
 # Code objects of the runtime's synchronous copy methods -> how many bytes their frame moves.
@@ -106,6 +111,10 @@ class ProgressWatcher:
         self._first_seen: dict[Any, float] = {}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()  # orders showing the line (watcher) and erasing it (host thread)
+        self._line: _PlainLine | _RichLine | None = None
+        self._shown: set[Any] = set()  # identities of the work on the line
+        self._bus: Bus | None = None  # the bus whose task_done we listen to while a line is shown
 
     @property
     def active(self) -> bool:
@@ -116,6 +125,7 @@ class ProgressWatcher:
         isatty = getattr(self.out, "isatty", None)
         if self._thread is not None or not (isatty and isatty()):
             return
+        self._line = _line(self.out)
         self._thread = threading.Thread(target=self._run, name="aclsim-progress", daemon=True)
         self._thread.start()
 
@@ -126,16 +136,47 @@ class ProgressWatcher:
             self._thread = None
 
     def _run(self) -> None:
-        line = _line(self.out)
         try:
             while not self._stop.wait(self.interval):
-                text = self.poll()
-                if text:
-                    line.show(text)
-                else:
-                    line.clear()
+                self._refresh()
         finally:
-            line.clear()
+            with self._lock:
+                self._clear()
+
+    def _refresh(self) -> None:
+        text, keys = self.line(now(), self.running())
+        with self._lock:
+            if text:
+                self._listen()
+                # The work may have ended since running() looked: show the line only if all of it
+                # still runs now that we listen, so a task_done will erase it.
+                text = text if keys <= {key for key, _ in self.running()} else ""
+            if text:
+                assert self._line is not None
+                self._line.show(text)
+                self._shown = keys
+            else:
+                self._clear()
+
+    def on_task_done(self, task: Any) -> None:
+        """Bus event, in the host thread that ran `task`: erase the line if it shows `task`."""
+        with self._lock:
+            if task in self._shown:
+                self._clear()
+
+    def _listen(self) -> None:
+        rt = core._RUNTIME
+        if self._bus is None and rt is not None:
+            self._bus = rt.bus
+            self._bus.subscribe(self)
+
+    def _clear(self) -> None:
+        if self._line is not None:
+            self._line.clear()
+        self._shown = set()
+        if self._bus is not None:
+            self._bus.unsubscribe(self)
+            self._bus = None
 
     def running(self) -> list[tuple[Any, Callable[[], str]]]:
         """(identity, describe()) of device work executing right now."""
@@ -147,7 +188,7 @@ class ProgressWatcher:
             for dev in rt.devices if rt is not None else ():
                 for ctx in list(dev.contexts):
                     for s in [ctx.default_stream, *list(ctx.streams.values())]:
-                        if s.busy_thread is not None and s.queue:
+                        if s.busy_thread is not None and s.queue and not s.queue[0].done:
                             task = s.queue[0]
                             found.append((task, functools.partial(describe_task, task)))
         except (RuntimeError, IndexError):  # the host changed the structures under us: try next time
@@ -162,15 +203,14 @@ class ProgressWatcher:
                 f = f.f_back
         return found
 
-    def poll(self) -> str:
-        """The line to show now ('' when nothing has run longer than `after`)."""
-        t = now()
-        running = self.running()
+    def line(self, t: float, running: list[tuple[Any, Callable[[], str]]]) -> tuple[str, set[Any]]:
+        """The line to show at time `t` for `running` ('' when nothing has run longer than `after`),
+        and the identities of the work it covers."""
         seen = {key: self._first_seen.get(key, t) for key, _ in running}
         self._first_seen = seen
-        long = [(t - seen[key], describe) for key, describe in running if t - seen[key] >= self.after]
+        long = [(t - seen[key], key, describe) for key, describe in running if t - seen[key] >= self.after]
         if not long:
-            return ""
-        elapsed, describe = max(long, key=lambda x: x[0])
+            return "", set()
+        elapsed, _, describe = max(long, key=lambda x: x[0])
         more = f" (+{len(long) - 1} more)" if len(long) > 1 else ""
-        return f"aclsim: {describe()} running for {elapsed:.0f} s{more}"
+        return f"aclsim: {describe()} running for {elapsed:.0f} s{more}", {key for _, key, _ in long}
