@@ -43,7 +43,8 @@ def test_trace_plot_without_matplotlib_says_how_to_get_it(tmp_path, capsys, monk
     make_trace(trace)
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if it were not installed
     assert main(["trace-plot", str(trace), "-o", str(tmp_path / "x.png")]) == 2
-    assert "needs matplotlib: pip install 'aclsim[plot]'" in capsys.readouterr().err
+    # aclsim may not be on the package index: the hint works for a checkout too
+    assert "needs matplotlib: pip install matplotlib (or pip install -e '.[plot]' in a checkout" in capsys.readouterr().err
     assert not (tmp_path / "x.png").exists()
 
 
@@ -65,7 +66,38 @@ def test_trace_plot_draws_a_time_window(tmp_path, capsys):
     assert main(["trace-plot", str(trace), "--start", "0", "--end", str(end_ms), "-o", str(tmp_path / "w.png")]) == 0
     assert (tmp_path / "w.png").read_bytes()[:4] == b"\x89PNG"
     assert main(["trace-plot", str(trace), "--start", str(end_ms + 1000), "-o", str(tmp_path / "none.png")]) == 2
-    assert "has no complete ('X') events to draw in that window" in capsys.readouterr().err
+    spans = [e for e in json.loads(trace.read_text())["traceEvents"] if e["ph"] == "X"]
+    first = min(e["ts"] for e in spans) / 1e3
+    err = capsys.readouterr().err
+    assert f"has nothing to draw after --start {end_ms + 1000:g} ms: its events span {first:.3f} ms to " \
+        f"{end_ms:.3f} ms since the trace started" in err
+    assert not (tmp_path / "none.png").exists()
+
+
+def test_trace_plot_format_follows_the_output_extension(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    trace = tmp_path / "run.json"
+    make_trace(trace)
+    assert main(["trace-plot", str(trace), "-o", str(tmp_path / "t.svg")]) == 0
+    assert b"<svg" in (tmp_path / "t.svg").read_bytes()[:1000]
+    assert main(["trace-plot", str(trace), "-o", str(tmp_path / "t.pdf")]) == 0
+    assert (tmp_path / "t.pdf").read_bytes()[:5] == b"%PDF-"
+    assert main(["trace-plot", str(trace), "-o", str(tmp_path / "plain")]) == 0  # no extension: PNG, named so
+    assert f"wrote {tmp_path / 'plain.png'}" in capsys.readouterr().out
+    assert (tmp_path / "plain.png").read_bytes()[:4] == b"\x89PNG"
+    assert main(["trace-plot", str(trace), "-o", str(tmp_path / "t.txt")]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write" in err and "png" in err and "not 'txt'" in err
+    assert not (tmp_path / "t.txt").exists()
+
+
+def test_trace_plot_help_shows_an_example_and_the_time_unit(capsys):
+    with pytest.raises(SystemExit):
+        main(["trace-plot", "--help"])
+    text = capsys.readouterr().out
+    assert "aclsim trace-plot out.json -o timeline.png" in text
+    assert "--start/--end are milliseconds since the trace started; omit them to draw everything" in text
+    assert "format follows the -o file's extension (png, svg, pdf" in text
 
 
 def test_nested_slices_are_found_per_track():

@@ -6,16 +6,36 @@ import argparse
 import os
 import sys
 
+INSTALL_HINT = "pip install matplotlib (or pip install -e '.[plot]' in a checkout of aclsim)"
+
+DESCRIPTION = f"""\
+Draw a Chrome trace-event file (from `aclsim run --trace`) as a static timeline: one row per
+host thread and device stream, arrows from host calls to the device work they queued, and
+device memory in use. The image format follows the -o file's extension (png, svg, pdf, ...).
+Needs matplotlib: {INSTALL_HINT}.
+"""
+
+EPILOG = """\
+examples:
+  aclsim run --trace out.json my_prog.py
+  aclsim trace-plot out.json -o timeline.png           (the whole run)
+  aclsim trace-plot out.json -o zoom.svg --start 120 --end 180
+
+--start/--end are milliseconds since the trace started; omit them to draw everything.
+"""
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "trace-plot", help="draw a trace file as a PNG/SVG/PDF timeline",
-        description="Draw a Chrome trace-event file (from `aclsim run --trace`) as a static timeline: one row "
-        "per host thread and device stream, arrows from host calls to the device work they queued, and "
-        "device memory in use. Needs matplotlib (pip install 'aclsim[plot]').",
+        "trace-plot", help="draw a trace file as a PNG/SVG/PDF timeline", description=DESCRIPTION, epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("trace", help="trace file written by aclsim run --trace")
-    p.add_argument("-o", "--output", help="image file to write (default: the trace's name with .png)")
+    p.add_argument(
+        "-o", "--output",
+        help="image file to write, format from its extension: png, svg, pdf, ... (default: the trace's name with "
+        ".png; .png is added to a name without an extension)",
+    )
     p.add_argument("--title", help="title above the picture (default: the trace's file name)")
     p.add_argument("--width", type=float, default=12.0, help="figure width in inches (default 12)")
     p.add_argument("--start", type=float, metavar="MS", help="draw from this time (ms since the trace started)")
@@ -24,18 +44,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..trace.plot import TraceFormatError, plot
+    from ..trace.plot import OutputFormatError, TraceFormatError, plot
 
     output = args.output or os.path.splitext(args.trace)[0] + ".png"
+    if not os.path.splitext(output)[1]:
+        output += ".png"  # what matplotlib would write anyway: name the file we really wrote
     try:
         plot(args.trace, output, title=args.title, width=args.width, start_ms=args.start, end_ms=args.end)
     except ImportError as e:
         if (e.name or "").partition(".")[0] != "matplotlib":
             raise
-        print("aclsim trace-plot needs matplotlib: pip install 'aclsim[plot]' (or pip install matplotlib)",
-              file=sys.stderr)
+        print(f"aclsim trace-plot needs matplotlib: {INSTALL_HINT}", file=sys.stderr)
         return 2
-    except (OSError, TraceFormatError) as e:
+    except (OSError, TraceFormatError, OutputFormatError) as e:
         print(f"aclsim trace-plot: {e}", file=sys.stderr)
         return 2
     print(f"aclsim: wrote {output}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections import defaultdict
 from typing import Any
 
@@ -20,7 +21,11 @@ MAX_ARROWS = 300
 
 
 class TraceFormatError(ValueError):
-    """The file is not a Chrome trace-event JSON document."""
+    """The file is not a Chrome trace-event JSON document, or has nothing to draw."""
+
+
+class OutputFormatError(ValueError):
+    """matplotlib cannot write an image in the format the output file's extension asks for."""
 
 
 def load_events(path: str) -> list[dict[str, Any]]:
@@ -60,6 +65,14 @@ def _tracks(evs: list[dict[str, Any]]) -> list[tuple[int, int, str]]:
     return [(p, t, f"{pname.get(p, f'pid {p}')}\n{tname.get((p, t), f'tid {t}')}") for p, t in ordered]
 
 
+def _window(start_ms: float | None, end_ms: float | None) -> str:
+    if start_ms is None:
+        return f"before --end {end_ms:g} ms"
+    if end_ms is None:
+        return f"after --start {start_ms:g} ms"
+    return f"between --start {start_ms:g} ms and --end {end_ms:g} ms"
+
+
 def plot(
     path: str, output: str, title: str | None = None, width: float = 12.0,
     start_ms: float | None = None, end_ms: float | None = None,
@@ -72,15 +85,31 @@ def plot(
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.backend_bases import FigureCanvasBase
     from matplotlib.patches import Patch
 
+    ext = os.path.splitext(output)[1].removeprefix(".").lower()
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if ext not in formats:
+        raise OutputFormatError(
+            f"cannot write {output}: the format follows the file's extension, and matplotlib writes "
+            f"{', '.join(sorted(formats))}" + (f", not {ext!r}" if ext else "")
+        )
     evs = load_events(path)
+    if not any(e.get("ph") == "X" for e in evs):
+        raise TraceFormatError(f"{path} has no complete ('X') events to draw")
     lo_us = -math.inf if start_ms is None else start_ms * 1e3
     hi_us = math.inf if end_ms is None else end_ms * 1e3
-    evs = [e for e in evs if e.get("ph") != "X" or (e["ts"] + e.get("dur", 0) >= lo_us and e["ts"] <= hi_us)]
-    tracks = _tracks(evs)
+    inside = [e for e in evs if e.get("ph") != "X" or (e["ts"] + e.get("dur", 0) >= lo_us and e["ts"] <= hi_us)]
+    tracks = _tracks(inside)
     if not tracks:
-        raise TraceFormatError(f"{path} has no complete ('X') events to draw" + (" in that window" if evs else ""))
+        first = min(e["ts"] for e in evs if e.get("ph") == "X") / 1e3
+        last = max(e["ts"] + e.get("dur", 0) for e in evs if e.get("ph") == "X") / 1e3
+        raise TraceFormatError(
+            f"{path} has nothing to draw {_window(start_ms, end_ms)}: its events span {first:.3f} ms to "
+            f"{last:.3f} ms since the trace started (omit --start/--end to draw everything)"
+        )
+    evs = inside
     row = {(p, t): i for i, (p, t, _) in enumerate(tracks)}
     spans = [e for e in evs if e.get("ph") == "X"]
     if end_ms is None:
