@@ -55,6 +55,18 @@ def test_info_options_and_model_origins(capsys, monkeypatch):
     assert "also set: ACLSIM_EXTRA_THING=1" in out
 
 
+def test_info_lists_the_local_memory_seed_with_its_default(capsys, monkeypatch):
+    monkeypatch.delenv("ACLSIM_SEED", raising=False)
+    assert main(["info"]) == 0
+    assert "ACLSIM_SEED      0            (default)    seed of the random bytes fresh Ascend C local memory" in \
+        capsys.readouterr().out
+    monkeypatch.setenv("ACLSIM_SEED", "7")
+    assert main(["info"]) == 0
+    out = capsys.readouterr().out
+    assert "ACLSIM_SEED      7            (set)" in out
+    assert "also set" not in out
+
+
 def test_info_lists_every_chip_profile(capsys):
     assert main(["info", "--socs"]) == 0
     out = capsys.readouterr().out

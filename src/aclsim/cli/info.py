@@ -20,6 +20,7 @@ SETTINGS = [
     ("ACLSIM_DEVICES", "1", "number of emulated devices"),
     ("ACLSIM_SCHEDULE", "lazy", "when queued device work runs: lazy (when the host waits) or eager"),
     ("ACLSIM_CHECK", "off", "sanitizer tools for aclsim run (memcheck,racecheck,initcheck,leakcheck)"),
+    ("ACLSIM_SEED", "0", "seed of the random bytes fresh Ascend C local memory (UB, L1, ...) starts with"),
     (ENV_FILE, "-", "JSON file overriding timeline model constants"),
 ]
 
