@@ -7,12 +7,14 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 
 import numpy as np
 import pytest
 
 from aclsim import acl
-from aclsim.runtime import reset_runtime
+from aclsim.runtime import get_runtime, reset_runtime
+from aclsim.runtime.streams import Task
 
 
 @pytest.fixture
@@ -79,6 +81,32 @@ def test_waiting_for_a_stream_from_inside_its_own_blocking_callback_is_refused(c
     assert acl.rt.memset_async(d, 64, 5, 64, s) == 0
     assert acl.rt.synchronize_stream(s) == 0
     assert (_device_bytes(d, 64) == 5).all()
+
+
+def test_report_thread_polling_while_the_host_synchronizes(ctx):
+    """The pyACL callback pattern: a report thread loops on process_report while the host synchronizes a
+    stream of kernels and blocking callbacks. The report thread polls while the host is running the stream
+    (it used to wait for the host's drive, which waited for the report thread: a deadlock)."""
+    context, _ = acl.rt.get_context()
+    s, _ = acl.rt.create_stream()
+    stop, ran = threading.Event(), []
+
+    def report_loop(_):
+        assert acl.rt.set_context(context) == 0
+        while not stop.is_set():
+            acl.rt.process_report(50)
+
+    tid, _ = acl.util.start_thread(report_loop, None)
+    assert acl.rt.subscribe_report(tid, s) == 0
+    for i in range(3):
+        get_runtime().launch(s, Task("kernel", "busy", lambda task: time.sleep(0.1)))
+        assert acl.rt.launch_callback(ran.append, i, 1, s) == 0
+    try:
+        assert _finishes(lambda: acl.rt.synchronize_stream(s)) == 0
+    finally:
+        stop.set()
+        acl.util.stop_thread(tid)
+    assert ran == [0, 1, 2]
 
 
 def test_blocking_callback_whose_report_thread_exited_fails_instead_of_hanging(ctx):

@@ -154,6 +154,8 @@ class Scheduler:
         with self.cv:
             while stream.queue and not (until is not None and until.done):
                 if stream.busy_thread is not None and stream.busy_thread != me:
+                    if steps is not None or not wait_callbacks:
+                        return  # a poll: another thread is running this stream, so it progresses anyway
                     self.cv.wait(0.05)
                     continue
                 task = stream.queue[0]
