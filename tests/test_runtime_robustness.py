@@ -12,6 +12,7 @@ import time
 import numpy as np
 import pytest
 
+import aclsim
 from aclsim import acl
 from aclsim.runtime import get_runtime, reset_runtime
 from aclsim.runtime.streams import Task
@@ -180,3 +181,15 @@ def test_ptr_to_numpy_of_pinned_memory_survives_free_host(tmp_path):
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "True"
+
+
+def test_device_arrays_refuse_python_objects_and_negative_shapes(ctx):
+    """Object pointers copied to the device and back would dangle (and crash on release)."""
+    with pytest.raises(TypeError, match="cannot hold Python objects"):
+        aclsim.to_device(np.array([object(), object()]))
+    with pytest.raises(ValueError, match="negative dimensions"):
+        aclsim.empty((4, -1))
+    d = aclsim.to_device(np.arange(2, dtype=np.int64))
+    with pytest.raises(ValueError, match="numeric array"):
+        d.copy_to_host(out=np.empty(2, dtype=object))
+    np.testing.assert_array_equal(d.copy_to_host(), np.arange(2))

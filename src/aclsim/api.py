@@ -146,6 +146,11 @@ class DeviceArray:
     ) -> None:
         self.shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
         self.dtype = np.dtype(dtype)
+        if any(n < 0 for n in self.shape):
+            raise ValueError(f"negative dimensions are not allowed: shape {self.shape}")
+        if self.dtype.hasobject:
+            # Device memory holds bytes: Python object pointers copied there and back would dangle.
+            raise TypeError(f"a DeviceArray cannot hold Python objects (dtype {self.dtype}); use a numeric dtype")
         if _alloc is None:
             nbytes = math.prod(self.shape) * self.dtype.itemsize
             _alloc = get_runtime().malloc(max(nbytes, 1), C.ACL_MEM_MALLOC_HUGE_FIRST)
@@ -215,8 +220,8 @@ class DeviceArray:
         self._need_contiguous("copy_to_host")
         if out is None:
             out = np.empty(self.shape, dtype=self.dtype)
-        if out.nbytes != self.nbytes or not out.flags.c_contiguous:
-            raise ValueError(f"out must be a contiguous array of {self.nbytes} bytes")
+        if out.nbytes != self.nbytes or not out.flags.c_contiguous or out.dtype.hasobject:
+            raise ValueError(f"out must be a contiguous numeric array of {self.nbytes} bytes")
         rt = get_runtime()
         h = _stream_handle(stream)
         if self.nbytes:
