@@ -62,6 +62,31 @@ def test_negative_index_never_wraps_around():
     assert "block (0, 0, 0) thread (0, 0, 0)" in msg
 
 
+def past_end_message(ptr: int, shift: int) -> str:
+    dy = aclsim.zeros(8)
+    shifted[1, 8](ptr, dy, shift)
+    assert sync_code() == 507015
+    return acl.get_recent_err_msg()
+
+
+def test_an_access_past_the_end_is_measured_from_the_bytes_requested():
+    dx = aclsim.to_device(np.arange(1000, dtype=np.float32))  # 4000 bytes requested
+    alloc = get_runtime().find_allocation(dx.ptr)
+    reserved = alloc.alloc_size
+    first_past = reserved // 4  # the first element beyond the runtime's padding faults
+    msg = past_end_message(dx.ptr, first_past)
+    assert f"inp[{first_past}]" in msg and f"{dx.ptr + reserved:#x}" in msg
+    assert (f"{reserved - 4000} bytes past the 4000 bytes requested for the allocation at {dx.ptr:#x} "
+            f"(exactly at the end of the {reserved} bytes the runtime reserved)") in msg
+    msg = past_end_message(dx.ptr, first_past + 5)
+    assert (f"{reserved + 20 - 4000} bytes past the 4000 bytes requested for the allocation at {dx.ptr:#x} "
+            f"(20 bytes past the end of the {reserved} bytes the runtime reserved)") in msg
+    # a misaligned element that starts inside the padding but runs over its end
+    msg = past_end_message(dx.ptr + 2, first_past - 1)
+    assert (f"{reserved - 2 - 4000} bytes past the 4000 bytes requested for the allocation at {dx.ptr:#x} "
+            f"(its 4-byte element runs over the end of the {reserved} bytes the runtime reserved)") in msg
+
+
 def test_offset_pointer_may_index_backwards_inside_its_allocation():
     x = np.arange(16, dtype=np.float32)
     dx, dy = aclsim.to_device(x), aclsim.zeros(8)

@@ -162,13 +162,29 @@ def _why(C: Any, a: int, P: PtrArg, starts: np.ndarray, ends: np.ndarray, inside
     if P.alloc is None:
         return f"the pointer {P.addr:#x} is not inside any live allocation (freed, or never allocated)"
     i = int(np.searchsorted(starts, a, side="right")) - 1
-    if i >= 0 and a >= ends[i]:
-        return (f"{a - int(ends[i])} bytes past the end of the allocation at {int(starts[i]):#x} "
-                f"({_alloc_desc(C, int(starts[i]))})")
+    if i >= 0 and a + P.isz > ends[i]:
+        return _past(C, a, P.isz, int(starts[i]))
     nxt = int(starts[i + 1]) if i + 1 < len(starts) else None
     if nxt is not None and a < nxt:
         return f"{nxt - a} bytes before the allocation at {nxt:#x} ({_alloc_desc(C, nxt)})"
     return "outside every live device allocation"
+
+
+def _past(C: Any, a: int, isz: int, start: int) -> str:
+    """An access beyond the allocation at `start`: measured from the bytes the program requested,
+    then placed against the end of what the runtime reserved (requested + padding)."""
+    alloc = C.rt.find_allocation(start)
+    if alloc is None:
+        return f"past the end of the allocation at {start:#x} (freed)"
+    end = alloc.end
+    if a == end:
+        where = "exactly at the end of"
+    elif a > end:
+        where = f"{a - end} bytes past the end of"
+    else:
+        where = f"its {isz}-byte element runs over the end of"
+    return (f"{a - alloc.start - alloc.size} bytes past the {alloc.size} bytes requested for the allocation at "
+            f"{start:#x} ({where} the {alloc.alloc_size} bytes the runtime reserved)")
 
 
 def _alloc_desc(C: Any, start: int) -> str:
