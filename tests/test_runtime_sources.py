@@ -102,3 +102,12 @@ def test_a_policy_with_bandwidth_bits_uses_the_default_page_rule(ctx):
     exact, _ = acl.rt.malloc(4096, C.ACL_MEM_MALLOC_HUGE_ONLY)
     page = {p: acl.rt.pointer_get_attributes(p)[0]["page_size"] for p in (small, big, exact)}
     assert page == {small: 4096, big: 2 << 20, exact: 2 << 20}
+
+
+def test_extra_reset_is_a_context_release_error(ctx):
+    """Runtime::PrimaryContextRelease on a zero reference count -> RT_ERROR_CONTEXT_DEL -> 507007."""
+    assert acl.rt.set_device(0) == 0  # two references now
+    assert acl.rt.reset_device_force(0) == 0  # drops both
+    assert acl.rt.reset_device_force(0) == 507007
+    assert acl.rt.reset_device(0) == 507007
+    assert acl.rt.reset_device(7) == 107001  # an id outside the device range stays 107001

@@ -48,6 +48,7 @@ class Code(IntEnum):
     ERROR_RT_INTERNAL_ERROR = 507000
     ERROR_RT_STREAM_NOT_COMPLETE = 507004
     ERROR_RT_EVENT_NOT_COMPLETE = 507006
+    ERROR_RT_CONTEXT_RELEASE_ERROR = 507007
     ERROR_RT_REPORT_TIMEOUT = 507012
     ERROR_RT_AICORE_TIMEOUT = 507014
     ERROR_RT_AICORE_EXCEPTION = 507015
@@ -154,6 +155,10 @@ _INFO: dict[Code, tuple[str, str]] = {
     Code.ERROR_RT_EVENT_NOT_COMPLETE: (
         "the event has not completed",
         "call acl.rt.synchronize_event (or synchronize the stream) before reading its time",
+    ),
+    Code.ERROR_RT_CONTEXT_RELEASE_ERROR: (
+        "the device's default context could not be released (e.g. reset_device without a matching set_device)",
+        "call acl.rt.reset_device once per acl.rt.set_device on that device",
     ),
     Code.ERROR_RT_REPORT_TIMEOUT: (
         "acl.rt.process_report timed out: no callback task reached this report thread",

@@ -282,8 +282,10 @@ class Runtime:
         with self.lock:
             dev = self._device(device_id)
             if dev.refcount == 0:
+                # Runtime::PrimaryContextRelease (hicann/runtime runtime.cc): decrementing a zero reference
+                # count (or a force reset of it) returns RT_ERROR_CONTEXT_DEL -> 507007.
                 raise AclError(
-                    Code.ERROR_RT_INVALID_DEVICEID,
+                    Code.ERROR_RT_CONTEXT_RELEASE_ERROR,
                     f"acl.rt.reset_device: device {device_id} is not set in this process "
                     "(each reset_device must match an earlier set_device)",
                 )
