@@ -111,3 +111,19 @@ def test_extra_reset_is_a_context_release_error(ctx):
     assert acl.rt.reset_device_force(0) == 507007
     assert acl.rt.reset_device(0) == 507007
     assert acl.rt.reset_device(7) == 107001  # an id outside the device range stays 107001
+
+
+def test_peer_access_argument_checks():
+    """aclrtDeviceEnablePeerAccessImpl checks the reserved flags first (ACL_ERROR_FEATURE_UNSUPPORTED),
+    then device == peer (100000), for enable and disable alike."""
+    from aclsim.runtime import reset_runtime
+
+    reset_runtime(devices=2)
+    assert acl.rt.device_enable_peer_access(1, 1) == 200006  # even before a device is set
+    assert acl.rt.set_device(0) == 0
+    assert acl.rt.device_enable_peer_access(1, 1) == 200006
+    assert acl.rt.device_enable_peer_access(0, 0) == 100000
+    assert acl.rt.device_disable_peer_access(0) == 100000
+    assert acl.rt.device_can_access_peer(5, 5) == (0, 100000)
+    assert acl.rt.device_enable_peer_access(1, 0) == 0
+    assert acl.rt.device_disable_peer_access(1) == 0

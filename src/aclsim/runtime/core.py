@@ -335,40 +335,47 @@ class Runtime:
         if errors:
             raise AclError(*errors[0])
 
+    # Peer access follows aclrtDeviceCanAccessPeerImpl / aclrtDeviceEnablePeerAccessImpl /
+    # aclrtDeviceDisablePeerAccessImpl (hicann/runtime src/acl/aclrt_impl/memory.cpp): flags != 0 ->
+    # ACL_ERROR_FEATURE_UNSUPPORTED before anything else, then the current device, then device == peer -> 100000.
     def can_access_peer(self, device_id: int, peer_id: int) -> int:
-        self._device(device_id)
-        self._device(peer_id)
         if device_id == peer_id:
             raise AclError(
                 Code.ERROR_INVALID_PARAM,
                 "acl.rt.device_can_access_peer: device_id and peer_device_id must differ",
             )
+        self._device(device_id)
+        self._device(peer_id)
         return 1
+
+    def _peer_of_current(self, fn: str, peer_id: int) -> Context:
+        ctx = self.current_context(fn)
+        if peer_id == ctx.device_id:
+            raise AclError(
+                Code.ERROR_INVALID_PARAM, f"{fn}: peer {peer_id} is the current device; pass another device"
+            )
+        self._device(peer_id)
+        return ctx
 
     @api("acl.rt.device_enable_peer_access")
     def enable_peer_access(self, peer_id: int, flags: int) -> None:
-        ctx = self.current_context("acl.rt.device_enable_peer_access")
-        self._device(peer_id)
+        fn = "acl.rt.device_enable_peer_access"
         if flags != 0:
-            raise AclError(Code.ERROR_INVALID_PARAM, f"acl.rt.device_enable_peer_access: flags must be 0, got {flags}")
-        if peer_id == ctx.device_id:
-            raise AclError(
-                Code.ERROR_INVALID_PARAM,
-                f"acl.rt.device_enable_peer_access: peer {peer_id} is the current device; pass another device",
-            )
+            raise AclError(Code.ERROR_FEATURE_UNSUPPORTED, f"{fn}: flags is reserved and must be 0, got {flags}")
+        ctx = self._peer_of_current(fn, peer_id)
         with self.lock:
             self.devices[ctx.device_id].peers.add(peer_id)
 
     @api("acl.rt.device_disable_peer_access")
     def disable_peer_access(self, peer_id: int) -> None:
-        ctx = self.current_context("acl.rt.device_disable_peer_access")
-        self._device(peer_id)
+        fn = "acl.rt.device_disable_peer_access"
+        ctx = self._peer_of_current(fn, peer_id)
         with self.lock:
             peers = self.devices[ctx.device_id].peers
             if peer_id not in peers:
                 raise AclError(
                     Code.ERROR_RT_PARAM_INVALID,
-                    f"acl.rt.device_disable_peer_access: peer access to device {peer_id} was not enabled",
+                    f"{fn}: peer access to device {peer_id} was not enabled",
                 )
             peers.discard(peer_id)
 
