@@ -84,6 +84,28 @@ def test_waiting_for_a_stream_from_inside_its_own_blocking_callback_is_refused(c
     assert (_device_bytes(d, 64) == 5).all()
 
 
+def test_callback_on_the_report_thread_waiting_for_its_own_stream_is_refused(ctx):
+    """The same self-wait when the callback runs on a report thread while the host synchronizes."""
+    context, _ = acl.rt.get_context()
+    s, _ = acl.rt.create_stream()
+    stop, got = threading.Event(), []
+
+    def report_loop(_):
+        assert acl.rt.set_context(context) == 0
+        while not stop.is_set():
+            acl.rt.process_report(50)
+
+    tid, _ = acl.util.start_thread(report_loop, None)
+    assert acl.rt.subscribe_report(tid, s) == 0
+    assert acl.rt.launch_callback(lambda _: got.append(acl.rt.synchronize_stream(s)), None, 1, s) == 0
+    try:
+        assert _finishes(lambda: acl.rt.synchronize_stream(s)) == 0
+    finally:
+        stop.set()
+        acl.util.stop_thread(tid)
+    assert got == [107000]
+
+
 def test_report_thread_polling_while_the_host_synchronizes(ctx):
     """The pyACL callback pattern: a report thread loops on process_report while the host synchronizes a
     stream of kernels and blocking callbacks. The report thread polls while the host is running the stream

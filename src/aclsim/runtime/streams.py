@@ -156,6 +156,9 @@ class Scheduler:
                 if stream.busy_thread is not None and stream.busy_thread != me:
                     if steps is not None or not wait_callbacks:
                         return  # a poll: another thread is running this stream, so it progresses anyway
+                    head = stream.queue[0]
+                    if head.kind == "callback" and head.info.get("block"):
+                        self._check_callback_can_finish(stream, head)  # that thread may wait for us
                     self.cv.wait(0.05)
                     continue
                 task = stream.queue[0]
