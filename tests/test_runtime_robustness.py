@@ -84,6 +84,29 @@ def test_waiting_for_a_stream_from_inside_its_own_blocking_callback_is_refused(c
     assert (_device_bytes(d, 64) == 5).all()
 
 
+def test_refused_pageable_copy_leaves_nothing_queued(ctx):
+    """memcpy_async with numpy memory waits for the copy; refused from inside the stream's own callback,
+    it must not leave a copy queued that later writes into memory the program has reused."""
+    s, _ = acl.rt.create_stream()
+    d, _ = acl.rt.malloc(64, 0)
+    assert acl.rt.memset(d, 64, 7, 64) == 0
+    buf = np.zeros(64, np.uint8)
+    got = []
+
+    def cb(_):
+        got.append(acl.rt.memcpy_async(buf.ctypes.data, 64, d, 64, 2, s))
+        buf[:] = 1  # the program reuses its buffer after the failed call
+
+    def run():
+        assert acl.rt.subscribe_report(threading.get_ident(), s) == 0
+        assert acl.rt.launch_callback(cb, None, 1, s) == 0
+        return acl.rt.synchronize_stream(s)
+
+    assert _finishes(run) == 0
+    assert got == [107000]
+    assert (buf == 1).all()
+
+
 def test_callback_on_the_report_thread_waiting_for_its_own_stream_is_refused(ctx):
     """The same self-wait when the callback runs on a report thread while the host synchronizes."""
     context, _ = acl.rt.get_context()

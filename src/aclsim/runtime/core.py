@@ -626,12 +626,20 @@ class Runtime:
                     self._emit_access(r, w, task, fn, site)
         return task
 
-    def _implicit_sync(self, st: Stream, task: Task) -> None:
-        """Run `st` up to `task` before returning (an implicit stream synchronize); tell observers."""
+    def _queue_copy(self, st: Stream, pageable: bool, submit: Callable[[], Task]) -> Task:
+        """Queue a copy with `submit()`. With pageable (unregistered) host memory the call returns only after
+        the copy ran (CANN 8.5 docs), an implicit stream synchronize: the stream's earlier work runs before
+        the copy is queued, so a wait that fails (a stuck callback) leaves no copy behind to write into host
+        memory the caller may free."""
+        if not pageable:
+            return submit()
         t0 = now()
+        self.scheduler.drive(st)
+        task = submit()
         self.scheduler.drive(st, until=task)
         if self.bus.observers:
             self.bus.emit("sync", "stream", st, user_site(), t0, now())
+        return task
 
     @api("acl.rt.memcpy_async")
     def memcpy_async(self, dst: int, dest_max: int, src: int, count: int, kind: int, stream: int) -> Task | None:
@@ -653,11 +661,10 @@ class Runtime:
                     Code.ERROR_RT_FEATURE_NOT_SUPPORT,
                     f"{fn}: an asynchronous host-to-host copy is not supported; use acl.rt.memcpy",
                 )
-            task = self._submit_copy(st, f"memcpy_async {_DIR_NAMES[direction]}", d, s, 0, fn)
-            if "unregistered" in (d.where, s.where):
-                # Pageable host memory: the call returns only after the copy finished (CANN 8.5 docs).
-                self._implicit_sync(st, task)
-            return task
+            return self._queue_copy(
+                st, "unregistered" in (d.where, s.where),
+                lambda: self._submit_copy(st, f"memcpy_async {_DIR_NAMES[direction]}", d, s, 0, fn),
+            )
 
     @api("acl.rt.memset_async")
     def memset_async(self, addr: int, max_count: int, value: int, count: int, stream: int) -> Task | None:
@@ -669,10 +676,9 @@ class Runtime:
         with self.lock:
             st = self.stream(stream, fn)
             r = self.region(addr, count, True, fn, "dev_ptr")
-            task = self._submit_copy(st, "memset_async", r, None, value & 0xFF, fn)
-            if r.where == "unregistered":
-                self._implicit_sync(st, task)
-            return task
+            return self._queue_copy(
+                st, r.where == "unregistered", lambda: self._submit_copy(st, "memset_async", r, None, value & 0xFF, fn)
+            )
 
     def _check_2d(
         self, fn: str, dst: int, dpitch: int, src: int, spitch: int, width: int, height: int, kind: int
@@ -729,18 +735,20 @@ class Runtime:
                 raise AclError(Code.ERROR_RT_FEATURE_NOT_SUPPORT, f"{fn}: asynchronous host-to-host copy is not supported")
             dv, sv = d.view(), s.view()
             site = user_site() if self.bus.observers else None
-            task = Task(
-                "memcpy", f"memcpy2d_async {_DIR_NAMES[direction]}",
-                lambda t: _copy_2d(dv, dpitch, sv, spitch, width, height),
-                bytes=width * height, direction=_DIR_NAMES[direction], keep=(dv, sv), site=site,
-            )
-            self.scheduler.submit(st, task)
-            if self.bus.observers:
-                self._emit_access(s, False, task, fn, site)
-                self._emit_access(d, True, task, fn, site)
-            if "unregistered" in (d.where, s.where):
-                self._implicit_sync(st, task)
-            return task
+
+            def submit() -> Task:
+                task = Task(
+                    "memcpy", f"memcpy2d_async {_DIR_NAMES[direction]}",
+                    lambda t: _copy_2d(dv, dpitch, sv, spitch, width, height),
+                    bytes=width * height, direction=_DIR_NAMES[direction], keep=(dv, sv), site=site,
+                )
+                self.scheduler.submit(st, task)
+                if self.bus.observers:
+                    self._emit_access(s, False, task, fn, site)
+                    self._emit_access(d, True, task, fn, site)
+                return task
+
+            return self._queue_copy(st, "unregistered" in (d.where, s.where), submit)
 
     # ------------------------------------------------------------------ memory info (§4.7)
     @api("acl.rt.get_mem_info")
