@@ -127,3 +127,35 @@ def test_peer_access_argument_checks():
     assert acl.rt.device_can_access_peer(5, 5) == (0, 100000)
     assert acl.rt.device_enable_peer_access(1, 0) == 0
     assert acl.rt.device_disable_peer_access(1) == 0
+
+
+def test_destroy_stream_force_discards_queued_work(ctx):
+    """aclrtDestroyStreamForce destroys the stream "discarding all tasks"; aclrtDestroyStream runs them."""
+    d, _ = acl.rt.malloc(64, 0)
+    assert acl.rt.memset(d, 64, 0, 64) == 0
+    forced, _ = acl.rt.create_stream()
+    waited, _ = acl.rt.create_stream()
+    assert acl.rt.memset_async(d, 32, 1, 32, forced) == 0
+    assert acl.rt.memset_async(d + 32, 32, 2, 32, waited) == 0
+    assert acl.rt.destroy_stream_force(forced) == 0
+    assert acl.rt.destroy_stream(waited) == 0
+    out = np.empty(64, np.uint8)
+    assert acl.rt.memcpy(out.ctypes.data, 64, d, 64, C.ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    np.testing.assert_array_equal(out, np.repeat(np.array([0, 2], np.uint8), 32))
+    assert acl.rt.synchronize_stream(forced) == 107017  # the handle is gone
+
+
+def test_destroy_stream_force_frees_a_stuck_stream_and_its_waiters(ctx):
+    """A stream stuck on a callback no thread will run can still be force-destroyed; a stream waiting on an
+    event recorded behind the callback is released too."""
+    stuck, _ = acl.rt.create_stream()
+    other, _ = acl.rt.create_stream()
+    ev, _ = acl.rt.create_event()
+    assert acl.rt.subscribe_report(1, stuck) == 0  # no thread has id 1: nobody will run its callbacks
+    assert acl.rt.launch_callback(lambda _: None, None, 1, stuck) == 0
+    assert acl.rt.record_event(ev, stuck) == 0
+    assert acl.rt.stream_wait_event(other, ev) == 0
+    assert acl.rt.synchronize_stream(stuck) == 507046
+    assert acl.rt.destroy_stream_force(stuck) == 0
+    assert acl.rt.synchronize_stream(other) == 0
+    assert acl.rt.reset_device(0) == 0

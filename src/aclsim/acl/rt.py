@@ -221,7 +221,7 @@ def destroy_stream(stream: int) -> None:
 
 @pyacl("acl.rt.destroy_stream_force", "k")
 def destroy_stream_force(stream: int) -> None:
-    get_runtime().destroy_stream(stream)
+    get_runtime().destroy_stream(stream, True)
 
 
 @pyacl("acl.rt.synchronize_stream", "k")

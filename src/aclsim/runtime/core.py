@@ -787,13 +787,18 @@ class Runtime:
             return s
 
     @api("acl.rt.destroy_stream")
-    def destroy_stream(self, handle: int) -> None:
-        fn = "acl.rt.destroy_stream"
+    def destroy_stream(self, handle: int, force: bool = False) -> None:
+        """aclrtDestroyStream waits for the stream's unfinished tasks; aclrtDestroyStreamForce discards them
+        ("forcibly destroy Stream, discarding all tasks": the runtime samples' description of the API)."""
+        fn = "acl.rt.destroy_stream_force" if force else "acl.rt.destroy_stream"
         with self.lock:
             if handle == 0:
                 raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: the default stream (0) cannot be destroyed")
             s = self.stream(handle, fn)
-            self.scheduler.drive(s)  # "aclrtDestroyStream waits for unfinished tasks"
+            if force:
+                self.scheduler.discard(s)
+            else:
+                self.scheduler.drive(s)
             s.destroyed = True
             s.context.streams.pop(s.handle, None)
             self._objects.pop(s.handle, None)

@@ -212,6 +212,21 @@ class Scheduler:
                 "calling process_report until the stream is synchronized",
             )
 
+    def discard(self, stream: Stream) -> None:
+        """Drop the stream's queued tasks unrun (a task another thread is running finishes normally).
+
+        A dropped task counts as done, so event waits and synchronizes that name it do not wait forever.
+        """
+        with self.cv:
+            running = stream.busy_thread is not None and stream.busy_thread != threading.get_ident()
+            dropped = list(stream.queue)[1 if running else 0 :]
+            for task in dropped:
+                task.start = task.end = max(task.submit_time, stream.clock)
+                task.done = True
+                task.keep = None
+                stream.queue.remove(task)
+            self.cv.notify_all()
+
     def _post(self, task: Task) -> None:
         task.posted = True
         assert self.post_callback is not None
