@@ -56,15 +56,22 @@ _CONVERTERS = {"k": _ulong, "K": _ulong, "I": _uint, "i": _signed(32), "L": _sig
                "O": lambda v: v}
 
 
-def parse(name: str, fmt: str, args: tuple) -> list:
-    """Convert `args` per `fmt` ("|" starts optional ones), as CPython's getargs would."""
+def parser(name: str, fmt: str) -> Callable[[tuple], list]:
+    """A function converting an argument tuple per `fmt` ("|" starts optional ones), as CPython's getargs
+    would; the format is compiled once per face function (this is on every call's path)."""
     required, _, optional = fmt.partition("|")
-    if not len(required) <= len(args) <= len(required) + len(optional):
-        raise TypeError(f"{name} args parse failed")
-    try:
-        return [_CONVERTERS[c](a) for c, a in zip(required + optional, args, strict=False)]
-    except (TypeError, OverflowError, ValueError):
-        raise TypeError(f"{name} args parse failed") from None
+    convs = tuple(_CONVERTERS[c] for c in required + optional)
+    lo, hi = len(required), len(convs)
+
+    def parse(args: tuple) -> list:
+        if not lo <= len(args) <= hi:
+            raise TypeError(f"{name} args parse failed")
+        try:
+            return [conv(a) for conv, a in zip(convs, args, strict=False)]
+        except (TypeError, OverflowError, ValueError):
+            raise TypeError(f"{name} args parse failed") from None
+
+    return parse
 
 
 def pyacl(name: str, fmt: str, fail: tuple | None = None) -> Callable:
@@ -74,12 +81,14 @@ def pyacl(name: str, fmt: str, fail: tuple | None = None) -> Callable:
     e.g. (0,) for `(ptr, ret)` or (0, 0) for `(free, total, ret)`.
     """
 
+    parse = parser(name, fmt)
+
     def deco(fn: Callable) -> Callable:
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             if kwargs:
                 raise TypeError(f"{name}() takes no keyword arguments")
-            vals = parse(name, fmt, args)
+            vals = parse(args)
             try:
                 out = fn(*vals)
             except AclError as e:
