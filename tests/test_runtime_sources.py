@@ -159,3 +159,17 @@ def test_destroy_stream_force_frees_a_stuck_stream_and_its_waiters(ctx):
     assert acl.rt.destroy_stream_force(stuck) == 0
     assert acl.rt.synchronize_stream(other) == 0
     assert acl.rt.reset_device(0) == 0
+
+
+def test_destroy_stream_force_drops_callbacks_not_yet_run(ctx):
+    """A callback posted to the report thread but not processed is discarded with its stream."""
+    s, _ = acl.rt.create_stream()
+    kept, _ = acl.rt.create_stream()
+    ran = []
+    for stream in (s, kept):
+        assert acl.rt.subscribe_report(threading.get_ident(), stream) == 0
+    assert acl.rt.launch_callback(ran.append, "late", 0, s) == 0  # non-blocking: posted when reached
+    assert acl.rt.stream_query(s) == (C.ACL_STREAM_STATUS_COMPLETE, 0)  # the device reached it
+    assert acl.rt.destroy_stream_force(s) == 0
+    assert acl.rt.process_report(50) == 507012  # nothing left to run for this thread
+    assert ran == []

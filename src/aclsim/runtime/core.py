@@ -797,6 +797,9 @@ class Runtime:
             s = self.stream(handle, fn)
             if force:
                 self.scheduler.discard(s)
+                for q in self._reports.values():  # and the callbacks it posted that no thread has run yet
+                    for t in [t for t in q if t.stream is s]:
+                        q.remove(t)
             else:
                 self.scheduler.drive(s)
             s.destroyed = True
