@@ -238,3 +238,21 @@ def test_device_arrays_refuse_python_objects_and_negative_shapes(ctx):
     with pytest.raises(ValueError, match="numeric array"):
         d.copy_to_host(out=np.empty(2, dtype=object))
     np.testing.assert_array_equal(d.copy_to_host(), np.arange(2))
+
+
+def test_destroy_stream_force_from_inside_its_own_callback(ctx):
+    """The running callback finishes; the work queued behind it is dropped; the outer wait returns."""
+    s, _ = acl.rt.create_stream()
+    d, _ = acl.rt.malloc(64, 0)
+    assert acl.rt.memset(d, 64, 0, 64) == 0
+    got = []
+
+    def run():
+        assert acl.rt.subscribe_report(threading.get_ident(), s) == 0
+        assert acl.rt.launch_callback(lambda _: got.append(acl.rt.destroy_stream_force(s)), None, 1, s) == 0
+        assert acl.rt.memset_async(d, 64, 1, 64, s) == 0
+        return acl.rt.synchronize_stream(s)
+
+    assert _finishes(run) == 0
+    assert got == [0]
+    assert (_device_bytes(d, 64) == 0).all()  # the memset queued behind the callback was dropped

@@ -213,13 +213,12 @@ class Scheduler:
             )
 
     def discard(self, stream: Stream) -> None:
-        """Drop the stream's queued tasks unrun (a task another thread is running finishes normally).
+        """Drop the stream's queued tasks unrun (a task being run, e.g. the callback calling this, finishes).
 
         A dropped task counts as done, so event waits and synchronizes that name it do not wait forever.
         """
         with self.cv:
-            running = stream.busy_thread is not None and stream.busy_thread != threading.get_ident()
-            dropped = list(stream.queue)[1 if running else 0 :]
+            dropped = list(stream.queue)[0 if stream.busy_thread is None else 1 :]
             for task in dropped:
                 task.start = task.end = max(task.submit_time, stream.clock)
                 task.done = True
