@@ -195,6 +195,8 @@ class Scheduler:
         thread has exited, so no process_report will ever run it. aclsim reports them instead of
         hanging (an emulator choice: CANN documents neither).
         """
+        if task.info.get("processed"):
+            return  # it ran; the thread waiting on it is about to move on
         runner = task.info.get("runner")
         if runner == threading.get_ident():
             raise AclError(
