@@ -388,10 +388,10 @@ class Runtime:
             return ctx
 
     def _context(self, handle: int, fn: str) -> Context:
-        """A live context handle. NULL -> 100000 (ACL_REQUIRES_NOT_NULL in context.cpp); a handle that is no
-        live context -> 107002, as ApiImpl::ContextDestroy's CHECK_CONTEXT_VALID_WITH_RETURN(ctx,
-        RT_ERROR_CONTEXT_NULL) returns (hicann/runtime src/runtime/api/impl/api_impl.cc). For set_context we
-        assume the same check (inference: ApiImpl::ContextSetCurrent itself does not validate)."""
+        """A live context handle. NULL -> 100000 (ACL_REQUIRES_NOT_NULL in aclrtDestroyContextImpl and
+        aclrtSetCurrentContextImpl); a handle that is no live context -> 107002, as ApiImpl::ContextDestroy's
+        CHECK_CONTEXT_VALID_WITH_RETURN(ctx, RT_ERROR_CONTEXT_NULL) returns (hicann/runtime api_impl.cc). For
+        set_context we assume the same check (inference: ApiImpl::ContextSetCurrent itself does not validate)."""
         if handle == 0:
             raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: context is 0 (NULL)")
         ctx = self._objects.get(handle)
