@@ -173,3 +173,27 @@ def test_destroy_stream_force_drops_callbacks_not_yet_run(ctx):
     assert acl.rt.destroy_stream_force(s) == 0
     assert acl.rt.process_report(50) == 507012  # nothing left to run for this thread
     assert ran == []
+
+
+def test_observers_see_discarded_tasks_finish(ctx):
+    """Tools that track queued tasks (trace, check) get task_done for work destroy_stream_force drops."""
+    from aclsim.runtime import get_runtime
+
+    class Log:
+        def __init__(self):
+            self.done = []
+
+        def on_task_done(self, task):
+            self.done.append((task.name, task.info.get("discarded", False)))
+
+    log = Log()
+    rt = get_runtime()
+    rt.bus.subscribe(log)
+    try:
+        s, _ = acl.rt.create_stream()
+        d, _ = acl.rt.malloc(64, 0)
+        assert acl.rt.memset_async(d, 64, 1, 64, s) == 0
+        assert acl.rt.destroy_stream_force(s) == 0
+    finally:
+        rt.bus.unsubscribe(log)
+    assert log.done == [("memset_async", True)]

@@ -217,7 +217,8 @@ class Scheduler:
     def discard(self, stream: Stream) -> None:
         """Drop the stream's queued tasks unrun (a task being run, e.g. the callback calling this, finishes).
 
-        A dropped task counts as done, so event waits and synchronizes that name it do not wait forever.
+        A dropped task counts as done, so event waits and synchronizes that name it do not wait forever;
+        observers get its `task_done` (with `info["discarded"]` set) so their bookkeeping closes.
         """
         with self.cv:
             dropped = list(stream.queue)[0 if stream.busy_thread is None else 1 :]
@@ -225,7 +226,10 @@ class Scheduler:
                 task.start = task.end = max(task.submit_time, stream.clock)
                 task.done = True
                 task.keep = None
+                task.info["discarded"] = True
                 stream.queue.remove(task)
+                if self.bus.observers:
+                    self.bus.emit("task_done", task)
             self.cv.notify_all()
 
     def _post(self, task: Task) -> None:
