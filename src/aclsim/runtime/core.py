@@ -1061,7 +1061,7 @@ class Runtime:
                     except Exception:  # a callback that can never run, or one that raised: teardown goes on
                         for ctx in dev.contexts:
                             for st in [*ctx.streams.values(), ctx.default_stream]:
-                                st.queue.clear()
+                                self.scheduler.discard(st)
                     dev.refcount = 0
                     self._release_device(dev)
             for dev in self.devices:
