@@ -16,5 +16,9 @@ def fresh_runtime(monkeypatch):
     monkeypatch.delenv("ACLSIM_CHECK", raising=False)
     rt = reset_runtime()
     take_recent_errors()
+    before = list(rt.bus.observers)
     yield rt
-    reset_runtime()
+    new = reset_runtime()  # carries observers over: drop the ones this test subscribed
+    for o in list(new.bus.observers):
+        if o not in before:
+            new.bus.unsubscribe(o)

@@ -245,3 +245,16 @@ def test_pythonic_face_round_trip():
     with pytest.raises(aclsim.AclError) as e:
         aclsim.empty(10)
     assert e.value.code == 107002 and "set_device" in str(e.value)
+
+
+def test_pythonic_copies_refuse_freed_arrays_and_allow_unaligned_views():
+    with aclsim.Device(0):
+        x = np.arange(40, dtype=np.float32)
+        d = aclsim.to_device(x)
+        view = d[3:7]  # 12 bytes in: not 64-byte aligned
+        assert np.array_equal(view.copy_to_host(), x[3:7])
+        d.free()
+        with pytest.raises(aclsim.AclError, match="freed"):
+            d.copy_to_host()
+        with pytest.raises(aclsim.AclError, match="freed"):
+            view.copy_from_host(x[:4])

@@ -216,7 +216,7 @@ class DeviceArray:
 
     # -- copies ------------------------------------------------------------------------------
     def copy_to_host(self, out: np.ndarray | None = None, stream: Stream | int | None = None) -> np.ndarray:
-        """Copy to a host array after the stream's earlier work (queued D2H copy + synchronize)."""
+        """Copy to a host array after the stream's earlier work (synchronize, then a D2H copy)."""
         self._need_contiguous("copy_to_host")
         if out is None:
             out = np.empty(self.shape, dtype=self.dtype)
@@ -224,9 +224,9 @@ class DeviceArray:
             raise ValueError(f"out must be a contiguous numeric array of {self.nbytes} bytes")
         rt = get_runtime()
         h = _stream_handle(stream)
-        if self.nbytes:
-            rt.memcpy_async(out.ctypes.data, out.nbytes, self.ptr, self.nbytes, C.ACL_MEMCPY_DEVICE_TO_HOST, h)
         rt.synchronize_stream(h)
+        if self.nbytes:  # a synchronous copy: views need not meet memcpy_async's 64-byte alignment
+            rt.memcpy(out.ctypes.data, out.nbytes, self.ptr, self.nbytes, C.ACL_MEMCPY_DEVICE_TO_HOST)
         return out
 
     def copy_from_host(self, a: Any, stream: Stream | int | None = None) -> None:
@@ -241,6 +241,11 @@ class DeviceArray:
             rt.memcpy_async(self.ptr, self.nbytes, src.ctypes.data, src.nbytes, C.ACL_MEMCPY_HOST_TO_DEVICE, h)
 
     def _need_contiguous(self, what: str) -> None:
+        if self._alloc.freed:
+            raise AclError(
+                Code.ERROR_INVALID_PARAM,
+                f"DeviceArray.{what}: the array's device memory was freed (free() or the end of its with-block)",
+            )
         if not self.is_contiguous:
             raise ValueError(f"{what} needs a contiguous DeviceArray; this view has strides {self.strides}")
 

@@ -148,7 +148,7 @@ class Runtime:
             raise AclError(
                 Code.ERROR_RT_CONTEXT_NULL,
                 f"{fn}: this thread has no current context; call acl.rt.set_device(id) "
-                "or acl.rt.set_context(ctx) in this thread first",
+                "or acl.rt.set_context(ctx) in this thread first (Pythonic face: `with aclsim.Device(id):`)",
             )
         return ctx
 
