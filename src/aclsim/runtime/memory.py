@@ -232,7 +232,9 @@ class DeviceHeap:
         bisect.insort(self._starts, a.start)
         self._live[a.start] = a
         self.used[kind] += reserved
-        self.peak_used = max(self.peak_used, self.used_bytes)
+        used = self.used_bytes
+        if used > self.peak_used:
+            self.peak_used = used
         return a
 
     def _oom_text(self, size: int, reserved: int, kind: str) -> str:
@@ -262,6 +264,9 @@ class DeviceHeap:
     # -- lookup -------------------------------------------------------------------------------
     def find(self, addr: int) -> Allocation | None:
         """The live allocation whose reserved bytes contain `addr`, if any."""
+        a = self._live.get(addr)  # most lookups (free, whole-buffer copies) name a start exactly
+        if a is not None:
+            return a
         i = bisect.bisect_right(self._starts, addr) - 1
         if i < 0:
             return None
