@@ -534,14 +534,18 @@ class Runtime:
                 "pass the destination buffer's size as dest_max and copy at most that many bytes",
             )
 
-    def _direction(self, fn: str, kind: int, dst: Region, src: Region) -> int:
+    @staticmethod
+    def _check_kind(fn: str, kind: int) -> None:
         if not 0 <= kind <= 5:
             raise AclError(
                 Code.ERROR_INVALID_PARAM,
                 f"{fn}: kind {kind} is not a valid copy kind here; use ACL_MEMCPY_HOST_TO_DEVICE (1), "
                 "DEVICE_TO_HOST (2), DEVICE_TO_DEVICE (3), HOST_TO_HOST (0) or DEFAULT (4)",
             )
-        actual = (_D2D if src.is_device else _H2D) if dst.is_device else (_D2H if src.is_device else _H2H)
+
+    def _direction(self, fn: str, kind: int, dst: Region, src: Region) -> int:
+        self._check_kind(fn, kind)
+        actual = _actual_direction(dst, src)
         given = _H2D if kind == C.ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE else kind
         if given not in (C.ACL_MEMCPY_DEFAULT, actual) and self.bus.observers:
             # The current runtime corrects the kind from the pointers (MemcpyKindAutoCorrect).
@@ -562,8 +566,7 @@ class Runtime:
         if count == 0:
             return
         self._null_check(fn, dst=dst, src=src)
-        if not 0 <= kind <= 5:
-            self._direction(fn, kind, None, None)  # raises with the message
+        self._check_kind(fn, kind)
         self._check_counts(fn, count, dest_max)
         if dst == src:
             return
@@ -597,28 +600,15 @@ class Runtime:
             if p == 0:
                 raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: {name} is 0 (NULL)")
 
-    def _submit_copy(self, stream: Stream, name: str, d: Region, s: Region | None, value: int, fn: str) -> Task:
-        """Queue a copy (s -> d) or a fill (s None) on `stream`."""
-        dview, sview = d.view(), (s.view() if s is not None else None)
-        nbytes = d.nbytes
-
-        def run(task: Task) -> None:
-            if sview is None:
-                dview.fill(value)
-            else:
-                np.copyto(dview, sview)
-
-        kind = "memset" if s is None else "memcpy"
-        direction = None
-        if s is not None:
-            direction = {(_D2D): "D2D", (_H2D): "H2D", (_D2H): "D2H", (_H2H): "H2H"}[
-                (_D2D if s.is_device else _H2D) if d.is_device else (_D2H if s.is_device else _H2H)
-            ]
+    def _submit_copy(
+        self, stream: Stream, name: str, d: Region, s: Region | None, run: Callable[[Task], None], nbytes: int, fn: str
+    ) -> Task:
+        """Queue device work `run` that writes `d` (reading `s` when it is a copy) on `stream`."""
         site = user_site() if self.bus.observers else None
-        task = Task(kind, name, run, bytes=nbytes, direction=direction, keep=(dview, sview), site=site)
-        if self.bus.observers:
-            regions = [(d, True)] + ([(s, False)] if s is not None else [])
-            task.info["regions"] = [(r.alloc, r.addr - r.alloc.start, r.nbytes, w) for r, w in regions if r.is_device]
+        task = Task(
+            "memset" if s is None else "memcpy", name, run, bytes=nbytes,
+            direction=None if s is None else _DIR_NAMES[_actual_direction(d, s)], site=site,
+        )
         self.scheduler.submit(stream, task)
         if self.bus.observers:
             for r, w in ((s, False), (d, True)):
@@ -647,8 +637,7 @@ class Runtime:
         if count == 0:
             return None
         self._null_check(fn, dst=dst, src=src)
-        if not 0 <= kind <= 5:
-            self._direction(fn, kind, None, None)
+        self._check_kind(fn, kind)
         self._check_counts(fn, count, dest_max)
         with self.lock:
             st = self.stream(stream, fn)
@@ -661,9 +650,11 @@ class Runtime:
                     Code.ERROR_RT_FEATURE_NOT_SUPPORT,
                     f"{fn}: an asynchronous host-to-host copy is not supported; use acl.rt.memcpy",
                 )
+            dv, sv = d.view(), s.view()
             return self._queue_copy(
                 st, "unregistered" in (d.where, s.where),
-                lambda: self._submit_copy(st, f"memcpy_async {_DIR_NAMES[direction]}", d, s, 0, fn),
+                lambda: self._submit_copy(st, f"memcpy_async {_DIR_NAMES[direction]}", d, s,
+                                          lambda t: np.copyto(dv, sv), count, fn),
             )
 
     @api("acl.rt.memset_async")
@@ -676,8 +667,10 @@ class Runtime:
         with self.lock:
             st = self.stream(stream, fn)
             r = self.region(addr, count, True, fn, "dev_ptr")
+            view, byte = r.view(), value & 0xFF
             return self._queue_copy(
-                st, r.where == "unregistered", lambda: self._submit_copy(st, "memset_async", r, None, value & 0xFF, fn)
+                st, r.where == "unregistered",
+                lambda: self._submit_copy(st, "memset_async", r, None, lambda t: view.fill(byte), count, fn),
             )
 
     def _check_2d(
@@ -734,19 +727,10 @@ class Runtime:
             if direction == _H2H:
                 raise AclError(Code.ERROR_RT_FEATURE_NOT_SUPPORT, f"{fn}: asynchronous host-to-host copy is not supported")
             dv, sv = d.view(), s.view()
-            site = user_site() if self.bus.observers else None
 
             def submit() -> Task:
-                task = Task(
-                    "memcpy", f"memcpy2d_async {_DIR_NAMES[direction]}",
-                    lambda t: _copy_2d(dv, dpitch, sv, spitch, width, height),
-                    bytes=width * height, direction=_DIR_NAMES[direction], keep=(dv, sv), site=site,
-                )
-                self.scheduler.submit(st, task)
-                if self.bus.observers:
-                    self._emit_access(s, False, task, fn, site)
-                    self._emit_access(d, True, task, fn, site)
-                return task
+                return self._submit_copy(st, f"memcpy2d_async {_DIR_NAMES[direction]}", d, s,
+                                         lambda t: _copy_2d(dv, dpitch, sv, spitch, width, height), width * height, fn)
 
             return self._queue_copy(st, "unregistered" in (d.where, s.where), submit)
 
@@ -1071,6 +1055,11 @@ class Runtime:
 
 
 _DIR_NAMES = {_H2H: "H2H", _H2D: "H2D", _D2H: "D2H", _D2D: "D2D"}
+
+
+def _actual_direction(dst: Region, src: Region) -> int:
+    """The copy kind the pointers really call for."""
+    return (_D2D if src.is_device else _H2D) if dst.is_device else (_D2H if src.is_device else _H2H)
 
 # MemcpyKindReviseMap of ApiErrorDecorator::MemcpyKindAutoCorrect (hicann/runtime api_error.cc), used by
 # aclrtMemcpyAsync: when one side is host memory acl did not allocate ("unregistered"), the kind passed must
