@@ -44,6 +44,7 @@ class Code(IntEnum):
     ERROR_RT_FEATURE_NOT_SUPPORT = 207000
     ERROR_RT_MEMORY_ALLOCATION = 207001
     ERROR_RT_MEMORY_FREE = 207002
+    ERROR_RT_NO_EVENT_RESOURCE = 207007
     ERROR_RT_NO_STREAM_RESOURCE = 207008
     ERROR_RT_INTERNAL_ERROR = 507000
     ERROR_RT_STREAM_NOT_COMPLETE = 507004
@@ -108,7 +109,10 @@ _INFO: dict[Code, tuple[str, str]] = {
         "pass a handle returned by a create_* call that was not destroyed",
     ),
     Code.ERROR_FEATURE_UNSUPPORTED: ("feature not supported", "use a supported feature"),
-    Code.ERROR_INTERNAL_ERROR: ("internal error", "report a bug against aclsim"),
+    Code.ERROR_INTERNAL_ERROR: (
+        "internal error; from acl.rt.process_report: the callback it ran raised an exception",
+        "for a callback, read its traceback on stderr and fix it; otherwise report a bug against aclsim",
+    ),
     Code.ERROR_RT_PARAM_INVALID: (
         "runtime parameter invalid (e.g. memcpy count > dest_max, range outside an allocation)",
         "make count <= dest_max and keep the range inside one allocation",
@@ -149,6 +153,7 @@ _INFO: dict[Code, tuple[str, str]] = {
         "free allocations or ask for less; acl.rt.get_mem_info shows what is left",
     ),
     Code.ERROR_RT_MEMORY_FREE: ("memory free error", "free only live pointers returned by malloc"),
+    Code.ERROR_RT_NO_EVENT_RESOURCE: ("no event resource left on the device", "destroy events you no longer use"),
     Code.ERROR_RT_NO_STREAM_RESOURCE: ("no stream resource left on the device", "destroy streams you no longer use"),
     Code.ERROR_RT_INTERNAL_ERROR: ("runtime internal error", "report a bug against aclsim"),
     Code.ERROR_RT_STREAM_NOT_COMPLETE: ("stream not complete", "synchronize the stream"),

@@ -325,6 +325,9 @@ def synchronize_event(event: int) -> None:
 
 @pyacl("acl.rt.synchronize_event_with_timeout", "ki")
 def synchronize_event_with_timeout(event: int, timeout_ms: int) -> None:
+    if timeout_ms < -1:  # as the stream and device versions: a timeout below -1 is RT_ERROR_INVALID_VALUE
+        raise AclError(Code.ERROR_RT_PARAM_INVALID, f"acl.rt.synchronize_event_with_timeout: timeout {timeout_ms} "
+                       "is invalid; pass -1 to wait forever or a number of ms >= 0")
     get_runtime().synchronize_event(event)
 
 

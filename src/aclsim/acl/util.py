@@ -88,6 +88,9 @@ def ptr_to_numpy(ptr: int, shape: Any, npy_type: int) -> np.ndarray:
     rt = get_runtime()
     with rt.lock:
         h = rt.host.find(ptr)
+        freed = rt.host.find_freed(ptr) is not None
+    if freed:
+        raise ValueError("acl.util.ptr_to_numpy: the pointer is inside a pinned buffer acl.rt.free_host released")
     if h is not None and ptr + nbytes <= h.end:
         # malloc_host memory: a view that keeps the buffer alive, so the array stays valid after
         # acl.rt.free_host (with pyACL it would dangle; reading it could crash the interpreter).

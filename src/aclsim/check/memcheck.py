@@ -20,6 +20,7 @@ from ..runtime import (
     DeviceReset,
     HostAllocation,
     KernelAccess,
+    Refused,
     Release,
     Site,
     Task,
@@ -193,6 +194,36 @@ class MemCheck:
                     call.site, (self.order.next_tick(),), int(Code.ERROR_RT_ADDR_UNALIGNED), {"call": call.site},
                     fold_extra=arg,
                 )
+
+    def on_refused(self, r: Refused) -> None:
+        """A copy the runtime refused because it strays outside pinned host memory (so nothing was written)."""
+        h = r.alloc
+        order = (self.order.next_tick(),)
+        code = int(Code.ERROR_RT_PARAM_INVALID if r.why == "host-overflow" else Code.ERROR_INVALID_PARAM)
+        if r.why == "host-overflow":
+            off = r.addr - h.start
+            self._add(
+                "host-overflow", f"Invalid host copy: {r.api} {r.arg} runs past the end of a pinned host buffer",
+                [f"call at {where(r.site)}",
+                 f"{r.arg} is {off} bytes into a pinned buffer of {h.size} bytes and the call names {r.nbytes} bytes, "
+                 f"{off + r.nbytes - h.size} bytes too many",
+                 f"allocated at {where(h.site)}",
+                 "the runtime refused the call; on hardware it would overwrite whatever follows the buffer"],
+                f"copy at most {max(h.size - off, 0)} bytes at this offset, or malloc_host {off + r.nbytes} bytes",
+                r.site, order, code, {"call": r.site, "alloc": h.site}, fold_extra=r.arg,
+            )
+            return
+        rec = self.freed_host.find(r.addr)
+        freed_at = where(rec.free_site) if rec is not None and rec.free_site else "by acl.rt.free_host"
+        self._add(
+            "use-after-free", f"Use after free: {r.api} uses pinned host memory that was freed",
+            [f"call at {where(r.site)}",
+             f"{r.arg} is {r.addr - h.start} bytes inside a freed pinned buffer of size {h.size} bytes",
+             f"freed at {freed_at}", f"allocated at {where(h.site)}"],
+            f"free the memory only after its last use: move acl.rt.free_host after {line_of(r.site)}",
+            r.site, order, code, {"use": r.site, "free": rec.free_site if rec else None, "alloc": h.site},
+            fold_extra=r.arg,
+        )
 
     # ------------------------------------------------------------------ copies into the padding
     def on_access(self, acc: Access) -> None:

@@ -7,7 +7,10 @@ its stream until it returned (the scheduler waits for `CallbackWork.processed`).
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import threading
+import traceback
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -80,13 +83,25 @@ class CallbacksRoom:
             if q is None or task not in q:
                 return
             q.remove(task)
-        self._run_callback(task)
+        with contextlib.suppress(AclError):  # a callback that raised: already printed; the wait goes on
+            self._run_callback(task)
 
     def _run_callback(self, task: Task) -> None:
+        """Run a callback on this (report) thread. An exception it raises is printed and reported with
+        500000 by process_report; it never ends the report thread's loop (an emulator choice: pyACL prints
+        the Python error of a failed callback and its report loop goes on)."""
         work = task.work
         work.runner = threading.get_ident()  # lets a wait from inside the callback be refused
         try:
             work.fn(work.args)
+        except Exception as e:
+            print(f"aclsim: the callback {task.name!r} launched with acl.rt.launch_callback raised:", file=sys.stderr)
+            traceback.print_exception(e, file=sys.stderr)
+            raise AclError(
+                Code.ERROR_INTERNAL_ERROR,
+                f"acl.rt.process_report: the callback {task.name!r} raised {type(e).__name__}: {e} "
+                "(traceback on stderr); the stream goes on",
+            ) from None
         finally:
             self.scheduler.complete_callback(task)
 

@@ -17,7 +17,7 @@ from .. import constants as C
 from ..errors import AclError, Code
 from .host import MAPPINGS, HostAllocation, HostRegistry, host_view
 from .memory import DEVICE_BASE, Allocation
-from .observe import Access, Bus, HostCopy, HostWait, KindMismatch, Site, api, now, user_site
+from .observe import Access, Bus, HostCopy, HostWait, KindMismatch, Refused, Site, api, now, user_site
 from .scheduler import Scheduler
 from .streams import Stream
 from .work import CopyWork, Task
@@ -156,8 +156,23 @@ class CopiesRoom:
                 )
             return Region(addr, nbytes, "device", a)
         h = self.host.find(addr)
-        if h is not None and addr + nbytes <= h.end:
-            return Region(addr, nbytes, "host", h)
+        if h is not None:
+            if addr + nbytes <= h.end:
+                return Region(addr, nbytes, "host", h)
+            self._refuse(fn, arg, addr, nbytes, "host-overflow", h)
+            raise AclError(
+                Code.ERROR_RT_PARAM_INVALID,
+                f"{fn}: {arg} + {nbytes} bytes runs {addr + nbytes - h.end} bytes past the end of the "
+                f"{h.size}-byte pinned buffer from acl.rt.malloc_host it starts in; copy fewer bytes or allocate more",
+            )
+        freed = self.host.find_freed(addr)
+        if freed is not None:
+            self._refuse(fn, arg, addr, nbytes, "host-freed", freed)
+            raise AclError(
+                Code.ERROR_INVALID_PARAM,
+                f"{fn}: {arg} points into a pinned buffer that acl.rt.free_host already released; "
+                "free it only after its last use",
+            )
         if not MAPPINGS.accessible(addr, nbytes, write):
             raise AclError(
                 Code.ERROR_INVALID_PARAM,
@@ -166,6 +181,10 @@ class CopiesRoom:
                 "or acl.util.bytes_to_ptr/numpy_to_ptr",
             )
         return Region(addr, nbytes, "unregistered", None)
+
+    def _refuse(self, fn: str, arg: str, addr: int, nbytes: int, why: str, alloc: Any) -> None:
+        if self.bus.observers:
+            self.bus.emit("refused", Refused(fn, arg, addr, nbytes, why, alloc, user_site()))
 
     def _direction(self, fn: str, kind: int, dst: Region, src: Region) -> int:
         _check_kind(fn, kind)

@@ -154,6 +154,7 @@ class DevicesRoom:
         with self.lock:
             dev = self._device(device_id)
             if dev.default_context is None:
+                self._heap(dev)  # may fail (207001): then nothing changed
                 dev.default_context = self._new_context(dev, True)
             dev.refcount += 1
             self._tls.context = dev.default_context

@@ -200,9 +200,15 @@ class DeviceHeap:
         self.chip = chip
         self.capacity = chip.memory_size
         self.base = DEVICE_BASE + device_id * DEVICE_STRIDE
-        self._mm = mmap.mmap(
-            -1, self.capacity, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _MAP_NORESERVE
-        )
+        try:
+            self._mm = mmap.mmap(-1, self.capacity, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _MAP_NORESERVE)
+        except (OSError, OverflowError) as e:  # e.g. a virtual memory limit (ulimit -v) below the chip's memory
+            raise AclError(
+                Code.ERROR_RT_MEMORY_ALLOCATION,
+                f"cannot reserve the {chip.memory_size / GiB:g} GiB address space of device {device_id} "
+                f"({chip.name}): {e}. Is the process's virtual memory limited (`ulimit -v`)? Raise the limit, "
+                "or emulate a chip with less memory (ACLSIM_SOC; `aclsim info` lists them)",
+            ) from None
         self.bytes = np.frombuffer(self._mm, dtype=np.uint8)
         self._ranges = _RangeAllocator(self.capacity)
         self._starts: list[int] = []

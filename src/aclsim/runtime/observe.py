@@ -16,6 +16,7 @@ Events (one typed record each):
   kernel_access(KernelAccess)  device memory a kernel read or wrote in one allocation
   host_copy(HostCopy)       a synchronous copy or fill moved device bytes (no task)
   kind_mismatch(KindMismatch)  a memcpy kind that contradicts the pointers (corrected)
+  refused(Refused)          a call refused host memory it was given (overrun, freed pinned buffer)
   host_wait(HostWait)       the host waited for device work, or saw it finished
   event_wait(EventWait)     a stream waited for an event's record task
   device_reset(DeviceReset) allocations still live when a device was released
@@ -162,6 +163,23 @@ class KindMismatch:
     api: str
     given: int
     actual: int
+    site: Site | None
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A call was refused because of a byte range it named (no byte was touched).
+
+    why: "host-overflow" (runs past the pinned buffer it starts in), "host-freed" (inside a pinned
+    buffer free_host released).
+    """
+
+    api: str
+    arg: str  # the parameter, e.g. "dst"
+    addr: int
+    nbytes: int
+    why: str
+    alloc: Any  # the pinned buffer (host.HostAllocation) concerned
     site: Site | None
 
 

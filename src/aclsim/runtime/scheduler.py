@@ -93,6 +93,11 @@ class Scheduler:
                 outer, stream.busy_thread = stream.busy_thread, me  # a callback may drive its stream again
                 try:
                     self._execute(stream, task, wait_callbacks)
+                except BaseException:  # KeyboardInterrupt, SystemExit: the task ended, failed; the host goes on
+                    if task.done and stream.queue and stream.queue[0] is task:
+                        stream.queue.popleft()
+                        self.cv.notify_all()
+                    raise
                 finally:
                     stream.busy_thread = outer
                 if not task.done:
@@ -185,7 +190,20 @@ class Scheduler:
             except Exception as e:  # any failure of device work is a device fault
                 task.error = (int(Code.ERROR_RT_INTERNAL_ERROR), f"{task.name}: {type(e).__name__}: {e}")
                 stream.error = task.error
+            except BaseException as e:
+                # Interrupted part way (Ctrl-C in a synchronize): running it again would apply the blocks that
+                # already ran twice, so the task ends here, failed, and the stream reports it at its next wait.
+                task.error = (int(Code.ERROR_RT_INTERNAL_ERROR),
+                              f"{task.name} was interrupted ({type(e).__name__}) while it ran: its results are "
+                              "partial, and later work on the stream was dropped; launch it again")
+                stream.error = task.error
+                task.exec_time = now() - t0
+                self._finish(stream, task)
+                raise
             task.exec_time = now() - t0
+        self._finish(stream, task)
+
+    def _finish(self, stream: Any, task: Task) -> None:
         task.end = task.start + task.exec_time
         stream.clock = task.end
         task.done = True

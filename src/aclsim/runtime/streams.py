@@ -66,6 +66,7 @@ class StreamsRoom:
     lock: Any
     handles: Handles
     scheduler: Scheduler
+    devices: list[Any]
     _reports: dict[int, deque[Task]]
 
     def stream(self, handle: int, fn: str = "") -> Stream:
@@ -90,10 +91,13 @@ class StreamsRoom:
     def create_stream(self, priority: int = 0, flags: int = 0) -> Stream:
         with self.lock:
             ctx = self.current_context("acl.rt.create_stream")
-            if len(ctx.streams) + 1 >= self.chip.max_streams:
+            # The limit is per device (DOC-RT 07: 1984 on A2/A3), default streams of its contexts included.
+            used = sum(len(c.streams) + 1 for c in self.devices[ctx.device_id].contexts)
+            if used >= self.chip.max_streams:
                 raise AclError(
                     Code.ERROR_RT_NO_STREAM_RESOURCE,
-                    f"acl.rt.create_stream: {self.chip.name} allows {self.chip.max_streams} streams; destroy some",
+                    f"acl.rt.create_stream: {self.chip.name} allows {self.chip.max_streams} streams per device "
+                    f"(default streams included) and device {ctx.device_id} has {used}; destroy some",
                 )
             s = Stream(0, ctx, priority=priority, flags=flags)
             s.handle = self.handles.new(s)
@@ -177,6 +181,13 @@ class StreamsRoom:
         """A new event; `new_mode` for create_event_ex_with_flag (ApiImpl::EventCreateEx)."""
         with self.lock:
             ctx = self.current_context("acl.rt.create_event")
+            used = sum(len(c.events) for c in self.devices[ctx.device_id].contexts)
+            if used >= self.chip.max_events:  # per device (DOC-RT 07: 65536 on A2/A3/950/310B)
+                raise AclError(
+                    Code.ERROR_RT_NO_EVENT_RESOURCE,
+                    f"acl.rt.create_event: {self.chip.name} allows {self.chip.max_events} events per device and "
+                    f"device {ctx.device_id} has {used}; destroy events you no longer use",
+                )
             e = Event(0, ctx, flags, new_mode)
             e.handle = self.handles.new(e)
             ctx.events[e.handle] = e
