@@ -12,7 +12,7 @@ import pytest
 from aclsim import acl
 from aclsim import constants as C
 
-warnings.filterwarnings("ignore", "acl.util.ptr_to_numpy will be deprecated", Warning)
+pytestmark = pytest.mark.filterwarnings("ignore:acl.util.ptr_to_numpy will be deprecated")
 
 
 @pytest.fixture

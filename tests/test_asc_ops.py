@@ -343,8 +343,8 @@ def test_gm_accesses_are_reported_per_core_for_the_sanitizer(overlap):
     overlapping = any(hi > lo2 for (_, hi), (lo2, _) in itertools.pairwise(spans))
     assert overlapping == bool(overlap)
     (task,) = [t for t in rec.tasks if t.kind == "kernel"]
-    assert task.info["cores"] == 4
-    assert task.info["bytes_read"] == task.info["bytes_written"] == 4 * (N + overlap) * 4
+    assert task.work.cores == 4
+    assert task.work.bytes_read == task.work.bytes_written == 4 * (N + overlap) * 4
 
 
 @pytest.mark.usefixtures("device")

@@ -14,7 +14,7 @@ import pytest
 
 from aclsim import acl
 from aclsim.check import Session
-from aclsim.runtime import KernelAccess, KernelFault, Site, Task, get_runtime, reset_runtime
+from aclsim.runtime import KernelAccess, KernelFault, KernelWork, Site, Task, get_runtime, reset_runtime
 
 H2D, D2H, D2D = 1, 2, 3
 
@@ -73,12 +73,13 @@ def kernel(accesses, stream=0, name="square", line=7, threads_per_block=256):
                     describe=lambda lane: f"block ({lane // threads_per_block}, 0, 0) "
                                           f"thread ({lane % threads_per_block}, 0, 0)",
                 ))
-        task.info["bytes_written"] = 0
+        task.work.bytes_written = 0
 
     caller = inspect.currentframe().f_back  # the launch site is the test's line, as for a real kernel launch
     site = Site(caller.f_code.co_filename, caller.f_lineno, caller.f_code.co_name)
     pointers = tuple(ptr for ptr, *_ in accesses)  # launch arguments, kept by the task as the engines do
-    task = Task("kernel", name, run, grid=(1, 1, 1), block=(threads_per_block, 1, 1), site=site, keep=pointers)
+    work = KernelWork("simt", grid=(1, 1, 1), block=(threads_per_block, 1, 1), pointers=pointers)
+    task = Task("kernel", name, run, work=work, site=site, keep=pointers)
     return rt.launch(stream, task)
 
 

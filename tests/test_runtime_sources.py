@@ -184,7 +184,7 @@ def test_observers_see_discarded_tasks_finish(ctx):
             self.done = []
 
         def on_task_done(self, task):
-            self.done.append((task.name, task.info.get("discarded", False)))
+            self.done.append((task.name, task.discarded))
 
     log = Log()
     rt = get_runtime()

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from aclsim import constants as C
-from aclsim.runtime import Task, get_runtime
+from aclsim.runtime import KernelWork, Task, get_runtime
 from aclsim.trace.progress import ProgressWatcher
 
 
@@ -41,7 +41,7 @@ def run_slow_kernel(out: Terminal) -> tuple[str, str]:
     w = ProgressWatcher(out, after=0.0, interval=0.2)
 
     def slow(task: Task) -> None:
-        task.info["progress"] = (1, 4)
+        task.work.progress = (1, 4)
         deadline = time.monotonic() + 10
         while "running for" not in out.getvalue() and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -49,7 +49,7 @@ def run_slow_kernel(out: Terminal) -> tuple[str, str]:
     w.start()
     assert w.active
     try:
-        rt.launch(0, Task("kernel", "big", slow, grid=(2048, 1, 1), block=(256, 1, 1)))
+        rt.launch(0, Task("kernel", "big", slow, work=KernelWork("simt", grid=(2048, 1, 1), block=(256, 1, 1))))
         rt.synchronize_stream(0)
         at_return = out.getvalue()
         time.sleep(0.5)  # let the watcher poll twice more: it must not draw the finished kernel again

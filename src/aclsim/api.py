@@ -14,8 +14,8 @@ import numpy as np
 from . import constants as C
 from .errors import AclError, Code
 from .runtime import Allocation, get_runtime
-from .runtime.streams import Event as _Event
-from .runtime.streams import Stream as _Stream
+from .runtime import Event as _Event
+from .runtime import Stream as _Stream
 
 
 def _stream_handle(stream: Stream | int | None) -> int:

@@ -25,7 +25,8 @@ from .. import constants as C
 from ..api import DeviceArray
 from ..api import Stream as PyStream
 from ..errors import AclError
-from ..runtime import KernelFault, Site, Task, get_runtime
+from ..runtime import KernelFault, KernelWork, Site, Task, get_runtime
+from ..runtime.work import pointers_in
 from . import context as ctx
 from .context import AscError, Core, Pool, pool_geometry
 from .dtypes import from_numpy
@@ -96,10 +97,11 @@ class Launch:
         try:
             with np.errstate(all="ignore"):  # the vector unit yields inf/nan silently
                 for i in range(self.core_num):
+                    task.work.progress = (i, self.core_num)
                     self._run_core(Core(self, i))
         finally:
-            task.info["bytes_read"] = self.bytes_read
-            task.info["bytes_written"] = self.bytes_written
+            task.work.bytes_read = self.bytes_read
+            task.work.bytes_written = self.bytes_written
 
     def _run_core(self, core: Core) -> None:
         ctx.CORE = core
@@ -166,8 +168,9 @@ class JITFunction:
         try:
             values = tuple(self._device_arg(name, v, hosts) for name, v in bound.arguments.items())
             launch = Launch(self.fn, core_num, values)
-            task = Task("kernel", self.fn.__name__, launch.run, cores=core_num, keep=values,
-                        source=self.fn.__code__.co_filename)  # reports print the kernel's file:line
+            # reports print the kernel's file:line
+            work = KernelWork("asc", source=self.fn.__code__.co_filename, cores=core_num, pointers=pointers_in(values))
+            task = Task("kernel", self.fn.__name__, launch.run, work=work, keep=values)
             handle = _stream_handle(stream)
             rt.launch(handle, task, fn=f"{self.fn.__name__}[{core_num}]")
             if not hosts:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..runtime.memory import Allocation
-from ..runtime.streams import Stream, Task
+from ..runtime import Allocation, Stream, Task
 from .findings import short_path, where
 
 
@@ -42,7 +41,7 @@ def rw(write: bool) -> str:
 
 def kernel_where(task: Task, line: int | None) -> str:
     """`kernel NAME (file:line)`: the kernel's source line when the engine gives one."""
-    src: Any = task.info.get("source")
+    src: Any = getattr(task.work, "source", None)
     if line is None:
         return f"kernel {task.name}"
     return f"kernel {task.name} ({short_path(src)}:{line})" if src else f"kernel {task.name} line {line}"

@@ -11,12 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
-from ..runtime import get_runtime
-from ..runtime.memory import DEVICE_BASE, Allocation
-from ..runtime.observe import Access, KernelAccess, Site
-from ..runtime.streams import Stream, Task
+from ..runtime import Access, Allocation, DeviceReset, KernelAccess, Release, Site, Stream, Task
 from .describe import alloc_line, alloc_text, range_text, rw, stream_arg, stream_name, task_text
 from .findings import Finding, Report, line_of, short_path, where
 from .order import Clock, Order, TaskClock
@@ -69,7 +64,7 @@ class Hazards:
     def on_submit(self, task: Task) -> None:
         if task.kind == "kernel" and self.frees:
             tc = self.order.clock_of(task)
-            ptrs = _pointer_args(task.keep)
+            ptrs = task.work.pointers
             if tc is not None and ptrs:
                 self.kernels[task.seq] = (tc, ptrs)
 
@@ -95,7 +90,8 @@ class Hazards:
                 return
         self._task(ka.alloc, TaskRec(tc, max(ka.lo, 0), ka.hi, ka.write, ka.atomic, ka.line))
 
-    def on_free(self, a: Allocation, site: Site | None) -> None:
+    def on_free(self, rel: Release) -> None:
+        a, site = rel.alloc, rel.site
         for seq, (tc, ptrs) in list(self.kernels.items()):
             if self.order.host_covers(tc):
                 del self.kernels[seq]
@@ -105,12 +101,12 @@ class Hazards:
         self._host(a, HostRec(self.order.host_tick, 0, a.alloc_size, True, self.order.host, site, "acl.rt.free",
                               free=True))
 
-    def on_device_reset(self, device_id: int, leaked: list[Allocation]) -> None:
-        for a in leaked:
+    def on_device_reset(self, reset: DeviceReset) -> None:
+        for a in reset.leaked:
             self.logs.pop(a, None)
 
-    def on_sync(self, *args: object) -> None:
-        with get_runtime().lock:  # api and sync events arrive from any host thread
+    def on_host_wait(self, w: Any) -> None:
+        if w.kind in ("stream", "event", "device"):
             self._prune()
             self.kernels = {seq: v for seq, v in self.kernels.items() if not self.order.host_covers(v[0])}
 
@@ -213,18 +209,6 @@ class Hazards:
             ("race-stream-stream", _loc(f_task.site), _loc(s_task.site)), (second.tc.tick, first.tc.tick), None,
             {"first": f_task.site, "second": s_task.site, "alloc": a.site},
         ))
-
-
-def _pointer_args(args: Any) -> tuple[int, ...]:
-    """Device addresses among a kernel launch's arguments (ints, or objects with a `.ptr`)."""
-    if not isinstance(args, (tuple, list)):
-        return ()
-    out = []
-    for v in args:
-        p = getattr(v, "ptr", v)
-        if isinstance(p, (int, np.integer)) and not isinstance(p, bool) and int(p) >= DEVICE_BASE:
-            out.append(int(p))
-    return tuple(out)
 
 
 def _conflict(x: HostRec | TaskRec, y: HostRec | TaskRec) -> bool:

@@ -13,9 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..runtime.memory import Allocation
-from ..runtime.observe import Access, KernelAccess
-from ..runtime.streams import Task
+from ..runtime import Access, Allocation, DeviceReset, KernelAccess, Release, Task
 from .describe import alloc_line, alloc_text, kernel_where, range_text
 from .findings import Finding, Report, where
 from .kspan import span_of
@@ -53,14 +51,15 @@ class InitCheck:
     def on_malloc(self, a: Allocation) -> None:
         self.shadows[a] = Shadow(a.alloc_size)
 
-    def on_free(self, a: Allocation, site: Any) -> None:
+    def on_free(self, rel: Release) -> None:
+        a = rel.alloc
         if self.order.pending:  # queued work may still use it (lazy scheduling): judge it as if it ran first
             self.zombies.append(a)
         else:
             self.shadows.pop(a, None)
 
-    def on_device_reset(self, device_id: int, leaked: list[Allocation]) -> None:
-        for a in leaked:
+    def on_device_reset(self, reset: DeviceReset) -> None:
+        for a in reset.leaked:
             self.shadows.pop(a, None)
 
     def _shadow(self, a: Allocation) -> Shadow | None:

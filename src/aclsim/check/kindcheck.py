@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import constants as C
+from ..runtime import KindMismatch
 from .findings import Finding, Report, line_of, where
 from .order import Order
 
@@ -23,7 +22,8 @@ class KindCheck:
         self.report = report
         self.order = order
 
-    def on_kind_mismatch(self, fn: str, given: int, actual: int, site: Any) -> None:
+    def on_kind_mismatch(self, km: KindMismatch) -> None:
+        fn, given, actual, site = km.api, km.given, km.actual, km.site
         src, dst = _SIDES[actual]
         self.report.add(Finding(
             "kindcheck", "wrong-memcpy-kind", f"Wrong copy direction: {fn} says {kind_name(given)}",

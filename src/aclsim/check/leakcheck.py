@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..runtime.host import HostAllocation
-from ..runtime.memory import Allocation
+from ..runtime import Allocation, DeviceReset, HostAllocation, Release
 from .findings import Finding, Report, user_stack
 
 
@@ -22,23 +21,23 @@ class LeakCheck:
     def on_malloc(self, a: Allocation) -> None:
         self.live[a] = a
 
-    def on_free(self, a: Allocation, site: Any) -> None:
-        self.live.pop(a, None)
+    def on_free(self, rel: Release) -> None:
+        self.live.pop(rel.alloc, None)
 
     def on_malloc_host(self, h: HostAllocation) -> None:
         self.live[h] = h
 
-    def on_free_host(self, h: HostAllocation, site: Any) -> None:
-        self.live.pop(h, None)
+    def on_free_host(self, rel: Release) -> None:
+        self.live.pop(rel.alloc, None)
 
-    def on_device_reset(self, device_id: int, leaked: list[Allocation]) -> None:
-        for a in leaked:
-            self._leak(a, f"acl.rt.reset_device({device_id})")
+    def on_device_reset(self, reset: DeviceReset) -> None:
+        for a in reset.leaked:
+            self._leak(a, f"acl.rt.reset_device({reset.device})")
 
-    def on_finalize(self) -> None:
+    def on_finalize(self, _: None) -> None:
         self.report_live("acl.finalize")
 
-    def on_exit(self) -> None:
+    def on_exit(self, _: None) -> None:
         self.report_live("process exit")
 
     def report_live(self, when: str) -> None:

@@ -10,11 +10,20 @@ from typing import Any
 import numpy as np
 
 from ..errors import Code
-from ..runtime import get_runtime
-from ..runtime.host import HostAllocation
-from ..runtime.memory import DEVICE_BASE, Allocation
-from ..runtime.observe import Access, ApiCall, KernelAccess, Site
-from ..runtime.streams import Task
+from ..runtime import (
+    DEVICE_BASE,
+    Access,
+    Allocation,
+    ApiCall,
+    BadFree,
+    CopyWork,
+    DeviceReset,
+    HostAllocation,
+    KernelAccess,
+    Release,
+    Site,
+    Task,
+)
 from .describe import alloc_line, alloc_text, kernel_where, range_text
 from .findings import Finding, Report, line_of, where
 from .kspan import element_offsets, span_of
@@ -22,10 +31,6 @@ from .order import Order
 
 ASYNC_COPY_ALIGN = 64  # "src and dst must be 64-byte aligned" (aclrtMemcpyAsync, CANN 8.0 docs; reference §4.5)
 _FREE_APIS = {"acl.rt.free", "acl.rt.free_host", "acl.media.dvpp_free"}
-_POINTER_ARGS = {  # device-pointer argument positions of the copy/fill calls
-    "acl.rt.memcpy": (0, 2), "acl.rt.memcpy_async": (0, 2), "acl.rt.memcpy2d": (0, 2),
-    "acl.rt.memcpy2d_async": (0, 2), "acl.rt.memset": (0,), "acl.rt.memset_async": (0,),
-}
 
 
 @dataclass
@@ -87,27 +92,29 @@ class MemCheck:
     def on_malloc(self, a: Allocation) -> None:
         self.freed.reuse(a.start, a.end)
 
-    def on_free(self, a: Allocation, site: Site | None) -> None:
-        self.freed.add(Freed(a.start, a.end, a.size, a.site, site))
+    def on_free(self, rel: Release) -> None:
+        a = rel.alloc
+        self.freed.add(Freed(a.start, a.end, a.size, a.site, rel.site))
 
     def on_malloc_host(self, h: HostAllocation) -> None:
         self.freed_host.reuse(h.start, h.end)
 
-    def on_free_host(self, h: HostAllocation, site: Site | None) -> None:
-        self.freed_host.add(Freed(h.start, h.end, h.size, h.site, site))
+    def on_free_host(self, rel: Release) -> None:
+        h = rel.alloc
+        self.freed_host.add(Freed(h.start, h.end, h.size, h.site, rel.site))
 
-    def on_device_reset(self, device_id: int, leaked: list[Allocation]) -> None:
-        for a in leaked:  # reset released them: later use is use after free too
+    def on_device_reset(self, reset: DeviceReset) -> None:
+        for a in reset.leaked:  # reset released them: later use is use after free too
             self.freed.add(Freed(a.start, a.end, a.size, a.site, None))
 
-    def on_bad_free(self, addr: int, api: str, reason: str, site: Site | None) -> None:
-        rt = get_runtime()
+    def on_bad_free(self, bf: BadFree) -> None:
+        addr, api, reason, site = bf.addr, bf.api, bf.reason, bf.site
         host_api = api == "acl.rt.free_host"
         freed = (self.freed_host if host_api else self.freed).find(addr)
         order = (self.order.next_tick(),)
         code = int(Code.ERROR_RT_PARAM_INVALID)  # what the runtime returned for it
         ptr = _pointer_text(addr)
-        pinned = rt.host.find(addr) if not host_api else None
+        pinned = bf.host_alloc if not host_api else None
         if freed is not None and freed.start == addr:
             first = where(freed.free_site) if freed.free_site else "by acl.rt.reset_device"
             self._add("double-free", f"Double free: {api}({ptr}) frees memory that was already freed",
@@ -120,12 +127,12 @@ class MemCheck:
             self._add("free-wrong-kind", f"Invalid free: {api} is given pinned host memory",
                       [f"at {where(site)}", f"the pointer came from acl.rt.malloc_host at {where(pinned.site)}"],
                       f"free host memory with acl.rt.free_host at {line_of(site)}", site, order, code, {"free": site})
-        elif host_api and rt.find_allocation(addr) is not None:
+        elif host_api and bf.device_alloc is not None:
             self._add("free-wrong-kind", f"Invalid free: acl.rt.free_host({ptr}) is given device memory",
                       [f"at {where(site)}", f"{ptr} came from acl.rt.malloc"],
                       f"free device memory with acl.rt.free at {line_of(site)}", site, order, code, {"free": site})
         else:
-            inside = rt.host.find(addr) if addr < DEVICE_BASE else None
+            inside = bf.host_alloc if addr < DEVICE_BASE else None
             if addr >= DEVICE_BASE:
                 headline, why = f"Invalid free: {api}({ptr})", reason
             elif inside is not None:
@@ -139,20 +146,18 @@ class MemCheck:
 
     # ------------------------------------------------------------------ host calls
     def on_api(self, call: ApiCall) -> None:
-        with get_runtime().lock:  # api and sync events arrive from any host thread
-            positions = _POINTER_ARGS.get(call.name)
-            if positions is None:
-                return
-            if call.ret != 0:
-                self._freed_pointer(call, positions)
-            elif call.name == "acl.rt.memcpy_async":
-                self._async_alignment(call)
+        if not call.pointers:
+            return
+        if call.ret != 0:
+            self._freed_pointer(call)
+        elif call.name == "acl.rt.memcpy_async" and call.task is not None:
+            self._async_alignment(call, call.task.work)
 
-    def _freed_pointer(self, call: ApiCall, positions: tuple[int, ...]) -> None:
-        rt = get_runtime()
-        for i in positions:
-            addr = call.args[i]
-            if not isinstance(addr, int) or addr < DEVICE_BASE or rt.find_allocation(addr) is not None:
+    def _freed_pointer(self, call: ApiCall) -> None:
+        """A failed copy or fill given a pointer into freed device memory (freed records are dropped as
+        soon as their addresses are allocated again, so a hit is never live memory)."""
+        for _, addr in call.pointers:
+            if not isinstance(addr, int) or addr < DEVICE_BASE:
                 continue
             rec = self.freed.find(addr)
             if rec is None:
@@ -169,14 +174,12 @@ class MemCheck:
             )
             return
 
-    def _async_alignment(self, call: ApiCall) -> None:
-        rt = get_runtime()
-        for i, arg in ((0, "dst"), (2, "src")):
-            addr = call.args[i]
-            pinned = addr < DEVICE_BASE and rt.host.find(addr) is not None
+    def _async_alignment(self, call: ApiCall, work: CopyWork) -> None:
+        for r, arg in ((work.dst, "dst"), (work.src, "src")):
+            addr = r.addr
             # Pageable host memory is copied synchronously through a staging buffer (CANN 8.5): no rule.
-            if (addr >= DEVICE_BASE or pinned) and addr % ASYNC_COPY_ALIGN:
-                a = rt.find_allocation(addr) if addr >= DEVICE_BASE else rt.host.find(addr)
+            if r.where != "unregistered" and addr % ASYNC_COPY_ALIGN:
+                a = r.alloc
                 into = (f"{addr - a.start} bytes into the {'device' if addr >= DEVICE_BASE else 'pinned host'} "
                         f"allocation made at {where(a.site)}") if a is not None else "outside any allocation"
                 self._add(
@@ -271,7 +274,7 @@ class MemCheck:
         self._add(
             f"oob-{op}", f"Invalid __global__ {op} of size {k} bytes", details,
             ("copy only the elements the buffer holds (a shorter last tile, or DataCopyPad for the tail)"
-             if task.info.get("cores") is not None else
+             if getattr(task.work, "cores", None) is not None else
              "guard the access with the element count (e.g. `if i < n:`) or launch only as many threads as elements"),
             task.site, (tc.tick if tc else self.order.tick, ka.line or 0),
             int(Code.ERROR_RT_AICORE_EXCEPTION) if faults else None,

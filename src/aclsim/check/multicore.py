@@ -23,9 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..runtime.memory import Allocation
-from ..runtime.observe import KernelAccess
-from ..runtime.streams import Task
+from ..runtime import Allocation, KernelAccess, Task
 from .describe import alloc_line, alloc_text, kernel_where, range_text
 from .findings import Finding, Report, where
 from .kspan import span_of
@@ -138,7 +136,7 @@ class MultiCore:
             f"core {cb} {c.b.verb} {range_text(a, blo, bhi)} at {kernel_where(task, c.b.line or None)}",
             f"these two overlap on {range_text(a, max(alo, blo), min(ahi, bhi))}",
             f"in all, {c.nbytes} bytes in {c.ranges} range{'s' * (c.ranges != 1)} conflict, between cores "
-            f"{_core_list(c.cores)} (of {task.info.get('cores', '?')})",
+            f"{_core_list(c.cores)} (of {getattr(task.work, 'cores', None) or '?'})",
             "the cores of a launch run in parallel: "
             + ("which core's data ends up in these bytes is undefined" if kind == "write-write"
                else "the reading core may see the old or the new data"),
@@ -162,7 +160,7 @@ class MultiCore:
             headline = f"different cores of kernel {task.name} write the same global memory, {how}"
         self.report.add(Finding(
             self.tool, "multi-core-corruption", f"Multi-core corruption: {headline}", lines, fix,
-            ("multi-core-corruption", task.name, task.info.get("source"), c.a, c.b),
+            ("multi-core-corruption", task.name, getattr(task.work, "source", None), c.a, c.b),
             (tick, c.a.line, c.b.line), None, {"launch": task.site, "alloc": a.site}, severity="warning",
         ))
 

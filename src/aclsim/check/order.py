@@ -15,8 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..runtime import get_runtime
-from ..runtime.streams import Stream, Task
+from ..runtime import HostWait, Stream, Task
 
 Clock = dict  # Stream -> position; never mutated once shared
 
@@ -45,7 +44,6 @@ class Order:
     pending: dict[int, TaskClock] = field(default_factory=dict)  # submitted, not finished
     last_done: dict[Stream, TaskClock] = field(default_factory=dict)
     records: dict[int, TaskClock] = field(default_factory=dict)  # event handle -> latest record task
-    by_handle: dict[int, Stream] = field(default_factory=dict)  # explicit stream handles
     host_tick: int = 0  # program-order index of the host access or free being dispatched
 
     def next_tick(self) -> int:
@@ -66,16 +64,14 @@ class Order:
         tc = TaskClock(task, s, pos, vc, self.next_tick())
         self.tasks[task.seq] = tc
         self.pending[task.seq] = tc
-        if s.handle:
-            self.by_handle[s.handle] = s
         if task.kind == "record":
-            self.records[task.info["event"]] = tc
+            self.records[task.work.event] = tc
 
     def on_access(self, acc: Any) -> None:
         if acc.task is None:
             self.host_tick = self.next_tick()
 
-    def on_free(self, alloc: Any, site: Any) -> None:
+    def on_free(self, rel: Any) -> None:
         self.host_tick = self.next_tick()
 
     def on_task_done(self, task: Task) -> None:
@@ -84,51 +80,37 @@ class Order:
             tc.done = True
             self.last_done[tc.stream] = tc
 
-    def on_sync(self, kind: str, target: Any, site: Any, t0: float, t1: float) -> None:
-        with get_runtime().lock:  # api and sync events arrive from any host thread
+    def on_host_wait(self, w: HostWait) -> None:
+        """Blocking waits tick program order; a release waits for the work it drained; a query
+        counts for the tasks it saw finished (a program that polls until COMPLETE is ordered)."""
+        if w.kind in ("stream", "event", "device"):
             self.next_tick()
-            if kind == "stream":
-                self.wait_stream(target)
-            elif kind == "event":
-                rec = self.records.get(target.handle)
-                if rec is not None and target.record is rec.task:
-                    self.wait_task(rec)
-            elif kind == "device":
-                for s in list(self.streams):
-                    if s.device_id == target:
-                        self.wait_stream(s)
-            if not self.pending:
-                self.forget_finished()
-
-    def on_api(self, call: Any) -> None:
-        """Host waits that emit no `sync` event: destroy_stream/context, reset_device, finished queries.
-
-        A query counts for the tasks it saw finished; a program that polls until COMPLETE is ordered.
-        """
-        with get_runtime().lock:  # api and sync events arrive from any host thread
-            if call.ret != 0:
-                return
-            name, args = call.name, call.args
-            if name == "acl.rt.destroy_stream":
-                s = self.by_handle.get(args[0])
-                if s is not None:
-                    self.wait_stream(s)
-            elif name == "acl.rt.reset_device":
-                for s in list(self.streams):
-                    if s.device_id == args[0]:
-                        self.wait_stream(s)
-            elif name == "acl.rt.destroy_context":
-                for s in list(self.streams):
-                    if s.context.handle == args[0]:
-                        self.wait_stream(s)
-            elif name == "acl.rt.stream_query":
-                done = self.last_done.get(get_runtime().stream(args[0]))
-                if done is not None:  # the host saw these tasks finish
+        if w.kind == "query":
+            if w.stream is not None:
+                done = self.last_done.get(w.stream)
+                if done is not None:
                     self.wait_task(done)
-            elif name == "acl.rt.query_event_status":
-                rec = self.records.get(args[0])
+            else:
+                rec = self.records.get(w.event.handle)
                 if rec is not None and rec.done:
                     self.wait_task(rec)
+            return
+        if w.stream is not None:
+            self.wait_stream(w.stream)
+        elif w.event is not None:
+            rec = self.records.get(w.event.handle)
+            if rec is not None and w.event.record is rec.task:
+                self.wait_task(rec)
+        elif w.device is not None:
+            for s in list(self.streams):
+                if s.device_id == w.device:
+                    self.wait_stream(s)
+        elif w.context is not None:
+            for s in list(self.streams):
+                if s.context is w.context:
+                    self.wait_stream(s)
+        if w.kind != "release" and not self.pending:
+            self.forget_finished()
 
     # ------------------------------------------------------------------ queries
     def wait_stream(self, s: Stream) -> None:

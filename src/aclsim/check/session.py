@@ -78,10 +78,7 @@ class Session:
         rt = get_runtime()
         try:
             if interrupted is None:
-                for dev in rt.devices:
-                    for ctx in list(dev.contexts):
-                        for s in [ctx.default_stream, *ctx.streams.values()]:
-                            rt.scheduler.drive(s, wait_callbacks=False)
+                rt.settle()
         except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM under `aclsim run` (raised as KeyboardInterrupt("SIGTERM"))
             interrupted = str(e) or "SIGINT"
         with _signals_held():
@@ -133,23 +130,29 @@ class _Dispatch:
     """
 
     def __init__(self, tools: list[Any], report: Report, order: Order) -> None:
+        lock = threading.RLock()  # events arrive from any host thread; the tools see them one at a time
         names = sorted({n for t in tools for n in dir(t) if n.startswith("on_")})
         for name in names:
-            setattr(self, name, _chain([getattr(t, name) for t in tools if hasattr(t, name)], report, order))
+            setattr(self, name, _chain([getattr(t, name) for t in tools if hasattr(t, name)], report, order, lock))
 
 
-def _chain(handlers: list[Any], report: Report, order: Order) -> Any:
-    def call(*args: Any) -> None:
-        for h in handlers:
-            try:
-                h(*args)
-            except Exception as e:  # a checker bug must not change the program's behaviour
-                where = f"{type(h.__self__).__name__}.{h.__name__}"
-                report.add(Finding(
-                    "aclsim", "internal-error", f"Internal sanitizer error in {where}: {type(e).__name__}: {e}",
-                    ["".join(traceback.format_exception(e, limit=-3)).rstrip()],
-                    "findings may be incomplete; please report this with the program that triggers it",
-                    ("internal-error", where, type(e).__name__), (order.tick,),
-                ))
+def _chain(handlers: list[Any], report: Report, order: Order, lock: threading.RLock) -> Any:
+    def call(record: Any) -> None:
+        with lock:
+            _call_each(handlers, record, report, order)
 
     return call
+
+
+def _call_each(handlers: list[Any], record: Any, report: Report, order: Order) -> None:
+    for h in handlers:
+        try:
+            h(record)
+        except Exception as e:  # a checker bug must not change the program's behaviour
+            where = f"{type(h.__self__).__name__}.{h.__name__}"
+            report.add(Finding(
+                "aclsim", "internal-error", f"Internal sanitizer error in {where}: {type(e).__name__}: {e}",
+                ["".join(traceback.format_exception(e, limit=-3)).rstrip()],
+                "findings may be incomplete; please report this with the program that triggers it",
+                ("internal-error", where, type(e).__name__), (order.tick,),
+            ))

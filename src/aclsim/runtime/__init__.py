@@ -1,26 +1,62 @@
-"""The emulated AscendCL runtime: the single source of truth every face goes through."""
+"""The emulated AscendCL runtime: the single source of truth every face goes through.
 
-from .core import Context, Region, Runtime, get_runtime, reset_runtime
-from .memory import DEVICE_BASE, Allocation, DeviceHeap
-from .observe import Access, ApiCall, Bus, KernelAccess, Site, user_site
-from .streams import Event, KernelFault, Stream, Task
+`core.py` lists the rooms (one module per chapter of the runtime API).
+"""
+
+from .copies import Region
+from .core import Runtime, current_runtime, get_runtime, reset_runtime
+from .devices import Context, DeviceState
+from .host import HostAllocation
+from .memory import DEVICE_BASE, Allocation, DeviceHeap, device_of
+from .observe import (
+    Access,
+    ApiCall,
+    BadFree,
+    Bus,
+    DeviceReset,
+    EventWait,
+    HostCopy,
+    HostWait,
+    KernelAccess,
+    KindMismatch,
+    Release,
+    Site,
+    user_site,
+)
+from .streams import Event, Stream
+from .work import CallbackWork, CopyWork, EventWork, KernelFault, KernelWork, Task
 
 __all__ = [
     "DEVICE_BASE",
     "Access",
     "Allocation",
     "ApiCall",
+    "BadFree",
     "Bus",
+    "CallbackWork",
     "Context",
+    "CopyWork",
     "DeviceHeap",
+    "DeviceReset",
+    "DeviceState",
     "Event",
+    "EventWait",
+    "EventWork",
+    "HostAllocation",
+    "HostCopy",
+    "HostWait",
     "KernelAccess",
     "KernelFault",
+    "KernelWork",
+    "KindMismatch",
     "Region",
+    "Release",
     "Runtime",
     "Site",
     "Stream",
     "Task",
+    "current_runtime",
+    "device_of",
     "get_runtime",
     "reset_runtime",
     "user_site",

@@ -27,6 +27,11 @@ from ..errors import AclError, Code
 DEVICE_BASE = 1 << 60
 DEVICE_STRIDE = 1 << 48
 
+
+def device_of(addr: int) -> int | None:
+    """The device whose address range holds `addr` (it need not be allocated), or None for host addresses."""
+    return (addr - DEVICE_BASE) // DEVICE_STRIDE if addr >= DEVICE_BASE else None
+
 NORMAL_PAGE = 4096
 HUGE_PAGE = 2 * MiB
 HUGE1G_PAGE = GiB

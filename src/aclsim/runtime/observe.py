@@ -1,31 +1,41 @@
-"""The runtime's event bus: sanitizer tools, the trace and the summary subscribe here.
+"""The runtime's event bus and the typed records it carries.
 
-The runtime calls `bus.emit("name", ...)`; every subscribed observer that defines `on_name`
-receives it. With no observers the runtime skips building events altogether (`bus.active`).
+Observers (the sanitizer, the trace, the progress line) subscribe to the `Bus`; the runtime calls
+`bus.emit("name", record)` and every subscribed observer that defines `on_name(record)` receives it.
+With no observers the runtime builds no records at all (`bus.active`). Observers only read
+records: they never call back into the runtime or take its lock.
 
-Events (positional arguments):
-  api(call: ApiCall)                    a host API call returned (pyACL or Pythonic face)
-  malloc(alloc) / free(alloc, site)     device allocations (memory.Allocation)
-  malloc_host(h) / free_host(h, site)   pinned host allocations (host.HostAllocation)
-  bad_free(addr, api, reason, site)     a free the runtime refused
-  submit(task) / task_done(task)        device work queued on / finished by a stream
-  access(access: Access)                device bytes read or written (host call or device task)
-  kernel_access(access: KernelAccess)   device memory a kernel read or wrote in one allocation
-  kind_mismatch(call, given, actual)    a memcpy kind that contradicts the pointers (corrected)
-  sync(kind, target, site, t0, t1)      the host waited ("stream", "event", "device")
-  event_wait(task, dep_task)            a stream waited for an event's record task
-  device_reset(device_id, leaked)       allocations still live when a device was released
-  finalize() / exit()                   acl.finalize, interpreter exit
+Events (one typed record each):
+  api(ApiCall)              a host API call returned (pyACL or Pythonic face)
+  malloc(Allocation)        a device allocation (memory.Allocation)
+  free(Release)             a device allocation was freed
+  malloc_host(HostAllocation) / free_host(Release)   pinned host memory
+  bad_free(BadFree)         a free the runtime refused
+  submit(Task) / task_done(Task)   device work queued on / finished by a stream (task.work is typed)
+  access(Access)            device bytes read or written by a host call or a copy/fill task
+  kernel_access(KernelAccess)  device memory a kernel read or wrote in one allocation
+  host_copy(HostCopy)       a synchronous copy or fill moved device bytes (no task)
+  kind_mismatch(KindMismatch)  a memcpy kind that contradicts the pointers (corrected)
+  host_wait(HostWait)       the host waited for device work, or saw it finished
+  event_wait(EventWait)     a stream waited for an event's record task
+  device_reset(DeviceReset) allocations still live when a device was released
+  finalize(None) / exit(None)  acl.finalize, interpreter exit
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..errors import AclError
+from .work import Task
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -58,9 +68,14 @@ def user_site(depth: int = 8) -> Site | None:
     return Site(f.f_code.co_filename, f.f_lineno, f.f_code.co_name, tuple(frames))
 
 
+# ---------------------------------------------------------------------------------- records
 @dataclass
 class ApiCall:
-    """One host API call, as the trace and summary see it."""
+    """One host API call, as the trace and summary see it.
+
+    `pointers` names the call's pointer arguments (e.g. (("dst", addr), ("src", addr))), so observers
+    never need to know argument positions; `args` is the raw tuple, for display only.
+    """
 
     name: str
     args: tuple
@@ -70,6 +85,7 @@ class ApiCall:
     thread: int = field(default_factory=threading.get_ident)
     site: Site | None = None
     task: Any = None  # the device task it submitted, if any
+    pointers: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass
@@ -80,7 +96,7 @@ class Access:
     lo: int  # byte offsets within the allocation
     hi: int
     write: bool
-    task: Any = None  # streams.Task, or None for a synchronous host call
+    task: Any = None  # work.Task, or None for a synchronous host call
     site: Site | None = None
     what: str = ""  # e.g. "acl.rt.memcpy", "kernel square"
 
@@ -92,7 +108,7 @@ class KernelAccess:
     Kernel engines (aclsim.simt, aclsim.asc) emit it only when `bus.wants("kernel_access")`.
     """
 
-    task: Any  # streams.Task of the launch
+    task: Any  # work.Task of the launch
     alloc: Any  # memory.Allocation accessed
     write: bool
     lo: int  # byte range [lo, hi) relative to alloc.start covering every element accessed
@@ -107,6 +123,84 @@ class KernelAccess:
     atomic: bool = False
 
 
+@dataclass(frozen=True)
+class Release:
+    """A device or pinned host allocation was freed at `site`."""
+
+    alloc: Any  # memory.Allocation or host.HostAllocation
+    site: Site | None
+
+
+@dataclass(frozen=True)
+class BadFree:
+    """A free the runtime refused, with what the address really is."""
+
+    addr: int
+    api: str  # "acl.rt.free", "acl.rt.free_host", "acl.media.dvpp_free"
+    reason: str
+    site: Site | None
+    device_alloc: Any = None  # the live device allocation containing addr, if any
+    host_alloc: Any = None  # the live pinned host allocation containing addr, if any
+
+
+@dataclass(frozen=True)
+class HostCopy:
+    """A synchronous copy or fill that moved device bytes (memcpy, memset, memcpy2d)."""
+
+    api: str
+    kind: str  # "memcpy" or "memset"
+    direction: str | None  # "H2D", "D2H", "D2D"; None for a fill
+    nbytes: int
+    device: int
+    context: int  # handle of the context the call used
+
+
+@dataclass(frozen=True)
+class KindMismatch:
+    """A copy whose `kind` argument contradicts its pointers (the runtime corrects it)."""
+
+    api: str
+    given: int
+    actual: int
+    site: Site | None
+
+
+@dataclass(frozen=True)
+class HostWait:
+    """The host waited for device work, or saw it finished.
+
+    kind: "stream", "event", "device" (blocking waits: synchronize_*, the implicit synchronize of a
+    pageable async copy); "release" (destroy_stream/destroy_context/reset_device waited for the work
+    they drained); "query" (stream_query / query_event_status: the host saw what had finished).
+    """
+
+    kind: str
+    site: Site | None
+    t0: float
+    t1: float
+    stream: Any = None
+    event: Any = None
+    device: int | None = None
+    context: Any = None
+
+
+@dataclass(frozen=True)
+class EventWait:
+    """Task `task` (a stream_wait_event) waited for `record`, an event's record task."""
+
+    task: Any
+    record: Any
+
+
+@dataclass(frozen=True)
+class DeviceReset:
+    """A device was released with these allocations still live."""
+
+    device: int
+    leaked: list
+
+
+# ---------------------------------------------------------------------------------- the bus
 class Bus:
     """Dispatches runtime events to observers."""
 
@@ -131,14 +225,48 @@ class Bus:
         attr = "on_" + name
         return any(hasattr(o, attr) for o in self.observers)
 
-    def emit(self, name: str, *args: Any) -> None:
+    def emit(self, name: str, record: Any = None) -> None:
         attr = "on_" + name
         for o in self.observers:
             fn = getattr(o, attr, None)
             if fn is not None:
-                fn(*args)
+                fn(record)
 
 
 def now() -> float:
     """The host clock every timestamp in aclsim uses (seconds)."""
     return time.perf_counter()
+
+
+def api(name: str, pointers: tuple[str, ...] = ()) -> Callable:
+    """Decorate a Runtime method: report the call (name, args, result, times) to observers.
+
+    `pointers` names the parameters through which the call reads or writes memory (copies and fills);
+    observers get them by name.
+    """
+
+    def deco(fn: Callable) -> Callable:
+        params = list(inspect.signature(fn).parameters)[1:]
+
+        @functools.wraps(fn)
+        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if not self.bus.observers:
+                return fn(self, *args, **kwargs)
+            t0 = now()
+            ret, result = 0, None
+            try:
+                result = fn(self, *args, **kwargs)
+                return result
+            except AclError as e:
+                ret = e.code
+                raise
+            finally:
+                named = dict(zip(params, args, strict=False)) | kwargs
+                ptrs = tuple((p, named[p]) for p in pointers if p in named)
+                task = result if isinstance(result, Task) else None
+                self.bus.emit("api", ApiCall(name, (*args, *kwargs.values()), ret, t0, now(), site=user_site(),
+                                             task=task, pointers=ptrs))
+
+        return wrapper
+
+    return deco

@@ -1,83 +1,22 @@
-"""Streams, events, device tasks and the scheduler that runs them.
+"""Streams and events (reference §4.9): create/destroy/synchronize/query streams, launch device work,
+record/wait/query events and the time between them.
 
-Execution model: device work is queued per stream and runs in stream order, and only as event
-waits allow. In the default "lazy" mode the device does not run ahead of the host: queued work
-executes when the host waits on it or polls it (synchronize, query, destroy). So a program that
-forgets to synchronize reads stale data deterministically, as it can on hardware. "eager" mode
-runs each task as soon as it is submitted (ACLSIM_SCHEDULE=eager).
-
-Every task carries a modeled device clock: it starts no earlier than it was submitted, than the
-previous task on its stream ended, or than the event it waits for; it lasts as long as the
-emulator took to run it.
+A stream is an in-order queue of tasks (work.Task) run by the scheduler; an event marks a point in
+a stream (its record task) with the device time it was reached.
 """
 
 from __future__ import annotations
 
-import os
-import threading
 from collections import deque
-from collections.abc import Callable
 from typing import Any
 
+from .. import constants as C
+from ..chips import ChipProfile
 from ..errors import AclError, Code
-from .observe import Bus, now
-
-
-def _thread_alive(ident: int | None) -> bool:
-    return any(t.ident == ident for t in threading.enumerate())
-
-
-class KernelFault(Exception):
-    """Raised by device work that faults (e.g. an illegal address); the stream reports 507015."""
-
-    def __init__(self, message: str, code: int = Code.ERROR_RT_AICORE_EXCEPTION) -> None:
-        super().__init__(message)
-        self.code = int(code)
-
-
-class Task:
-    """One unit of device work on a stream."""
-
-    __slots__ = (
-        "__weakref__",
-        "dep",
-        "done",
-        "end",
-        "error",
-        "exec_time",
-        "fn",
-        "info",
-        "keep",
-        "kind",
-        "name",
-        "posted",
-        "seq",
-        "site",
-        "start",
-        "stream",
-        "submit_time",
-    )
-
-    def __init__(self, kind: str, name: str, fn: Callable[[Task], None] | None = None, **info: Any) -> None:
-        self.kind = kind  # memcpy, memset, kernel, record, wait, callback
-        self.name = name
-        self.stream: Stream | None = None
-        self.fn = fn
-        self.submit_time = 0.0
-        self.start = 0.0
-        self.end = 0.0
-        self.exec_time = 0.0
-        self.done = False
-        self.error: tuple[int, str] | None = None
-        self.dep: Task | None = info.pop("dep", None)
-        self.keep = info.pop("keep", None)  # objects kept alive until the task has run
-        self.site = info.pop("site", None)
-        self.info = info
-        self.seq = 0
-        self.posted = False
-
-    def __repr__(self) -> str:
-        return f"<Task {self.seq} {self.kind} {self.name!r} done={self.done}>"
+from .handles import Handles
+from .observe import Bus, HostWait, api, now, user_site
+from .scheduler import Scheduler
+from .work import EventWork, Task
 
 
 class Stream:
@@ -119,165 +58,208 @@ class Event:
         return r.end if r is not None and r.done else None
 
 
-class Scheduler:
-    """Runs queued tasks when the host waits or polls (or at submit in eager mode)."""
+class StreamsRoom:
+    """Runtime methods for streams, events and kernel launches."""
 
-    def __init__(self, bus: Bus) -> None:
-        self.bus = bus
-        self.cv = threading.Condition(threading.RLock())
-        self.mode = os.environ.get("ACLSIM_SCHEDULE", "lazy").lower()
-        if self.mode not in ("lazy", "eager"):
-            raise ValueError(f"ACLSIM_SCHEDULE must be 'lazy' or 'eager', got {self.mode!r}")
-        self._seq = 0
-        self.post_callback: Callable[[Task], None] | None = None  # set by the runtime
-        self.run_inline: Callable[[Task], None] | None = None  # runs a callback on its own report thread
+    chip: ChipProfile
+    bus: Bus
+    lock: Any
+    handles: Handles
+    scheduler: Scheduler
+    _reports: dict[int, deque[Task]]
 
-    def submit(self, stream: Stream, task: Task) -> Task:
-        with self.cv:
-            self._seq += 1
-            task.seq = self._seq
-            task.stream = stream
-            task.submit_time = now()
-            stream.queue.append(task)
-            stream.last_task = task
-            if self.bus.observers:
-                self.bus.emit("submit", task)
-            if self.mode == "eager":
-                self.drive(stream, wait_callbacks=False)
-        return task
-
-    def drive(
-        self, stream: Stream, until: Task | None = None, steps: int | None = None, wait_callbacks: bool = True
-    ) -> None:
-        """Run `stream`'s tasks in order until `until` is done, the queue is empty or `steps` ran."""
-        me = threading.get_ident()
-        with self.cv:
-            while stream.queue and not (until is not None and until.done):
-                if stream.busy_thread is not None and stream.busy_thread != me:
-                    if steps is not None or not wait_callbacks:
-                        return  # a poll: another thread is running this stream, so it progresses anyway
-                    head = stream.queue[0]
-                    if head.kind == "callback" and head.info.get("block"):
-                        self._check_callback_can_finish(stream, head)  # that thread may wait for us
-                    self.cv.wait(0.05)
-                    continue
-                task = stream.queue[0]
-                if task.kind == "wait" and task.dep is not None and not task.dep.done:
-                    self.drive(task.dep.stream, task.dep, wait_callbacks=wait_callbacks)
-                    if not task.dep.done:
-                        return  # blocked behind a callback nobody has processed yet
-                    continue
-                pending_cb = task.kind == "callback" and task.info.get("block") and not task.info.get("processed")
-                if pending_cb and not wait_callbacks and stream.error is None:
-                    if not task.posted:
-                        self._post(task)
-                    return
-                if steps is not None:
-                    if steps <= 0:
-                        return
-                    steps -= 1
-                outer, stream.busy_thread = stream.busy_thread, me  # a callback may drive its stream again
-                try:
-                    self._execute(stream, task, wait_callbacks)
-                finally:
-                    stream.busy_thread = outer
-                if not task.done:
-                    return  # a blocking callback still pending and we may not wait
-                stream.queue.popleft()
-                self.cv.notify_all()
-
-    @staticmethod
-    def _check_callback_can_finish(stream: Stream, task: Task) -> None:
-        """Refuse to wait for a blocking callback that can never finish (the wait would hang forever).
-
-        Two cases, both a deadlock on hardware: the waiting thread is the one running the callback
-        (the callback synchronizes, destroys or resets its own stream), or the subscribed report
-        thread has exited, so no process_report will ever run it. aclsim reports them instead of
-        hanging (an emulator choice: CANN documents neither).
-        """
-        if task.info.get("processed"):
-            return  # it ran; the thread waiting on it is about to move on
-        runner = task.info.get("runner")
-        if runner == threading.get_ident():
+    def stream(self, handle: int, fn: str = "") -> Stream:
+        """The stream for a pyACL handle (0 = the current context's default stream)."""
+        ctx = self.current_context(fn)
+        if handle == 0:
+            return ctx.default_stream
+        s = self.handles.lookup(handle, Stream, fn, "stream")
+        if s.context is not ctx:
             raise AclError(
-                Code.ERROR_RT_PARAM_INVALID,
-                f"{stream!r} cannot finish while its blocking callback {task.name!r} runs, and this call was "
-                "made from inside that callback (it would wait for itself: a deadlock on hardware); "
-                "synchronize after the callback returns, or launch the callback with block_type 0",
+                Code.ERROR_RT_STREAM_CONTEXT,
+                f"{fn}: stream {handle:#x} belongs to another context (device {s.device_id}); "
+                "call acl.rt.set_context with its context first",
             )
-        sub = task.info.get("subscriber")
-        if runner is None and sub != threading.get_ident() and not _thread_alive(sub):
-            raise AclError(
-                Code.ERROR_RT_STREAM_SYNC_TIMEOUT,
-                f"{stream!r} waits for blocking callback {task.name!r}, but its report thread {sub} has exited "
-                "(or never existed), so no acl.rt.process_report will run it; keep the subscribed thread "
-                "calling process_report until the stream is synchronized",
-            )
+        return s
 
-    def discard(self, stream: Stream) -> None:
-        """Drop the stream's queued tasks unrun (a task being run, e.g. the callback calling this, finishes).
+    def _event(self, handle: int, fn: str) -> Event:
+        return self.handles.lookup(handle, Event, fn, "event")
 
-        A dropped task counts as done, so event waits and synchronizes that name it do not wait forever;
-        observers get its `task_done` (with `info["discarded"]` set) so their bookkeeping closes.
-        """
-        with self.cv:
-            dropped = list(stream.queue)[0 if stream.busy_thread is None else 1 :]
-            for task in dropped:
-                task.start = task.end = max(task.submit_time, stream.clock)
-                task.done = True
-                task.keep = None
-                task.info["discarded"] = True
-                stream.queue.remove(task)
-                if self.bus.observers:
-                    self.bus.emit("task_done", task)
-            self.cv.notify_all()
+    # ------------------------------------------------------------------ streams
+    @api("acl.rt.create_stream")
+    def create_stream(self, priority: int = 0, flags: int = 0) -> Stream:
+        with self.lock:
+            ctx = self.current_context("acl.rt.create_stream")
+            if len(ctx.streams) + 1 >= self.chip.max_streams:
+                raise AclError(
+                    Code.ERROR_RT_NO_STREAM_RESOURCE,
+                    f"acl.rt.create_stream: {self.chip.name} allows {self.chip.max_streams} streams; destroy some",
+                )
+            s = Stream(0, ctx, priority=priority, flags=flags)
+            s.handle = self.handles.new(s)
+            ctx.streams[s.handle] = s
+            return s
 
-    def _post(self, task: Task) -> None:
-        task.posted = True
-        assert self.post_callback is not None
-        self.post_callback(task)
-
-    def _execute(self, stream: Stream, task: Task, wait_callbacks: bool) -> None:
-        start = max(task.submit_time, stream.clock)
-        if task.dep is not None and task.dep.done:
-            start = max(start, task.dep.end)
-            if self.bus.observers:
-                self.bus.emit("event_wait", task, task.dep)
-        task.start = start
-        if stream.error is not None and task.kind not in ("record", "wait"):
-            task.error = stream.error  # the stream faulted: later work is dropped until it is reported
-        elif task.kind == "callback":
-            if not task.posted:
-                self._post(task)
-            if task.info.get("block"):
-                while not task.info.get("processed") and wait_callbacks:
-                    self._check_callback_can_finish(stream, task)
-                    if task.info.get("subscriber") == threading.get_ident() and self.run_inline is not None:
-                        self.run_inline(task)
-                        continue
-                    self.cv.wait(0.05)
-                if not task.info.get("processed"):
-                    return
-        elif task.fn is not None:
+    @api("acl.rt.destroy_stream")
+    def destroy_stream(self, handle: int, force: bool = False) -> None:
+        """aclrtDestroyStream waits for the stream's unfinished tasks; aclrtDestroyStreamForce discards them
+        ("forcibly destroy Stream, discarding all tasks": the runtime samples' description of the API)."""
+        fn = "acl.rt.destroy_stream_force" if force else "acl.rt.destroy_stream"
+        with self.lock:
+            if handle == 0:
+                raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: the default stream (0) cannot be destroyed")
+            s = self.stream(handle, fn)
             t0 = now()
-            try:
-                task.fn(task)
-            except KernelFault as e:
-                task.error = (e.code, str(e))
-                stream.error = task.error
-            except Exception as e:  # any failure of device work is a device fault
-                task.error = (int(Code.ERROR_RT_INTERNAL_ERROR), f"{task.name}: {type(e).__name__}: {e}")
-                stream.error = task.error
-            task.exec_time = now() - t0
-        task.end = task.start + task.exec_time
-        stream.clock = task.end
-        task.done = True
-        task.keep = None
-        if self.bus.observers:
-            self.bus.emit("task_done", task)
+            if force:
+                self.scheduler.discard(s)
+                for q in self._reports.values():  # and the callbacks it posted that no thread has run yet
+                    for t in [t for t in q if t.stream is s]:
+                        q.remove(t)
+            else:
+                self.scheduler.drive(s)
+            if self.bus.observers:
+                self.bus.emit("host_wait", HostWait("release", user_site(), t0, now(), stream=s))
+            s.destroyed = True
+            s.context.streams.pop(s.handle, None)
+            self.handles.drop(s.handle)
 
-    def complete_callback(self, task: Task) -> None:
-        """Mark a callback task as processed by its report thread."""
-        with self.cv:
-            task.info["processed"] = True
-            self.cv.notify_all()
+    def _take_stream_error(self, s: Stream) -> None:
+        if s.error is not None:
+            code, msg = s.error
+            s.error = None
+            raise AclError(code, msg)
+
+    @api("acl.rt.synchronize_stream")
+    def synchronize_stream(self, handle: int) -> None:
+        s = self.stream(handle, "acl.rt.synchronize_stream")
+        t0 = now()
+        self.scheduler.drive(s)
+        if self.bus.observers:
+            self.bus.emit("host_wait", HostWait("stream", user_site(), t0, now(), stream=s))
+        with self.lock:
+            self._take_stream_error(s)
+
+    @api("acl.rt.stream_query")
+    def stream_query(self, handle: int) -> int:
+        s = self.stream(handle, "acl.rt.stream_query")
+        t0 = now()
+        self.scheduler.drive(s, steps=1, wait_callbacks=False)  # polling makes progress
+        if self.bus.observers:  # the host saw what has finished
+            self.bus.emit("host_wait", HostWait("query", user_site(), t0, now(), stream=s))
+        with self.lock:
+            return C.ACL_STREAM_STATUS_NOT_READY if s.queue else C.ACL_STREAM_STATUS_COMPLETE
+
+    @api("acl.rt.stream_wait_event")
+    def stream_wait_event(self, stream: int, event: int) -> Task:
+        fn = "acl.rt.stream_wait_event"
+        with self.lock:
+            s = self.stream(stream, fn)
+            e = self._event(event, fn)
+            task = Task("wait", f"wait event {event:#x}", None, work=EventWork(e.handle), dep=e.record)
+            if self.bus.observers:
+                task.site = user_site()
+            return self.scheduler.submit(s, task)
+
+    @api("acl.rt.launch_kernel")
+    def launch(self, stream: int | Stream, task: Task, fn: str = "kernel launch") -> Task:
+        """Queue device work (a kernel) on a stream; the kernel faces call this."""
+        with self.lock:
+            s = stream if isinstance(stream, Stream) else self.stream(stream, fn)
+            if s.destroyed:
+                raise AclError(Code.ERROR_RT_INVALID_HANDLE, f"{fn}: the stream was destroyed")
+            if self.bus.observers and task.site is None:
+                task.site = user_site()
+            return self.scheduler.submit(s, task)
+
+    # ------------------------------------------------------------------ events
+    @api("acl.rt.create_event")
+    def create_event(self, flags: int = 0, new_mode: bool = False) -> Event:
+        """A new event; `new_mode` for create_event_ex_with_flag (ApiImpl::EventCreateEx)."""
+        with self.lock:
+            ctx = self.current_context("acl.rt.create_event")
+            e = Event(0, ctx, flags, new_mode)
+            e.handle = self.handles.new(e)
+            ctx.events[e.handle] = e
+            return e
+
+    @api("acl.rt.destroy_event")
+    def destroy_event(self, handle: int) -> None:
+        with self.lock:
+            e = self._event(handle, "acl.rt.destroy_event")
+            e.destroyed = True
+            e.context.events.pop(handle, None)
+            self.handles.drop(handle)
+
+    @api("acl.rt.record_event")
+    def record_event(self, event: int, stream: int) -> Task:
+        fn = "acl.rt.record_event"
+        with self.lock:
+            e = self._event(event, fn)
+            s = self.stream(stream, fn)
+            task = Task("record", f"record event {event:#x}", None, work=EventWork(e.handle))
+            if self.bus.observers:
+                task.site = user_site()
+            e.record = task
+            return self.scheduler.submit(s, task)
+
+    @api("acl.rt.reset_event")
+    def reset_event(self, event: int, stream: int) -> None:
+        fn = "acl.rt.reset_event"
+        with self.lock:
+            e = self._event(event, fn)
+            self.stream(stream, fn)
+            e.record = None
+
+    @api("acl.rt.query_event_status")
+    def query_event_status(self, event: int) -> int:
+        with self.lock:
+            e = self._event(event, "acl.rt.query_event_status")
+            r = e.record
+        if r is None:
+            # Event::QueryEventStatus (hicann/runtime src/runtime/core/src/event/event.cc): with no record,
+            # "newMode return RT_EVENT_RECORDED oldMode return RT_EVENT_INIT"; aclrtQueryEventStatus maps
+            # INIT to NOT_READY. Only create_event_ex_with_flag makes new-mode events (ApiImpl::EventCreateEx).
+            return C.ACL_EVENT_RECORDED_STATUS_COMPLETE if e.new_mode else C.ACL_EVENT_RECORDED_STATUS_NOT_READY
+        t0 = now()
+        self.scheduler.drive(r.stream, until=r, steps=1, wait_callbacks=False)
+        if self.bus.observers:
+            self.bus.emit("host_wait", HostWait("query", user_site(), t0, now(), event=e))
+        return C.ACL_EVENT_RECORDED_STATUS_COMPLETE if r.done else C.ACL_EVENT_RECORDED_STATUS_NOT_READY
+
+    @api("acl.rt.synchronize_event")
+    def synchronize_event(self, event: int) -> None:
+        with self.lock:
+            e = self._event(event, "acl.rt.synchronize_event")
+            r = e.record
+        t0 = now()
+        if r is not None:
+            self.scheduler.drive(r.stream, until=r)
+        if self.bus.observers:
+            self.bus.emit("host_wait", HostWait("event", user_site(), t0, now(), event=e))
+
+    @api("acl.rt.event_elapsed_time")
+    def event_elapsed_time(self, start: int, end: int) -> float:
+        """Milliseconds between two completed records (end - start; negative if end came first).
+
+        Codes from Event::ElapsedTime (hicann/runtime event.cc) through errcode_manage.cc: an event with no
+        record -> RT_ERROR_EVENT_RECORDER_NULL -> ACL_ERROR_RT_INTERNAL_ERROR (507000); a record the device
+        has not reached has no timestamp -> RT_ERROR_EVENT_TIMESTAMP_INVALID (107006).
+        """
+        fn = "acl.rt.event_elapsed_time"
+        with self.lock:
+            a, b = self._event(start, fn), self._event(end, fn)
+            for name, e in (("start", a), ("end", b)):
+                if e.record is None:
+                    raise AclError(
+                        Code.ERROR_RT_INTERNAL_ERROR,
+                        f"{fn}: the {name} event was never recorded (or was reset); call "
+                        "acl.rt.record_event on it first",
+                    )
+            for name, e in (("start", a), ("end", b)):
+                if not e.record.done:
+                    raise AclError(
+                        Code.ERROR_RT_EVENT_TIMESTAMP_INVALID,
+                        f"{fn}: the {name} event's record has not run yet, so it has no timestamp; "
+                        "call acl.rt.synchronize_event on it first",
+                    )
+            return (b.record.end - a.record.end) * 1000.0

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ..runtime import get_runtime
-from ..runtime.streams import KernelFault, Task
+from ..runtime import KernelFault, KernelWork, Task, get_runtime
+from ..runtime.work import pointers_in
 from . import compiler
 from .ctype import scalar_dtype
 from .lang import PtrType, SimtError, dim3
@@ -170,7 +170,8 @@ class Launcher:
         def run(task: Task) -> None:
             _execute(rt, task, C, k, compiled, vals)
 
-        task = Task("kernel", k.name, run, grid=self.grid, block=self.block, keep=args, engine="simt", source=k.file)
+        work = KernelWork("simt", source=k.file, grid=self.grid, block=self.block, pointers=pointers_in(args))
+        task = Task("kernel", k.name, run, work=work, keep=args)
         return rt.launch(self.stream, task, f"{k.name}[...] launch")
 
 
@@ -224,6 +225,7 @@ def _execute(rt: Any, task: Task, C: LaunchContext, k: Kernel, compiled: compile
     fn = compiled.pyfunc
     with np.errstate(all="ignore"):
         for b0 in range(0, C.nblocks, per_chunk):
+            task.work.progress = (b0, C.nblocks)
             C.set_chunk(b0, min(per_chunk, C.nblocks - b0))
             try:
                 fn(C, *args)
@@ -231,8 +233,8 @@ def _execute(rt: Any, task: Task, C: LaunchContext, k: Kernel, compiled: compile
                 raise
             except Exception as e:
                 raise KernelFault(f"kernel '{k.name}' failed at {C.where(C.line)}: {type(e).__name__}: {e}") from e
-    task.info["bytes_read"] = C.bytes_read
-    task.info["bytes_written"] = C.bytes_written
+    task.work.bytes_read = C.bytes_read
+    task.work.bytes_written = C.bytes_written
 
 
 def _source_file(fn: Any) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..runtime.streams import KernelFault
+from ..runtime.work import KernelFault
 from .memory import SharedArr
 from .ops import Idx, mask_array, val
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..runtime.memory import DEVICE_BASE, DEVICE_STRIDE
 from ..runtime.observe import KernelAccess
-from ..runtime.streams import KernelFault
+from ..runtime.work import KernelFault
 from .atomics import as_values, serial_apply
 from .ctype import cast
 from .ops import ND, Idx, binop, mask_array, val

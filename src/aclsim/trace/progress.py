@@ -4,7 +4,7 @@ A watcher thread looks at the runtime a few times a second: device tasks that ar
 stream is busy with its first task) and synchronous copies in progress (a host thread inside
 `Runtime.memcpy`/`memset`/`memcpy2d`). Once one has run longer than `after` seconds it shows its
 name, size and elapsed time, and the fraction done when the kernel engine reports
-`task.info["progress"] = (done, total)`. Uses `rich` when it is installed, else a plain
+`task.work.progress = (done, total)`. Uses `rich` when it is installed, else a plain
 carriage-return line. Silent when not a TTY.
 
 Nothing is subscribed while no line is shown, so the watcher adds no cost to API calls. While a
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any, TextIO
 
-from ..runtime import Runtime, core
+from ..runtime import KernelWork, Runtime, current_runtime
 from ..runtime.observe import Bus, now
 from .units import fmt_bytes
 
@@ -36,18 +36,20 @@ _SYNC_COPIES = {
 
 
 def describe_task(task: Any) -> str:
-    info = task.info
-    if task.kind == "kernel":
-        if "cores" in info:
-            shape = f" on {info['cores']} cores"
-        elif "grid" in info:
-            shape = f" grid {tuple(info['grid'])} block {tuple(info.get('block', ()))}"
+    w = task.work
+    done = None
+    if type(w) is KernelWork:
+        if w.cores is not None:
+            shape = f" on {w.cores} cores"
+        elif w.grid is not None:
+            shape = f" grid {tuple(w.grid)} block {tuple(w.block or ())}"
         else:
             shape = ""
         text = f"kernel {task.name}{shape}"
+        done = w.progress
     else:
-        text = task.name + (f" {fmt_bytes(info['bytes'])}" if "bytes" in info else "")
-    done = info.get("progress")
+        nbytes = getattr(w, "nbytes", None)
+        text = task.name + (f" {fmt_bytes(nbytes)}" if nbytes is not None else "")
     if done is not None and done[1]:
         text += f" {100 * done[0] / done[1]:.0f}%"
     return text
@@ -165,7 +167,7 @@ class ProgressWatcher:
                 self._clear()
 
     def _listen(self) -> None:
-        rt = core._RUNTIME
+        rt = current_runtime()
         if self._bus is None and rt is not None:
             self._bus = rt.bus
             self._bus.subscribe(self)
@@ -183,14 +185,10 @@ class ProgressWatcher:
         found: list[tuple[Any, Callable[[], str]]] = []
         # Only look at a runtime the program has already created: making one here would fix its
         # configuration (ACLSIM_*) before the program had a chance to set it.
-        rt = core._RUNTIME
+        rt = current_runtime()
         try:
-            for dev in rt.devices if rt is not None else ():
-                for ctx in list(dev.contexts):
-                    for s in [ctx.default_stream, *list(ctx.streams.values())]:
-                        if s.busy_thread is not None and s.queue and not s.queue[0].done:
-                            task = s.queue[0]
-                            found.append((task, functools.partial(describe_task, task)))
+            for task in rt.executing() if rt is not None else ():
+                found.append((task, functools.partial(describe_task, task)))
         except (RuntimeError, IndexError):  # the host changed the structures under us: try next time
             pass
         for tid, frame in sys._current_frames().items():

@@ -9,16 +9,19 @@ from __future__ import annotations
 import threading
 from typing import Any, NamedTuple
 
-from ..runtime import get_runtime
-from ..runtime.memory import DEVICE_BASE, DEVICE_STRIDE
-from ..runtime.observe import ApiCall, now
-
-# Synchronous calls that move device bytes without queuing a task: the trace draws them on the
-# current context's default stream, since the host call is the copy.
-SYNC_WORK = {"acl.rt.memcpy", "acl.rt.memset", "acl.rt.memcpy2d"}
-# task.info keys worth keeping (others may be large: closures, arrays, regions); lists become tuples
-# so that spans of one kernel shape can share their modeled time and encoded details.
-INFO_KEYS = ("bytes", "direction", "grid", "block", "cores", "bytes_read", "bytes_written", "ops", "event")
+from ..runtime import (
+    ApiCall,
+    CopyWork,
+    DeviceReset,
+    EventWait,
+    EventWork,
+    HostCopy,
+    HostWait,
+    KernelWork,
+    Release,
+    Task,
+)
+from ..runtime.observe import now
 
 
 class Call(NamedTuple):
@@ -28,7 +31,7 @@ class Call(NamedTuple):
     thread: int
     ret: int
     site: Any  # observe.Site or None
-    work: tuple | None  # (device, context, kind, direction, nbytes) for SYNC_WORK calls
+    work: tuple | None  # (device, context, kind, direction, nbytes) of a synchronous copy or fill
 
 
 class Submit(NamedTuple):
@@ -64,6 +67,7 @@ class Recorder:
         self.memory: list[tuple[float, int, int]] = []  # (time, device, +/- bytes reserved)
         self.waits: list[tuple[int, int]] = []  # (wait task seq, record task seq)
         self.threads: dict[int, str] = {}
+        self._host_copy: dict[int, tuple] = {}  # thread -> the synchronous copy its current API call made
 
     def _thread(self) -> int:
         tid = threading.get_ident()
@@ -72,10 +76,17 @@ class Recorder:
         return tid
 
     # -- bus events -------------------------------------------------------------------------------
+    def on_host_copy(self, c: HostCopy) -> None:
+        """A synchronous copy moved device bytes: the trace draws it on the context's default stream."""
+        self._host_copy[self._thread()] = (c.device, c.context, c.kind, c.direction, c.nbytes)
+
     def on_api(self, call: ApiCall) -> None:
         tid = self._thread()
-        work = _sync_work(call) if call.name in SYNC_WORK and call.ret == 0 else None
-        self.calls.append(Call(call.name, call.t0, call.t1, tid, call.ret, call.site, work))
+        work = self._host_copy.pop(tid, None)
+        name = call.name
+        if name == "acl.rt.launch_kernel" and call.task is not None:
+            name = f"launch {call.task.name}"  # as the timeline names a kernel launch
+        self.calls.append(Call(name, call.t0, call.t1, tid, call.ret, call.site, work if call.ret == 0 else None))
 
     def on_submit(self, task: Any) -> None:
         s = task.stream
@@ -84,58 +95,49 @@ class Recorder:
                    (s.device_id, s.context.handle, s.handle))
         )
 
-    def on_task_done(self, task: Any) -> None:
+    def on_task_done(self, task: Task) -> None:
         s = task.stream
-        info = task.info
         self.done.append(
             Done(task.seq, task.kind, task.name, task.start, task.end, task.exec_time,
-                 (s.device_id, s.context.handle, s.handle),
-                 {k: tuple(info[k]) if type(info[k]) is list else info[k] for k in INFO_KEYS if k in info},
-                 task.error)
+                 (s.device_id, s.context.handle, s.handle), work_details(task.work), task.error)
         )
 
-    def on_event_wait(self, task: Any, dep: Any) -> None:
-        self.waits.append((task.seq, dep.seq))
+    def on_event_wait(self, w: EventWait) -> None:
+        self.waits.append((w.task.seq, w.record.seq))
 
-    def on_sync(self, kind: str, target: Any, site: Any, t0: float, t1: float) -> None:
-        if kind == "device":
-            what = f"device {target}"
-        elif kind == "stream" and target.handle == 0:
-            what = "default stream"
+    def on_host_wait(self, w: HostWait) -> None:
+        if w.kind == "device":
+            what = f"device {w.device}"
+        elif w.kind == "stream":
+            what = "default stream" if w.stream.handle == 0 else f"stream {w.stream.handle:#x}"
+        elif w.kind == "event":
+            what = f"event {w.event.handle:#x}"
         else:
-            what = f"{kind} {target.handle:#x}"
-        self.syncs.append((kind, t0, t1, self._thread(), what))
+            return  # releases and queries: the API call's own span shows them
+        self.syncs.append((w.kind, w.t0, w.t1, self._thread(), what))
 
     def on_malloc(self, alloc: Any) -> None:
         self.memory.append((now(), alloc.device, alloc.reserved))
 
-    def on_free(self, alloc: Any, site: Any) -> None:
-        self.memory.append((now(), alloc.device, -alloc.reserved))
+    def on_free(self, rel: Release) -> None:
+        self.memory.append((now(), rel.alloc.device, -rel.alloc.reserved))
 
-    def on_device_reset(self, device_id: int, leaked: list) -> None:
-        if leaked:
-            self.memory.append((now(), device_id, -sum(a.reserved for a in leaked)))
-
-
-def _device_of(addr: int) -> int | None:
-    return (addr - DEVICE_BASE) // DEVICE_STRIDE if addr >= DEVICE_BASE else None
+    def on_device_reset(self, reset: DeviceReset) -> None:
+        if reset.leaked:
+            self.memory.append((now(), reset.device, -sum(a.reserved for a in reset.leaked)))
 
 
-def _sync_work(call: ApiCall) -> tuple | None:
-    """(device, context handle, kind, direction, bytes) of a successful synchronous copy or memset."""
-    a = call.args
-    if call.name == "acl.rt.memset":
-        dev, kind, direction, nbytes = _device_of(a[0]), "memset", None, a[3]
-    else:
-        dst, src = a[0], a[2]
-        nbytes = a[3] if call.name == "acl.rt.memcpy" else a[4] * a[5]
-        ddev, sdev = _device_of(dst), _device_of(src)
-        dev = ddev if ddev is not None else sdev
-        direction = {(True, True): "D2D", (True, False): "H2D", (False, True): "D2H"}.get(
-            (ddev is not None, sdev is not None)
-        )
-        kind = "memcpy"
-    if dev is None or nbytes == 0 or (kind == "memcpy" and (direction is None or a[0] == a[2])):
-        return None  # host to host, or a no-op: no device work
-    ctx = get_runtime().current_context(call.name)  # the context the call just used
-    return (dev, ctx.handle, kind, direction, nbytes)
+def work_details(work: Any) -> dict:
+    """The fields of a task's work the trace shows and models (small, hashable values only)."""
+    if type(work) is CopyWork:
+        return {"bytes": work.nbytes, "direction": work.direction} if work.direction else {"bytes": work.nbytes}
+    if type(work) is KernelWork:
+        out: dict[str, Any] = {k: v for k, v in (("grid", work.grid), ("block", work.block), ("cores", work.cores))
+                               if v is not None}
+        out["bytes_read"], out["bytes_written"] = work.bytes_read, work.bytes_written
+        if work.ops is not None:
+            out["ops"] = work.ops
+        return out
+    if type(work) is EventWork:
+        return {"event": work.event}
+    return {}

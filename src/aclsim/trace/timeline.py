@@ -1,8 +1,8 @@
 """Turn a Recorder's raw records into tracks of spans, flow arrows and memory counters.
 
 Host spans are the API calls of each host thread, the time the host spent waiting for the device
-inside them ("host-wait", also when a call waits implicitly), plus a zero-length "launch" span for
-device work queued outside any API call (kernel launches from aclsim.simt / aclsim.asc). Device spans
+inside them ("host-wait", also when a call waits implicitly), a kernel launch is drawn as
+"launch NAME", and device work queued outside any API call gets a zero-length "launch" span. Device spans
 follow the runtime's modeled device clock (`task.start` .. `task.end`). A synchronous
 memcpy/memset queues no task: it is drawn on its context's default stream over the host call.
 """
@@ -83,6 +83,8 @@ _CATEGORY = {
 
 
 def _host_category(name: str) -> str:
+    if name.startswith("launch "):
+        return "launch"
     return "sync" if "synchronize" in name else _CATEGORY.get(name, "api")
 
 

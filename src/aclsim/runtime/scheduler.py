@@ -1,0 +1,200 @@
+"""The scheduler: runs each stream's queued tasks in order, as events allow.
+
+Execution model: device work is queued per stream and runs in stream order, and only as event
+waits allow. In the default "lazy" mode the device does not run ahead of the host: queued work
+executes when the host waits on it or polls it (synchronize, query, destroy). So a program that
+forgets to synchronize reads stale data deterministically, as it can on hardware. "eager" mode
+runs each task as soon as it is submitted (ACLSIM_SCHEDULE=eager).
+
+Every task carries a modeled device clock: it starts no earlier than it was submitted, than the
+previous task on its stream ended, or than the event it waits for; it lasts as long as the
+emulator took to run it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import AclError, Code
+from .observe import Bus, EventWait, now
+from .work import CallbackWork, KernelFault, Task
+
+
+def _thread_alive(ident: int | None) -> bool:
+    return any(t.ident == ident for t in threading.enumerate())
+
+
+def _blocking_callback(task: Task) -> CallbackWork | None:
+    w = task.work
+    return w if type(w) is CallbackWork and w.blocking else None
+
+
+class Scheduler:
+    """Runs queued tasks when the host waits or polls (or at submit in eager mode)."""
+
+    def __init__(self, bus: Bus) -> None:
+        self.bus = bus
+        self.cv = threading.Condition(threading.RLock())
+        self.mode = os.environ.get("ACLSIM_SCHEDULE", "lazy").lower()
+        if self.mode not in ("lazy", "eager"):
+            raise ValueError(f"ACLSIM_SCHEDULE must be 'lazy' or 'eager', got {self.mode!r}")
+        self._seq = 0
+        self.post_callback: Callable[[Task], None] | None = None  # set by the runtime
+        self.run_inline: Callable[[Task], None] | None = None  # runs a callback on its own report thread
+
+    def submit(self, stream: Any, task: Task) -> Task:
+        with self.cv:
+            self._seq += 1
+            task.seq = self._seq
+            task.stream = stream
+            task.submit_time = now()
+            stream.queue.append(task)
+            stream.last_task = task
+            if self.bus.observers:
+                self.bus.emit("submit", task)
+            if self.mode == "eager":
+                self.drive(stream, wait_callbacks=False)
+        return task
+
+    def drive(
+        self, stream: Any, until: Task | None = None, steps: int | None = None, wait_callbacks: bool = True
+    ) -> None:
+        """Run `stream`'s tasks in order until `until` is done, the queue is empty or `steps` ran."""
+        me = threading.get_ident()
+        with self.cv:
+            while stream.queue and not (until is not None and until.done):
+                if stream.busy_thread is not None and stream.busy_thread != me:
+                    if steps is not None or not wait_callbacks:
+                        return  # a poll: another thread is running this stream, so it progresses anyway
+                    head = stream.queue[0]
+                    if _blocking_callback(head) is not None:
+                        self._check_callback_can_finish(stream, head)  # that thread may wait for us
+                    self.cv.wait(0.05)
+                    continue
+                task = stream.queue[0]
+                if task.kind == "wait" and task.dep is not None and not task.dep.done:
+                    self.drive(task.dep.stream, task.dep, wait_callbacks=wait_callbacks)
+                    if not task.dep.done:
+                        return  # blocked behind a callback nobody has processed yet
+                    continue
+                cb = _blocking_callback(task)
+                pending_cb = cb is not None and not cb.processed
+                if pending_cb and not wait_callbacks and stream.error is None:
+                    if not task.posted:
+                        self._post(task)
+                    return
+                if steps is not None:
+                    if steps <= 0:
+                        return
+                    steps -= 1
+                outer, stream.busy_thread = stream.busy_thread, me  # a callback may drive its stream again
+                try:
+                    self._execute(stream, task, wait_callbacks)
+                finally:
+                    stream.busy_thread = outer
+                if not task.done:
+                    return  # a blocking callback still pending and we may not wait
+                stream.queue.popleft()
+                self.cv.notify_all()
+
+    @staticmethod
+    def _check_callback_can_finish(stream: Any, task: Task) -> None:
+        """Refuse to wait for a blocking callback that can never finish (the wait would hang forever).
+
+        Two cases, both a deadlock on hardware: the waiting thread is the one running the callback
+        (the callback synchronizes, destroys or resets its own stream), or the subscribed report
+        thread has exited, so no process_report will ever run it. aclsim reports them instead of
+        hanging (an emulator choice: CANN documents neither).
+        """
+        cb = task.work
+        assert type(cb) is CallbackWork
+        if cb.processed:
+            return  # it ran; the thread waiting on it is about to move on
+        runner = cb.runner
+        if runner == threading.get_ident():
+            raise AclError(
+                Code.ERROR_RT_PARAM_INVALID,
+                f"{stream!r} cannot finish while its blocking callback {task.name!r} runs, and this call was "
+                "made from inside that callback (it would wait for itself: a deadlock on hardware); "
+                "synchronize after the callback returns, or launch the callback with block_type 0",
+            )
+        sub = cb.subscriber
+        if runner is None and sub != threading.get_ident() and not _thread_alive(sub):
+            raise AclError(
+                Code.ERROR_RT_STREAM_SYNC_TIMEOUT,
+                f"{stream!r} waits for blocking callback {task.name!r}, but its report thread {sub} has exited "
+                "(or never existed), so no acl.rt.process_report will run it; keep the subscribed thread "
+                "calling process_report until the stream is synchronized",
+            )
+
+    def discard(self, stream: Any) -> None:
+        """Drop the stream's queued tasks unrun (a task being run, e.g. the callback calling this, finishes).
+
+        A dropped task counts as done, so event waits and synchronizes that name it do not wait forever;
+        observers get its `task_done` (with `task.discarded` set) so their bookkeeping closes.
+        """
+        with self.cv:
+            dropped = list(stream.queue)[0 if stream.busy_thread is None else 1 :]
+            for task in dropped:
+                task.start = task.end = max(task.submit_time, stream.clock)
+                task.done = True
+                task.keep = None
+                task.discarded = True
+                stream.queue.remove(task)
+                if self.bus.observers:
+                    self.bus.emit("task_done", task)
+            self.cv.notify_all()
+
+    def _post(self, task: Task) -> None:
+        task.posted = True
+        assert self.post_callback is not None
+        self.post_callback(task)
+
+    def _execute(self, stream: Any, task: Task, wait_callbacks: bool) -> None:
+        start = max(task.submit_time, stream.clock)
+        if task.dep is not None and task.dep.done:
+            start = max(start, task.dep.end)
+            if self.bus.observers:
+                self.bus.emit("event_wait", EventWait(task, task.dep))
+        task.start = start
+        if stream.error is not None and task.kind not in ("record", "wait"):
+            task.error = stream.error  # the stream faulted: later work is dropped until it is reported
+        elif task.kind == "callback":
+            if not task.posted:
+                self._post(task)
+            cb = _blocking_callback(task)
+            if cb is not None:
+                while not cb.processed and wait_callbacks:
+                    self._check_callback_can_finish(stream, task)
+                    if cb.subscriber == threading.get_ident() and self.run_inline is not None:
+                        self.run_inline(task)
+                        continue
+                    self.cv.wait(0.05)
+                if not cb.processed:
+                    return
+        elif task.fn is not None:
+            t0 = now()
+            try:
+                task.fn(task)
+            except KernelFault as e:
+                task.error = (e.code, str(e))
+                stream.error = task.error
+            except Exception as e:  # any failure of device work is a device fault
+                task.error = (int(Code.ERROR_RT_INTERNAL_ERROR), f"{task.name}: {type(e).__name__}: {e}")
+                stream.error = task.error
+            task.exec_time = now() - t0
+        task.end = task.start + task.exec_time
+        stream.clock = task.end
+        task.done = True
+        task.keep = None
+        if self.bus.observers:
+            self.bus.emit("task_done", task)
+
+    def complete_callback(self, task: Task) -> None:
+        """Mark a callback task as processed by its report thread."""
+        with self.cv:
+            task.work.processed = True
+            self.cv.notify_all()
