@@ -30,3 +30,46 @@ def test_import_aclsim_reaches_check_and_trace_without_importing_them(tmp_path):
     assert "ERROR SUMMARY" in r.stderr  # the sanitizer enabled through the lazy attribute reports at exit
     r = _python("import aclsim; aclsim.nothing")
     assert "module 'aclsim' has no attribute 'nothing'" in r.stderr
+
+
+def _demo(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "aclsim", "demo", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_demo_no_bounds_check_teaches_the_bug_it_runs():
+    r = _demo("--size", "4096", "--bug", "no-bounds-check")  # 16 full blocks: only the extra block faults
+    assert r.returncode == 1
+    out = r.stdout
+    shown = out[out.index("The kernel this run launches"):out.index("Step 1")]
+    assert "if tid < size:\n" not in shown and "if (tid < size)" not in shown  # the guarded kernel is not shown
+    assert ">>  4      output[tid] = input[tid] * input[tid]  # BUG" in shown
+    assert "grid 17 x 1 x 1 blocks" in out
+    assert "at square_kernel_unguarded.py:4:" in out  # the fault names the kernel's line as listed
+    assert "cli/demo" not in out and "demo_bugs" not in out
+    before_result = out[:out.index("Result: FAIL")]
+    assert "equal input * input" not in before_result  # the output of a faulted launch is not "all equal"
+    assert "not meaningful: the kernel faulted (synchronize returned 507015)" in before_result
+    lesson = " ".join(out[out.index("Result: FAIL"):].split())  # the lesson's paragraphs are wrapped
+    for heading in ("What went wrong", "What the sanitizer says", "The fix"):
+        assert heading in lesson
+    assert "threads 4,096 and above load input[tid] and store output[tid] past the end" in lesson
+    assert "Device fault: kernel square_kernel stopped with an exception" in lesson
+    assert "if tid < size:" in lesson and "(size + 255) // 256" in lesson
+
+
+def test_demo_off_by_one_teaches_the_bug_it_runs():
+    r = _demo("--size", "1000", "--bug", "off-by-one")
+    assert r.returncode == 1
+    out = r.stdout
+    assert "square_kernel[4, 256, stream](dev_in, dev_out, 999)" in out
+    assert ">> BUG: the size argument is size - 1" in out
+    lesson = " ".join(out[out.index("Result: FAIL"):].split())
+    assert "thread 999 failed `if tid < size` and never wrote output[999]" in lesson
+    assert "1 of 1,000 elements came back wrong, first output[999]" in lesson
+    assert "Uninitialized read: acl.rt.memcpy copies 4 bytes of device memory that nothing wrote" in lesson
+    assert "square_kernel[grid, 256, stream](dev_in, dev_out, size)" in lesson
+
+
+def test_demo_without_a_bug_has_no_lesson():
+    out = _demo("--size", "300").stdout
+    assert "Result: PASS" in out and "What went wrong" not in out and "if tid < size:" in out
