@@ -3,9 +3,13 @@ submodule, `aclsim demo --bug` teaching, and the command line's hints."""
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,3 +77,18 @@ def test_demo_off_by_one_teaches_the_bug_it_runs():
 def test_demo_without_a_bug_has_no_lesson():
     out = _demo("--size", "300").stdout
     assert "Result: PASS" in out and "What went wrong" not in out and "if tid < size:" in out
+
+
+def test_trace_plot_says_which_times_the_trace_spans(tmp_path):
+    pytest.importorskip("matplotlib")
+    trace = tmp_path / "t.json"
+    r = subprocess.run([sys.executable, "-m", "aclsim", "run", "--trace", str(trace),
+                        str(ROOT / "examples" / "seed_square.py")], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([sys.executable, "-m", "aclsim", "trace-plot", str(trace), "-o", str(tmp_path / "t.png")],
+                       capture_output=True, text=True, timeout=300)
+    m = re.search(r"wrote .*t\.png \(([\d.]+) ms to ([\d.]+) ms since the trace started\)", r.stdout)
+    assert m and float(m[1]) < float(m[2]), r.stdout + r.stderr
+    events = [e for e in json.loads(trace.read_text())["traceEvents"] if e.get("ph") == "X"]
+    assert float(m[1]) == pytest.approx(min(e["ts"] for e in events) / 1e3, abs=1e-3)
+    assert float(m[2]) == pytest.approx(max(e["ts"] + e.get("dur", 0) for e in events) / 1e3, abs=1e-3)
