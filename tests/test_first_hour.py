@@ -92,3 +92,25 @@ def test_trace_plot_says_which_times_the_trace_spans(tmp_path):
     events = [e for e in json.loads(trace.read_text())["traceEvents"] if e.get("ph") == "X"]
     assert float(m[1]) == pytest.approx(min(e["ts"] for e in events) / 1e3, abs=1e-3)
     assert float(m[2]) == pytest.approx(max(e["ts"] + e.get("dur", 0) for e in events) / 1e3, abs=1e-3)
+
+
+def _aclsim(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "aclsim", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_a_typoed_command_gets_did_you_mean():
+    r = _aclsim("exlpain", "107002")
+    assert r.returncode == 2
+    assert "unknown command 'exlpain'; did you mean 'explain'?" in r.stderr
+    assert "did you mean 'trace-plot'?" in _aclsim("trace_plot", "t.json").stderr
+    r = _aclsim("zzz")
+    assert "unknown command 'zzz' (commands: demo, run, explain, info, trace-plot)" in r.stderr
+    assert "did you mean" not in r.stderr
+
+
+def test_explain_names_the_dead_report_thread_case_and_points_unknown_codes_to_all():
+    out = " ".join(_aclsim("explain", "507046").stdout.split())
+    assert "report thread has exited" in out and "process_report" in out
+    r = _aclsim("explain", "123456", "NOT_A_CODE")
+    assert r.returncode == 1
+    assert r.stdout.count("`aclsim explain --all` lists every code it knows") == 2
