@@ -114,3 +114,47 @@ def test_explain_names_the_dead_report_thread_case_and_points_unknown_codes_to_a
     r = _aclsim("explain", "123456", "NOT_A_CODE")
     assert r.returncode == 1
     assert r.stdout.count("`aclsim explain --all` lists every code it knows") == 2
+
+
+def _setup_commands() -> list[str]:
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Set up on a new machine"):]
+    section = section[:section.index("\n## ", 1)]
+    return re.findall(r"```bash\n(.*?)\n```", section, re.S)
+
+
+def test_readme_setup_activates_the_venv_and_ci_runs_its_test_command():
+    demo, tests = _setup_commands()  # exactly two set-up commands
+    activate = "python3 -m venv .venv && . .venv/bin/activate && "
+    assert demo.startswith(activate) and demo.endswith("&& aclsim demo")
+    assert tests.startswith(activate) and tests.endswith("&& python -m pytest -q")
+    readme = (ROOT / "README.md").read_text()
+    assert "In a new shell, activate it again first: `. .venv/bin/activate`" in readme
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert tests in ci  # verbatim
+
+
+def test_the_activation_makes_later_commands_work_in_a_plain_shell(tmp_path):
+    """What the set-up's `. .venv/bin/activate` gives a new shell: aclsim, python and pytest of the venv."""
+    venv = Path(sys.prefix)
+    if not (venv / "bin" / "activate").exists():
+        pytest.skip("tests do not run inside a virtual environment")
+    script = f". {venv}/bin/activate && aclsim explain 107002 && python -c 'import aclsim' && pytest --version"
+    r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                       env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert r.returncode == 0, r.stderr
+    assert "ACL_ERROR_RT_CONTEXT_NULL" in r.stdout
+
+
+def test_readme_names_constants_instead_of_numbers():
+    readme = (ROOT / "README.md").read_text()
+    code = "\n".join(re.findall(r"```python\n(.*?)```", readme, re.S))
+    assert "= 0, 1, 2" not in code and "# 1 = blocking" not in code
+    import aclsim.constants as C
+
+    for name in re.findall(r"from aclsim\.constants import ([\w, ]+)", code):
+        for n in name.split(","):
+            assert hasattr(C, n.strip()), n
+    for documented in ("ACL_MEM_MALLOC_HUGE_FIRST", "ACL_MEMCPY_DEVICE_TO_HOST", "ACL_HBM_MEM", "NPY_FLOAT32",
+                       "aclsim.constants", "will be deprecated", "os._exit"):
+        assert documented in readme
