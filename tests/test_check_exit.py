@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 # A program with one error found early (a double free) that then waits to be stopped, with a kernel
 # queued that would fault (no bounds check) if the sanitizer ran it before reporting.
 WAITING = """\
@@ -157,3 +159,37 @@ def test_a_bad_aclsim_check_value_is_named_as_such(tmp_path):
     r = subprocess.run([sys.executable, "-m", "aclsim", "run", "--check", "foo", str(prog)], capture_output=True,
                        text=True, timeout=120, env=env)  # the option wins over the environment, and is named
     assert r.stderr.startswith("aclsim: --check: unknown sanitizer tool 'foo'"), r.stderr
+
+
+def test_ctrl_c_while_stop_runs_queued_work_is_recorded_then_propagates():
+    """In a library setting (the pytest plugin), Session.stop keeps the Ctrl-C's meaning: it finishes its
+    bookkeeping (unsubscribed, report marked) and re-raises; Session.finish keeps it and reports."""
+    from aclsim import acl, asc
+    from aclsim.check import Session
+    from aclsim.runtime import get_runtime, reset_runtime
+
+    pressed = []
+
+    @asc.jit
+    def interrupted(x: asc.GlobalAddress):
+        if not pressed:  # Ctrl-C pressed once (teardown may run what is left of the launch)
+            pressed.append(1)
+            raise KeyboardInterrupt
+
+    reset_runtime()
+    try:
+        acl.init()
+        acl.rt.set_device(0)
+        session = Session(["memcheck", "leakcheck"])
+        dev, _ = acl.rt.malloc(64, 0)
+        acl.rt.free(dev)
+        acl.rt.free(dev)
+        buf, _ = acl.rt.malloc(64, 0)
+        interrupted[2, None](asc.GlobalAddress(buf, asc.float32))
+        with pytest.raises(KeyboardInterrupt):
+            session.stop()
+        assert session.report.interrupted == "SIGINT"
+        assert session.observer not in get_runtime().bus.observers
+        assert [f.kind for f in session.findings] == ["double-free"]  # buf, still live, is not judged a leak
+    finally:
+        reset_runtime()

@@ -68,19 +68,20 @@ class Session:
         """Let queued device work run (as the device would), judge what is left, stop listening.
 
         Allocations still live are leaks at `end` (the moment named in their reports). When the
-        program was `interrupted` (e.g. "SIGTERM"), or a Ctrl-C comes while the queued work runs,
-        the queued work is not run and live allocations are not judged: the report keeps what was
-        found until then.
+        program was `interrupted` (e.g. "SIGTERM"), the queued work is not run and live allocations
+        are not judged: the report keeps what was found until then. A Ctrl-C while the queued work
+        runs does the same, then propagates (`finish` keeps it to write the report).
         """
         if self.finished:
             return
         self.finished = True
         rt = get_runtime()
+        stopped: KeyboardInterrupt | None = None
         try:
             if interrupted is None:
                 rt.settle()
         except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM under `aclsim run` (raised as KeyboardInterrupt("SIGTERM"))
-            interrupted = str(e) or "SIGINT"
+            stopped, interrupted = e, str(e) or "SIGINT"
         with _signals_held():
             self.report.interrupted = interrupted
             if self.initcheck is not None:
@@ -88,6 +89,8 @@ class Session:
             if self.leakcheck is not None and interrupted is None:
                 self.leakcheck.report_live(end)
             rt.bus.unsubscribe(self.observer)
+        if stopped is not None:
+            raise stopped
 
     def finish(self, interrupted: str | None = None) -> int | None:
         """Stop, print the report (stderr), write the JSON file; the exit code to use when errors were found.
@@ -96,7 +99,8 @@ class Session:
         """
         if self.finished:
             return self._override()
-        self.stop(interrupted=interrupted)
+        with contextlib.suppress(KeyboardInterrupt):  # stopped early: the report says so, and is what is awaited
+            self.stop(interrupted=interrupted)
         with _signals_held():  # a second Ctrl-C must not cut the report short
             self.report.write_text(self.out or sys.stderr)
             if self.json_path:
