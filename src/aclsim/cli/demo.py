@@ -27,6 +27,8 @@ __global__ void SquareKernel(float* input, float* output, uint32_t size) {
     uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
     if (tid < size) { output[tid] = input[tid] * input[tid]; }
 }"""
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "demo", help="run the article's square kernel, step by step", description=DESCRIPTION,
