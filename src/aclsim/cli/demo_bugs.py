@@ -111,7 +111,10 @@ def explain(bug: Bug, run: Outcome, findings: list[Any]) -> None:
             "undefined.", 100, initial_indent="  ", subsequent_indent="  "))
     print("\nWhat the sanitizer says (aclsim run --check memcheck,initcheck on a program with this bug)")
     for f in findings:
-        print(f"  {f.headline}\n      fix: {f.fix}")
+        print(f"  {f.headline}")
+        if f.kind == "device-fault":  # names the faulting access (the message synchronize left in step 5)
+            print(textwrap.fill(f.details[0], 100, initial_indent="      ", subsequent_indent="      "))
+        print(f"      fix: {f.fix}")
     if not findings:
         print("  nothing")
     print("\nThe fix")
