@@ -113,7 +113,7 @@ def test_callback_on_the_report_thread_waiting_for_its_own_stream_is_refused(ctx
     s, _ = acl.rt.create_stream()
     stop, got = threading.Event(), []
 
-    def report_loop(_):
+    def report_loop():  # start_thread(fn, None) calls fn(), as pyACL does
         assert acl.rt.set_context(context) == 0
         while not stop.is_set():
             acl.rt.process_report(50)
@@ -137,7 +137,7 @@ def test_report_thread_polling_while_the_host_synchronizes(ctx):
     s, _ = acl.rt.create_stream()
     stop, ran = threading.Event(), []
 
-    def report_loop(_):
+    def report_loop():  # start_thread(fn, None) calls fn(), as pyACL does
         assert acl.rt.set_context(context) == 0
         while not stop.is_set():
             acl.rt.process_report(50)

@@ -6,6 +6,9 @@ the pyACL facade is `aclsim.acl`; kernels are written with `aclsim.simt` and `ac
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from .api import Device, DeviceArray, Event, Stream, current_device, empty, to_device, zeros
 from .errors import AclError, Code
 from .runtime import get_runtime, reset_runtime
@@ -19,6 +22,17 @@ def configure(soc: str | None = None, devices: int | None = None) -> None:
     Everything allocated before is released. Without arguments, ACLSIM_SOC / ACLSIM_DEVICES apply.
     """
     reset_runtime(soc, devices)
+
+
+# Submodules reachable as attributes of `aclsim` without importing them first (`aclsim.check.enable(...)`),
+# loaded on first use so `import aclsim` stays as fast as before (PEP 562 module __getattr__).
+_LAZY_SUBMODULES = frozenset({"acl", "asc", "check", "constants", "simt", "trace"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY_SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [

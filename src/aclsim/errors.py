@@ -175,7 +175,12 @@ _INFO: dict[Code, tuple[str, str]] = {
         "acl.get_recent_err_msg() names the kernel, thread, index and line; fix the index or bounds check",
     ),
     Code.ERROR_RT_AICPU_EXCEPTION: ("an AI CPU task faulted", "inspect the failing task"),
-    Code.ERROR_RT_STREAM_SYNC_TIMEOUT: ("timed out waiting for the stream", "raise the timeout"),
+    Code.ERROR_RT_STREAM_SYNC_TIMEOUT: (
+        "timed out waiting for the stream; also returned at once when the stream waits for a blocking "
+        "callback whose subscribed report thread has exited (nothing will ever call process_report for it)",
+        "raise the timeout; for a callback, keep the report thread calling acl.rt.process_report until the "
+        "stream is synchronized (or use acl.rt.destroy_stream_force to drop the stuck work)",
+    ),
 }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
+import traceback
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -17,19 +18,34 @@ import numpy as np
 from ..runtime import get_runtime
 from ..runtime.host import MAPPINGS
 from ..runtime.memory import DEVICE_BASE
+from ._args import parser
 
-_threads: dict[int, threading.Thread] = {}
+_threads: dict[int, _ReportThread] = {}
+
+# Argument formats of pyACL's util functions (python/pyACL/util/*.cpp: PyArg_ParseTuple "O", "kk", "kOi",
+# "OO", "K"): wrong counts or types raise TypeError("acl.util.<fn> args parse failed") as acl.rt.* do.
+_parse_one = {name: parser(f"acl.util.{name}", "O") for name in
+              ("numpy_to_ptr", "numpy_contiguous_to_ptr", "bytes_to_ptr")}
+_parse_ptr_to_bytes = parser("acl.util.ptr_to_bytes", "kk")
+_parse_ptr_to_numpy = parser("acl.util.ptr_to_numpy", "kOi")
+_parse_start_thread = parser("acl.util.start_thread", "OO")
+_parse_stop_thread = parser("acl.util.stop_thread", "K")
 
 
 def _npy_dtype(type_num: int) -> np.dtype:
+    """The dtype of a numpy type number; types with no fixed element size over raw memory are refused."""
     for t in set(np.sctypeDict.values()):
         try:
             d = np.dtype(t)
         except TypeError:
             continue
         if d.num == type_num:
+            if d.hasobject or d.itemsize == 0:  # object (17), string (18), unicode (19), void (20)
+                raise ValueError(
+                    f"acl.util.ptr_to_numpy: numpy type {type_num} ({d.name}) has no fixed element size or holds "
+                    "Python objects, so it cannot view raw memory; use a numeric type such as NPY_FLOAT32 (11)")
             return d
-    raise ValueError(f"unknown numpy type number {type_num}")
+    raise ValueError(f"acl.util.ptr_to_numpy: unknown numpy type number {type_num}")
 
 
 def _check_host(ptr: int, nbytes: int, fn: str) -> None:
@@ -42,9 +58,10 @@ def _check_host(ptr: int, nbytes: int, fn: str) -> None:
         raise ValueError(f"{fn}: {ptr:#x} is not readable host memory for {nbytes} bytes")
 
 
-def numpy_to_ptr(array: Any) -> int:
+def numpy_to_ptr(*args: Any) -> int:
     warnings.warn("acl.util.numpy_to_ptr will be deprecated. Please use acl.util.bytes_to_ptr instead.",
                   Warning, stacklevel=2)
+    (array,) = _parse_one["numpy_to_ptr"](args)
     if not isinstance(array, np.ndarray):
         raise ValueError("needs an ndarray as argument")
     if not array.flags.c_contiguous:
@@ -52,36 +69,43 @@ def numpy_to_ptr(array: Any) -> int:
     return int(array.__array_interface__["data"][0])
 
 
-def numpy_contiguous_to_ptr(array: Any) -> tuple[int, np.ndarray]:
+def numpy_contiguous_to_ptr(*args: Any) -> tuple[int, np.ndarray]:
     warnings.warn("acl.util.numpy_contiguous_to_ptr will be deprecated. Please use acl.util.bytes_to_ptr instead.",
                   Warning, stacklevel=2)
+    (array,) = _parse_one["numpy_contiguous_to_ptr"](args)
     if not isinstance(array, np.ndarray):
         raise ValueError("needs an ndarray as argument")
     c = np.ascontiguousarray(array)
     return int(c.__array_interface__["data"][0]), c
 
 
-def bytes_to_ptr(data: Any) -> int:
+def bytes_to_ptr(*args: Any) -> int:
     """Address of the buffer inside a bytes object (writes through it mutate the bytes, as in pyACL)."""
+    (data,) = _parse_one["bytes_to_ptr"](args)
     if not isinstance(data, bytes):
         raise ValueError("needs an byte as argument")
     return ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value or 0
 
 
-def ptr_to_bytes(ptr: int, size: int) -> bytes:
-    if not isinstance(ptr, int) or not isinstance(size, int):
-        raise TypeError("acl.util.ptr_to_bytes args parse failed")
+def ptr_to_bytes(*args: Any) -> bytes:
+    ptr, size = _parse_ptr_to_bytes(args)
     if ptr == 0 and size:
         raise ValueError("acl.util.ptr_to_bytes: ptr is 0 (NULL)")
     _check_host(ptr, size, "acl.util.ptr_to_bytes")
     return ctypes.string_at(ptr, size) if size else b""
 
 
-def ptr_to_numpy(ptr: int, shape: Any, npy_type: int) -> np.ndarray:
+def ptr_to_numpy(*args: Any) -> np.ndarray:
+    """A numpy view of host memory (no copy): `ptr_to_numpy(ptr, shape_tuple, npy_type_number)`."""
     warnings.warn("acl.util.ptr_to_numpy will be deprecated. Please use acl.util.ptr_to_bytes instead.",
                   Warning, stacklevel=2)
-    if not isinstance(shape, tuple) or not all(isinstance(s, int) and s >= 0 for s in shape):
-        raise TypeError("acl.util.ptr_to_numpy args parse failed")
+    ptr, shape, npy_type = _parse_ptr_to_numpy(args)
+    if not isinstance(shape, tuple):  # pyACL: PyTuple_Size fails -> ValueError "shape is empty"
+        raise ValueError(f"acl.util.ptr_to_numpy: shape is empty: pass a tuple of ints, not {type(shape).__name__}")
+    if not all(isinstance(n, int) for n in shape):
+        raise TypeError("the second argument is not list of int")
+    if any(n < 0 for n in shape):  # numpy's own refusal in PyArray_NewFromDescr
+        raise ValueError(f"acl.util.ptr_to_numpy: negative dimensions are not allowed: {shape}")
     dtype = _npy_dtype(npy_type)
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     _check_host(ptr, nbytes, "acl.util.ptr_to_numpy")
@@ -100,18 +124,45 @@ def ptr_to_numpy(ptr: int, shape: Any, npy_type: int) -> np.ndarray:
     return np.frombuffer(buf, dtype=dtype).reshape(shape)
 
 
-def start_thread(fn: Callable, args_list: Any) -> tuple[int, int]:
-    """Start a thread running fn(args_list); returns (thread_id, ret) for subscribe_report."""
-    t = threading.Thread(target=fn, args=(args_list,), daemon=True, name="acl-report")
+class _ReportThread(threading.Thread):
+    """pyACL's util thread (util/thread.cpp): runs fn(args_list), or fn() when args_list is None, and keeps
+    what it raised for stop_thread."""
+
+    def __init__(self, fn: Callable, args_list: Any) -> None:
+        super().__init__(daemon=True, name="acl-report")
+        self.fn, self.args_list = fn, args_list
+        self.failure: str | None = None
+
+    def run(self) -> None:
+        try:
+            if self.args_list is None:
+                self.fn()
+            else:
+                self.fn(self.args_list)
+        except BaseException as e:  # printed, as PyErr_Display does, and raised again by stop_thread
+            traceback.print_exception(e)
+            self.failure = f"exception={type(e).__name__},msg=thread call failed;"
+
+
+def start_thread(*args: Any) -> tuple[int, int]:
+    """Start a thread running fn(args_list) (fn() when args_list is None); returns (thread_id, ret)."""
+    fn, args_list = _parse_start_thread(args)
+    if not callable(fn):
+        raise TypeError("parameter must be callable")
+    t = _ReportThread(fn, args_list)
     t.start()
     assert t.ident is not None
     _threads[t.ident] = t
     return t.ident, 0
 
 
-def stop_thread(thread_id: int) -> int:
+def stop_thread(*args: Any) -> int:
+    """Join a thread from start_thread; RuntimeError when its function raised (as pyACL's stop_thread)."""
+    (thread_id,) = _parse_stop_thread(args)
     t = _threads.pop(thread_id, None)
     if t is None:
         return 100000
     t.join(timeout=5.0)  # the thread ends when its loop sees the caller's stop flag
+    if t.failure is not None:
+        raise RuntimeError(t.failure)
     return 0

@@ -17,12 +17,16 @@ from .session import TOOLS, Session, parse_tools
 __all__ = ["TOOLS", "Finding", "Report", "Session", "enable", "start_session"]
 
 
-def start_session(tools: str, error_exitcode: int | None = None, json_path: str | None = None) -> Session:
-    """Start checking (used by `aclsim run --check`); exits with status 2 on an unknown tool name."""
+def start_session(tools: str, error_exitcode: int | None = None, json_path: str | None = None,
+                  source: str = "--check") -> Session:
+    """Start checking (used by `aclsim run --check`); exits with status 2 on an unknown tool name.
+
+    `source` names where `tools` came from (`--check` or `ACLSIM_CHECK`) in that error.
+    """
     try:
         names = parse_tools(tools)
     except ValueError as e:
-        print(f"aclsim: --check: {e}", file=sys.stderr)
+        print(f"aclsim: {source}: {e}", file=sys.stderr)
         raise SystemExit(2) from None
     return Session(names, error_exitcode, json_path)
 

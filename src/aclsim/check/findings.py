@@ -71,6 +71,7 @@ class Report:
     def __init__(self, tools: list[str]) -> None:
         self.tools = tools
         self._by_fold: dict[tuple, Finding] = {}
+        self.interrupted: str | None = None  # the signal that stopped the program before the end, if any
 
     def add(self, f: Finding) -> None:
         old = self._by_fold.get(f.fold)
@@ -97,6 +98,9 @@ class Report:
 
     def write_text(self, out: TextIO = sys.stderr) -> None:
         out.write(f"{PREFIX}ACLSIM CHECK ({', '.join(self.tools)})\n")
+        if self.interrupted:
+            out.write(f"{PREFIX}INTERRUPTED by {self.interrupted}: what was found until then (device work still "
+                      "queued was not run)\n")
         for f in self.findings:
             for line in f.lines():
                 out.write(PREFIX + line + "\n")
@@ -128,6 +132,8 @@ class Report:
             "leaked_bytes": sum(f.nbytes for f in leaks),
             "leaked_allocations": sum(f.count for f in leaks),
         }
+        if self.interrupted:
+            doc["interrupted"] = self.interrupted
         with open(path, "w") as fh:
             json.dump(doc, fh, indent=2)
             fh.write("\n")

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
 import threading
 import traceback
+from collections.abc import Iterator
 from typing import Any, TextIO
 
 from ..runtime import get_runtime
@@ -61,34 +64,65 @@ class Session:
     def findings(self) -> list[Finding]:
         return self.report.findings
 
-    def stop(self, end: str = "process exit") -> None:
+    def stop(self, end: str = "process exit", interrupted: str | None = None) -> None:
         """Let queued device work run (as the device would), judge what is left, stop listening.
 
-        Allocations still live are leaks at `end` (the moment named in their reports).
+        Allocations still live are leaks at `end` (the moment named in their reports). When the
+        program was `interrupted` (e.g. "SIGTERM"), the queued work is not run and live allocations
+        are not judged: the report keeps what was found until then. A Ctrl-C while the queued work
+        runs does the same, then propagates (`finish` keeps it to write the report).
         """
         if self.finished:
             return
         self.finished = True
         rt = get_runtime()
-        rt.settle()
-        if self.initcheck is not None:
-            self.initcheck.resolve(final=True)
-        if self.leakcheck is not None:
-            self.leakcheck.report_live(end)
-        rt.bus.unsubscribe(self.observer)
+        stopped: KeyboardInterrupt | None = None
+        try:
+            if interrupted is None:
+                rt.settle()
+        except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM under `aclsim run` (raised as KeyboardInterrupt("SIGTERM"))
+            stopped, interrupted = e, str(e) or "SIGINT"
+        with _signals_held():
+            self.report.interrupted = interrupted
+            if self.initcheck is not None:
+                self.initcheck.resolve(final=interrupted is None)
+            if self.leakcheck is not None and interrupted is None:
+                self.leakcheck.report_live(end)
+            rt.bus.unsubscribe(self.observer)
+        if stopped is not None:
+            raise stopped
 
-    def finish(self) -> int | None:
-        """Stop, print the report (stderr), write the JSON file; the exit code to use when errors were found."""
+    def finish(self, interrupted: str | None = None) -> int | None:
+        """Stop, print the report (stderr), write the JSON file; the exit code to use when errors were found.
+
+        `interrupted` names the signal that stopped the program (see `stop`).
+        """
         if self.finished:
             return self._override()
-        self.stop()
-        self.report.write_text(self.out or sys.stderr)
-        if self.json_path:
-            self.report.write_json(self.json_path)
+        with contextlib.suppress(KeyboardInterrupt):  # stopped early: the report says so, and is what is awaited
+            self.stop(interrupted=interrupted)
+        with _signals_held():  # a second Ctrl-C must not cut the report short
+            self.report.write_text(self.out or sys.stderr)
+            if self.json_path:
+                self.report.write_json(self.json_path)
         return self._override()
 
     def _override(self) -> int | None:
         return self.error_exitcode if self.report.error_count and self.error_exitcode is not None else None
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Ignore SIGINT and SIGTERM for a moment (while the report is written); main thread only."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
 
 
 class _Dispatch:

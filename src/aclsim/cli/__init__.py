@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
 import sys
@@ -48,7 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and not argv[0].startswith("-"):
+        _check_command(parser, argv[0])
+    args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
@@ -57,3 +61,13 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `aclsim explain --all | head`: the reader left, stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+
+
+def _check_command(parser: argparse.ArgumentParser, name: str) -> None:
+    """Refuse an unknown subcommand with the closest known ones (argparse only lists them all)."""
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    if name in sub.choices:
+        return
+    close = difflib.get_close_matches(name, list(sub.choices), n=2, cutoff=0.5)
+    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    parser.error(f"unknown command {name!r}{hint} (commands: {', '.join(sub.choices)})")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 import textwrap
 import time
 from collections.abc import Callable
@@ -12,7 +11,8 @@ from typing import Any
 import numpy as np
 
 from .. import constants as C
-from .. import simt
+from ..check import Session
+from .demo_bugs import BUGS, KERNEL_FILE, KERNEL_SOURCE, Outcome, explain, listing, load_kernel
 
 DESCRIPTION = """\
 Run the host/device flow of the article this tool grew from, on the emulated NPU: init, a context
@@ -29,19 +29,6 @@ __global__ void SquareKernel(float* input, float* output, uint32_t size) {
 }"""
 
 
-@simt.kernel
-def square_kernel(input: simt.Ptr[np.float32], output: simt.Ptr[np.float32], size: np.uint32):
-    tid = simt.blockIdx.x * simt.blockDim.x + simt.threadIdx.x
-    if tid < size:
-        output[tid] = input[tid] * input[tid]
-
-
-@simt.kernel
-def square_kernel_unguarded(input: simt.Ptr[np.float32], output: simt.Ptr[np.float32], size: np.uint32):
-    tid = simt.blockIdx.x * simt.blockDim.x + simt.threadIdx.x
-    output[tid] = input[tid] * input[tid]  # bug: no `if tid < size`
-
-
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "demo", help="run the article's square kernel, step by step", description=DESCRIPTION,
@@ -50,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--size", type=int, default=1 << 20, help="number of float32 elements (default 1048576)")
     p.add_argument("--threads", type=int, default=256, help="threads per block (default 256, as in the article)")
     p.add_argument(
-        "--bug", choices=["off-by-one", "no-bounds-check"],
+        "--bug", choices=sorted(BUGS),
         help="show a failure: pass size-1 to the kernel, or drop the `if tid < size` guard and launch one block too many",
     )
     p.set_defaults(func=run)
@@ -69,20 +56,23 @@ class _Narrator:
     def step(self, n: int, title: str) -> None:
         print(f"\nStep {n}  {title}")
 
-    def call(self, text: str, fn: Callable[..., Any], *args: Any, note: Callable[[Any], str] | None = None) -> Any:
-        """Call a pyACL function; print `text -> ret` plus a note on its result."""
+    def call(self, text: str, fn: Callable[..., Any], *args: Any, note: Callable[[Any], str] | None = None,
+             ret: bool = False) -> Any:
+        """Call a pyACL function; print `text -> ret` plus a note on its result; return its value (or `ret`)."""
         from .. import acl
 
         t0 = time.perf_counter()
         out = fn(*args)
         ms = (time.perf_counter() - t0) * 1e3
-        ret = out[-1] if isinstance(out, tuple) else out
+        code = out[-1] if isinstance(out, tuple) else out
         value = out[:-1] if isinstance(out, tuple) else ()
-        extra = note(value[0] if len(value) == 1 else value) if note and ret == 0 else ""
-        print(f"  {text:<58} -> {ret}  ({ms:.2f} ms){'  ' + extra if extra else ''}")
-        if ret != 0:
+        extra = note(value[0] if len(value) == 1 else value) if note and code == 0 else ""
+        print(f"  {text:<58} -> {code}  ({ms:.2f} ms){'  ' + extra if extra else ''}")
+        if code != 0:
             print(f"      {acl.get_recent_err_msg()}")
             self.failed.append(text)
+        if ret:
+            return code
         return value[0] if len(value) == 1 else value
 
 
@@ -96,11 +86,19 @@ def run(args: argparse.Namespace) -> int:
         return 2
     t_start = time.perf_counter()
     say = _Narrator()
+    bug = BUGS.get(args.bug)
+    kernel = load_kernel(bug.kernel_file if bug else KERNEL_FILE, bug.kernel_source if bug else KERNEL_SOURCE)
     print(f"aclsim demo: the article's SquareKernel on an emulated {get_runtime().chip.name} (no NPU needed)\n")
-    print("The kernel in C (the article):")
-    print(textwrap.indent(C_SOURCE, "    "))
-    print("\nThe same kernel in Python (aclsim.simt), one thread's view:")
-    print(textwrap.indent(textwrap.dedent(inspect.getsource(square_kernel)), "    ").rstrip())
+    if bug is None:
+        print("The kernel in C (the article):")
+        print(textwrap.indent(C_SOURCE, "    "))
+        print("\nThe same kernel in Python (aclsim.simt), one thread's view:")
+        print(textwrap.indent(KERNEL_SOURCE, "    ").rstrip())
+    else:
+        print(f"With a bug (--bug {args.bug}): {bug.summary}")
+        print(f"\nThe kernel this run launches ({bug.kernel_file}), one thread's view:")
+        print(listing(bug.kernel_source))
+    session = Session(["memcheck", "initcheck"]) if bug else None  # what `aclsim run --check` would say
 
     say.step(1, "initialize")
     say.call("acl.init()", acl.init)
@@ -123,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
     say.call("acl.rt.get_mem_info(ACL_HBM_MEM)", acl.rt.get_mem_info, C.ACL_HBM_MEM,
                         note=lambda v: f"free {_mib(v[0])}: {_mib(free0 - v[0])} now in use (whole pages)")
     if say.failed:
+        if session is not None:
+            session.stop()
         return 1
 
     say.step(4, "copy the input to the device")
@@ -130,12 +130,8 @@ def run(args: argparse.Namespace) -> int:
              acl.util.bytes_to_ptr(input_bytes), nbytes, C.ACL_MEMCPY_HOST_TO_DEVICE)
 
     say.step(5, "launch the kernel and wait for it")
-    grid = (size + tpb - 1) // tpb
-    launch_size, k = size, square_kernel
-    if args.bug == "off-by-one":
-        launch_size = size - 1
-    elif args.bug == "no-bounds-check":
-        grid, k = grid + 1, square_kernel_unguarded
+    grid = (size + tpb - 1) // tpb + (bug.extra_blocks if bug else 0)
+    launch_size, k = size + (bug.size_change if bug else 0), kernel
     print(f"  grid {grid} x 1 x 1 blocks of {tpb} x 1 x 1 threads = {grid * tpb:,} threads for {size:,} elements")
     t0 = time.perf_counter()
     k.compile()
@@ -144,8 +140,10 @@ def run(args: argparse.Namespace) -> int:
     task = k[grid, tpb, stream](dev_in, dev_out, launch_size)
     print(f"  {k.__name__}[{grid}, {tpb}, stream](dev_in, dev_out, {launch_size})  "
           f"queued in {(time.perf_counter() - t0) * 1e3:.2f} ms: asynchronous, nothing has run yet")
-    say.call("acl.rt.synchronize_stream(stream)", acl.rt.synchronize_stream, stream,
-             note=lambda _: f"the kernel ran during the wait: {task.exec_time * 1e3:.2f} ms")
+    if bug and bug.launch_note:
+        print(f"  >> BUG: {bug.launch_note}")
+    sync = say.call("acl.rt.synchronize_stream(stream)", acl.rt.synchronize_stream, stream,
+                    note=lambda _: f"the kernel ran during the wait: {task.exec_time * 1e3:.2f} ms", ret=True)
 
     say.step(6, "copy back, verify, release")
     say.call("acl.rt.memcpy(host, ..., ACL_MEMCPY_DEVICE_TO_HOST)", acl.rt.memcpy, acl.util.bytes_to_ptr(output_bytes),
@@ -153,8 +151,11 @@ def run(args: argparse.Namespace) -> int:
     host_output = np.frombuffer(output_bytes, dtype=np.float32)
     expected = host_input * host_input
     wrong = int(np.count_nonzero(host_output != expected))
-    if wrong:
-        first = int(np.argmax(host_output != expected))
+    first = int(np.argmax(host_output != expected))
+    if sync != 0:  # a faulted launch leaves its output undefined, however much of it looks right
+        print(f"  verify against numpy: not meaningful: the kernel faulted (synchronize returned {sync}), so the "
+              f"output is undefined ({size - wrong:,} of {size:,} elements happen to match)")
+    elif wrong:
         print(f"  verify against numpy: {wrong:,} of {size:,} elements WRONG "
               f"(first: output[{first}] = {host_output[first]}, expected {expected[first]})")
     else:
@@ -173,4 +174,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"\nResult: {'PASS' if ok else 'FAIL'} ({total_ms:.0f} ms in all)")
     if not ok and say.failed:
         print("  failed calls: " + ", ".join(say.failed))
+    if bug is not None and session is not None:
+        session.stop()
+        explain(bug, Outcome(size, tpb, grid, launch_size, sync, wrong, first), session.findings)
     return 0 if ok else 1

@@ -6,6 +6,8 @@ import argparse
 
 from ..errors import Code, describe
 
+ALL_HINT = " (`aclsim explain --all` lists every code it knows)"
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -29,11 +31,12 @@ def run(args: argparse.Namespace) -> int:
         if not text.lstrip("-").isdigit():
             match = [m for m in Code if m.acl_name == text.upper() or m.name == text.upper()]
             if not match:
-                print(f"{text}: not an ACL code name known to aclsim")
+                print(f"{text}: not an ACL code name known to aclsim{ALL_HINT}")
                 status = 1
                 continue
             text = str(int(match[0]))
         out = describe(int(text))
-        status |= out.endswith("not an ACL code known to aclsim")
-        print(out)
+        unknown = out.endswith("not an ACL code known to aclsim")
+        status |= unknown
+        print(out + ALL_HINT if unknown else out)
     return status

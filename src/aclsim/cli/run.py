@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import os
 import runpy
+import signal
 import sys
+import threading
 import traceback
+from collections.abc import Iterator
+from typing import Any
 
 DESCRIPTION = """\
 Run a Python program against the emulated Ascend runtime. Inside it, `import acl` gives
@@ -94,50 +99,85 @@ def run(args: argparse.Namespace) -> int:
     if not os.path.isfile(args.script):
         print(f"aclsim run: no such file: {args.script}", file=sys.stderr)
         return 2
-    sessions = []
+    check = None
     tools = args.check or os.environ.get("ACLSIM_CHECK")
     if tools:
         from ..check import start_session
 
-        sessions.append(start_session(tools, error_exitcode=args.error_exitcode, json_path=args.json))
+        check = start_session(tools, error_exitcode=args.error_exitcode, json_path=args.json,
+                              source="--check" if args.check else "ACLSIM_CHECK")
     from ..trace import start_session as start_trace
 
     # Always started: without --trace/--summary it only shows long device work on a terminal.
-    sessions.append(start_trace(trace_path=args.trace, summary=args.summary))
+    trace = start_trace(trace_path=args.trace, summary=args.summary)
     install_aliases()
-    code = run_script(args.script, args.args)
     from ..runtime.core import process_is_exiting
 
-    process_is_exiting()
-    for s in sessions:
-        override = s.finish()
-        if override is not None and code == 0:
-            code = override
-    return code
+    with _sigterm_unwinds():  # also while the sanitizer runs the work still queued at exit
+        code, interrupted = run_script(args.script, args.args)
+        if interrupted is None:  # an interrupted program's live allocations are not leaks
+            process_is_exiting()
+        found = check.finish(interrupted) if check is not None else None
+    trace_status = trace.finish()
+    stopped = check.report.interrupted if check is not None else None
+    if stopped and code == 0:  # Ctrl-C while the sanitizer ran the work left queued at exit
+        code = 128 + signal.Signals[stopped]
+    if found is not None:  # as compute-sanitizer: --error-exitcode wins whenever errors were reported
+        return found
+    return trace_status if trace_status is not None and code == 0 else code
 
 
-def run_script(path: str, argv: list[str]) -> int:
-    """Run `path` as __main__ with `argv`; returns its exit status."""
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (e.g. a CI timeout), raised in the program so that it unwinds and the report is written."""
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise Terminated("SIGTERM")  # the sanitizer names the interruption after str(exception)
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """SIGTERM raises `Terminated` (in the main thread) instead of killing the process with no report.
+
+    (`os._exit` and SIGKILL end the process at once: nothing can report after them.)
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old if old is not None else signal.SIG_DFL)
+
+
+def run_script(path: str, argv: list[str]) -> tuple[int, str | None]:
+    """Run `path` as __main__ with `argv`; returns its exit status and the signal that stopped it, if any."""
     old_argv, old_path0 = sys.argv, sys.path[0] if sys.path else None
     sys.argv = [path, *argv]
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
     try:
         runpy.run_path(path, run_name="__main__")
-        return 0
+        return 0, None
     except SystemExit as e:
         if e.code is None:
-            return 0
+            return 0, None
         if isinstance(e.code, int):
-            return e.code
+            return e.code, None
         print(e.code, file=sys.stderr)
-        return 1
+        return 1, None
+    except Terminated:
+        print("aclsim run: terminated by SIGTERM", file=sys.stderr)
+        return 128 + signal.SIGTERM, "SIGTERM"
     except BaseException as e:
         tb = e.__traceback__  # start the traceback at the user's program, not at aclsim's launcher
         while tb is not None and (tb.tb_frame.f_code.co_filename == __file__
                                   or tb.tb_frame.f_code.co_filename.startswith("<frozen runpy")):
             tb = tb.tb_next
         traceback.print_exception(type(e), e, tb)
-        return 1
+        if isinstance(e, KeyboardInterrupt):  # Ctrl-C: the status a shell gives a process killed by SIGINT
+            return 128 + signal.SIGINT, "SIGINT"
+        return 1, None
     finally:
         sys.argv = old_argv
         if sys.path and sys.path[0] != old_path0:

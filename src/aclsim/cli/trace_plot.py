@@ -18,10 +18,11 @@ Needs matplotlib: {INSTALL_HINT}.
 EPILOG = """\
 examples:
   aclsim run --trace out.json my_prog.py
-  aclsim trace-plot out.json -o timeline.png           (the whole run)
+  aclsim trace-plot out.json -o timeline.png           (the whole run; prints the times it spans)
   aclsim trace-plot out.json -o zoom.svg --start 120 --end 180
 
 --start/--end are milliseconds since the trace started; omit them to draw everything.
+Drawing the whole run first prints the span to choose a window from.
 """
 
 
@@ -50,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
     if not os.path.splitext(output)[1]:
         output += ".png"  # what matplotlib would write anyway: name the file we really wrote
     try:
-        plot(args.trace, output, title=args.title, width=args.width, start_ms=args.start, end_ms=args.end)
+        start, end = plot(args.trace, output, title=args.title, width=args.width, start_ms=args.start,
+                          end_ms=args.end)
     except ImportError as e:
         if (e.name or "").partition(".")[0] != "matplotlib":
             raise
@@ -59,5 +61,5 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, TraceFormatError, OutputFormatError) as e:
         print(f"aclsim trace-plot: {e}", file=sys.stderr)
         return 2
-    print(f"aclsim: wrote {output}")
+    print(f"aclsim: wrote {output} ({start:.3f} ms to {end:.3f} ms since the trace started)")
     return 0

@@ -76,10 +76,11 @@ def _window(start_ms: float | None, end_ms: float | None) -> str:
 def plot(
     path: str, output: str, title: str | None = None, width: float = 12.0,
     start_ms: float | None = None, end_ms: float | None = None,
-) -> None:
+) -> tuple[float, float]:
     """Draw the trace at `path` into the image file `output` (format from its extension).
 
-    `start_ms`/`end_ms` limit the picture to a window of the trace's time axis.
+    `start_ms`/`end_ms` limit the picture to a window of the trace's time axis. Returns the window
+    drawn, in ms since the trace started.
     """
     import matplotlib
 
@@ -185,6 +186,7 @@ def plot(
     fig.tight_layout()
     fig.savefig(output, dpi=150)
     plt.close(fig)
+    return start_ms, end_ms
 
 
 def _depths(spans: list[dict[str, Any]]) -> tuple[dict[int, int], set[int]]:
