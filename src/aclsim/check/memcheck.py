@@ -253,6 +253,8 @@ class MemCheck:
         if err is None or task.kind != "kernel" or any(e is err for e in self._faults):
             return  # later tasks dropped after a fault carry the same error object
         self._faults.append(err)
+        if task.interrupted:
+            return  # stopped by Ctrl-C, not a fault of the kernel
         code, msg = err
         tc = self.order.clock_of(task)
         self._add(

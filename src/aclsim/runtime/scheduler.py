@@ -197,6 +197,7 @@ class Scheduler:
                               f"{task.name} was interrupted ({type(e).__name__}) while it ran: its results are "
                               "partial, and later work on the stream was dropped; launch it again")
                 stream.error = task.error
+                task.interrupted = True
                 task.exec_time = now() - t0
                 self._finish(stream, task)
                 raise

@@ -102,6 +102,7 @@ class Task:
         "error",
         "exec_time",
         "fn",
+        "interrupted",
         "keep",
         "kind",
         "name",
@@ -140,6 +141,7 @@ class Task:
         self.exec_time = 0.0
         self.done = False
         self.discarded = False  # dropped unrun by destroy_stream_force
+        self.interrupted = False  # stopped part way by KeyboardInterrupt/SystemExit (task.error says so)
         self.error: tuple[int, str] | None = None
         self.seq = 0
         self.posted = False
