@@ -127,12 +127,12 @@ def asc_read_at(x: asc.GlobalAddress, out: asc.GlobalAddress, k: int):
     og.set_value(0, xg.get_value(k))
 
 
-def both_engines(ptr: int, k: int) -> list[tuple[int, str | None, float]]:
+def both_engines(ptr: int, k: int, outs: list | None = None) -> list[tuple[int, str | None, float]]:
     """(sync code, recent error message, out[0]) after reading ptr[k] from a simt and an asc kernel."""
+    outs = outs or [aclsim.zeros(1), aclsim.zeros(1)]
     results = []
-    for launch in (lambda o: simt_read_at[1, 32](ptr, o, k),
-                   lambda o: asc_read_at[1](asc.GlobalAddress(ptr, asc.float32), o, k)):
-        out = aclsim.zeros(1)
+    for launch, out in zip((lambda o: simt_read_at[1, 32](ptr, o, k),
+                            lambda o: asc_read_at[1](asc.GlobalAddress(ptr, asc.float32), o, k)), outs, strict=True):
         launch(out)
         code = sync_code()
         results.append((code, acl.get_recent_err_msg(), float(out.copy_to_host()[0])))
@@ -148,12 +148,13 @@ def test_simt_and_asc_fault_with_the_same_reason_past_the_reserved_end():
 
 
 def test_simt_and_asc_fault_with_the_same_reason_on_a_freed_pointer():
+    outs = [aclsim.zeros(1), aclsim.zeros(1)]  # allocated first: a later malloc would reuse the freed bytes
     d = aclsim.to_device(np.ones(8, np.float32))
     ptr = d.ptr
     d.free()
     reason = door().check(ptr, 4, ptr).text
     assert "freed" in reason
-    for code, msg, _ in both_engines(ptr, 0):
+    for code, msg, _ in both_engines(ptr, 0, outs):
         assert code == 507015 and reason in msg
 
 
