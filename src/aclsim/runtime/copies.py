@@ -298,6 +298,8 @@ class CopiesRoom:
         self.scheduler.drive(st, until=task)
         if self.bus.observers:
             self.bus.emit("host_wait", HostWait("stream", user_site(), t0, now(), stream=st))
+        if task.error is not None:  # earlier work faulted, so the copy was dropped: say so, as a synchronize does
+            self._take_stream_error(st)
         return task
 
     @api("acl.rt.memcpy_async", pointers=("dst", "src"))
