@@ -7,12 +7,25 @@ the ACL code (or `(value..., ret)`), never raises for an ACL error; wrong Python
 
 from __future__ import annotations
 
+import datetime
+import os
+import sys
+
 from ..errors import take_recent_errors
 from ..runtime import get_runtime
 from . import media, rt, util
-from ._args import pyacl
+from ._args import parser, pyacl
+from ._missing import R, generic, not_emulated, unemulated_module
 
-__all__ = ["finalize", "get_recent_err_msg", "get_soc_name", "get_version", "init", "media", "rt", "util"]
+__all__ = ["app_log", "finalize", "get_recent_err_msg", "get_soc_name", "get_version", "init", "media", "rt", "util"]
+
+# Sub-modules pyACL has that aclsim does not emulate at all (PyInit_acl in pyACL's py_init_acl.cpp).
+prof = unemulated_module("acl.prof", "profiling needs the real device's counters", generic(""))
+fv = unemulated_module("acl.fv", "feature-vector retrieval is not emulated", generic(""))
+himpi = unemulated_module("acl.himpi", "the HiMPI media interface is not emulated", generic(""))
+
+# The pyACL sub-modules, for `import acl.<name>` under `aclsim run`.
+SUBMODULES = ("rt", "util", "media", "prof", "fv", "himpi")
 
 
 def init(*args: object) -> int:
@@ -52,3 +65,34 @@ def get_soc_name() -> str | None:
 @pyacl("acl.get_version", "", fail=(0, 0, 0))
 def get_version() -> tuple[int, int, int]:
     return (1, 0, 0)
+
+
+_LOG_LEVELS = {0: "DEBUG", 1: "INFO", 2: "WARNING", 3: "ERROR"}  # aclLogLevel
+
+
+def app_log(*args: object) -> None:
+    """acl.app_log(log_level, message): an application log line, written to stderr.
+
+    CANN writes it to the plog files; aclsim prints it in the same shape when the level is at or above
+    ASCEND_GLOBAL_LOG_LEVEL (0 debug .. 3 error, CANN's default 3; 4 = off).
+    """
+    level, message = parser("acl.app_log", "is")(args)
+    name = _LOG_LEVELS.get(level)
+    if name is None:
+        return
+    try:
+        threshold = int(os.environ.get("ASCEND_GLOBAL_LOG_LEVEL", "3"))
+    except ValueError:
+        threshold = 3
+    if level < threshold:
+        return
+    f = sys._getframe(1)
+    stamp = datetime.datetime.now().strftime("%Y-%m-%d-%H:%M:%S.%f")
+    stamp = f"{stamp[:-3]}.{stamp[-3:]}"
+    where = f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}"
+    print(f"[{name}] APP({os.getpid()},python):{stamp} [{where}]{message}", file=sys.stderr, flush=True)
+
+
+__getattr__ = not_emulated("acl", [
+    (r"get_device_capability", (0, R), "aclsim emulates the calls its README lists"),
+])

@@ -17,6 +17,7 @@ import numpy as np
 from ..runtime import get_runtime
 from ..runtime.host import MAPPINGS
 from ..runtime.memory import DEVICE_BASE
+from ._missing import not_emulated
 
 _threads: dict[int, threading.Thread] = {}
 
@@ -112,3 +113,6 @@ def stop_thread(thread_id: int) -> int:
         return 100000
     t.join(timeout=5.0)  # the thread ends when its loop sees the caller's stop flag
     return 0
+
+
+__getattr__ = not_emulated("acl.util", [])
