@@ -16,8 +16,46 @@ from ..runtime import get_runtime
 from . import media, rt, util
 from ._args import parser, pyacl
 from ._missing import R, generic, not_emulated, unemulated_module
+from .buffers import (
+    create_data_buffer,
+    create_tensor_desc,
+    destroy_data_buffer,
+    destroy_tensor_desc,
+    get_data_buffer_addr,
+    get_data_buffer_size,
+    get_data_buffer_size_v2,
+    get_data_type_size,
+    get_tensor_desc_dim,
+    get_tensor_desc_dim_range,
+    get_tensor_desc_dim_v2,
+    get_tensor_desc_element_count,
+    get_tensor_desc_format,
+    get_tensor_desc_name,
+    get_tensor_desc_num_dims,
+    get_tensor_desc_size,
+    get_tensor_desc_type,
+    set_tensor_const,
+    set_tensor_desc_name,
+    set_tensor_dynamic_input,
+    set_tensor_format,
+    set_tensor_place_ment,
+    set_tensor_shape,
+    set_tensor_shape_range,
+    set_tensor_storage_format,
+    set_tensor_storage_shape,
+    update_data_buffer,
+)
 
-__all__ = ["app_log", "finalize", "get_recent_err_msg", "get_soc_name", "get_version", "init", "media", "rt", "util"]
+__all__ = [
+    "app_log", "create_data_buffer", "create_tensor_desc", "destroy_data_buffer", "destroy_tensor_desc", "finalize",
+    "get_data_buffer_addr", "get_data_buffer_size", "get_data_buffer_size_v2", "get_data_type_size",
+    "get_recent_err_msg", "get_soc_name", "get_tensor_desc_dim", "get_tensor_desc_dim_range",
+    "get_tensor_desc_dim_v2", "get_tensor_desc_element_count", "get_tensor_desc_format", "get_tensor_desc_name",
+    "get_tensor_desc_num_dims", "get_tensor_desc_size", "get_tensor_desc_type", "get_version", "init", "media", "rt",
+    "set_tensor_const", "set_tensor_desc_name", "set_tensor_dynamic_input", "set_tensor_format",
+    "set_tensor_place_ment", "set_tensor_shape", "set_tensor_shape_range", "set_tensor_storage_format",
+    "set_tensor_storage_shape", "update_data_buffer", "util",
+]
 
 # Sub-modules pyACL has that aclsim does not emulate at all (PyInit_acl in pyACL's py_init_acl.cpp).
 prof = unemulated_module("acl.prof", "profiling needs the real device's counters", generic(""))
