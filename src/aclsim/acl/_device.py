@@ -76,7 +76,7 @@ def report_access(mem: Iterable[tuple[Bytes, bool]], what: str, task: Task | Non
 
 
 def enqueue(stream: int, kind: str, name: str, run: Callable[[], None], reads: list[Bytes], writes: list[Bytes],
-            fn: str, keep: Any = None) -> Task:
+            fn: str, keep: Any = None, **info: Any) -> Task:
     """Queue `run()` as device work on a stream handle (0 = default stream), as a kernel launch is queued;
     its reads and writes are reported to the observers as that task's accesses."""
     rt = get_runtime()
@@ -84,7 +84,7 @@ def enqueue(stream: int, kind: str, name: str, run: Callable[[], None], reads: l
     def body(task: Task) -> None:
         run()
 
-    task = Task(kind, name, body, keep=keep)
+    task = Task(kind, name, body, keep=keep, **info)
     rt.launch(stream, task, fn)
     report_access([*((b, False) for b in reads), *((b, True) for b in writes)], fn, task)
     return task
