@@ -8,11 +8,10 @@ import pytest
 pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 
-from onnx_models import cnn, mlp, mlp_reference, run_onnx, save  # noqa: E402
-
-from aclsim import acl  # noqa: E402
-from aclsim.check import Session  # noqa: E402
-from aclsim.cli import main as cli  # noqa: E402
+from aclsim import acl
+from aclsim.check import Session
+from aclsim.cli import main as cli
+from onnx_models import cnn, mlp, mlp_reference, run_onnx, save
 
 ACL_FLOAT, ACL_FLOAT16, ACL_UINT8, ACL_FORMAT_NCHW, ACL_FORMAT_NHWC, ACL_FORMAT_ND = 0, 1, 4, 0, 1, 2
 H2D, D2H = 1, 2
