@@ -17,7 +17,7 @@ from .. import constants as C
 from ..errors import AclError, Code
 from ..runtime import get_runtime
 from ..runtime.observe import user_site
-from ..runtime.streams import Task
+from ..runtime.streams import KernelFault, Task
 
 
 class Bytes:
@@ -98,3 +98,8 @@ def synchronize(stream: int) -> None:
 def event_done(event: int) -> bool:
     """True when the event's record has been reached (AclError for a bad handle)."""
     return get_runtime().query_event_status(event) == C.ACL_EVENT_RECORDED_STATUS_COMPLETE
+
+
+def fault(message: str, code: int) -> Exception:
+    """The exception queued device work raises to fail: the stream's next synchronize returns `code`."""
+    return KernelFault(message, code)
