@@ -15,7 +15,7 @@ import pytest
 import aclsim
 from aclsim import acl
 from aclsim.runtime import get_runtime, reset_runtime
-from aclsim.runtime.streams import Task
+from aclsim.runtime import Task
 
 
 @pytest.fixture

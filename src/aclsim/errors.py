@@ -55,6 +55,25 @@ class Code(IntEnum):
     ERROR_RT_AICORE_EXCEPTION = 507015
     ERROR_RT_AICPU_EXCEPTION = 507018
     ERROR_RT_STREAM_SYNC_TIMEOUT = 507046
+    # models and operators (acl_base.h; GE codes from ge_error_codes.h)
+    ERROR_INVALID_MODEL_ID = 100011
+    ERROR_DESERIALIZE_MODEL = 100012
+    ERROR_PARSE_MODEL = 100013
+    ERROR_READ_MODEL_FAILURE = 100014
+    ERROR_MODEL_SIZE_INVALID = 100015
+    ERROR_MODEL_INPUT_NOT_MATCH = 100017
+    ERROR_MODEL_OUTPUT_NOT_MATCH = 100018
+    ERROR_MODEL_NOT_DYNAMIC = 100019
+    ERROR_OP_TYPE_NOT_MATCH = 100020
+    ERROR_OP_INPUT_NOT_MATCH = 100021
+    ERROR_OP_OUTPUT_NOT_MATCH = 100022
+    ERROR_OP_ATTR_NOT_MATCH = 100023
+    ERROR_OP_NOT_FOUND = 100024
+    ERROR_OP_LOAD_FAILED = 100025
+    ERROR_UNSUPPORTED_DATA_TYPE = 100026
+    ERROR_FORMAT_NOT_MATCH = 100027
+    ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID = 145013
+    ERROR_GE_AIPP_NOT_EXIST = 145015
 
     @property
     def acl_name(self) -> str:
@@ -181,6 +200,31 @@ _INFO: dict[Code, tuple[str, str]] = {
         "raise the timeout; for a callback, keep the report thread calling acl.rt.process_report until the "
         "stream is synchronized (or use acl.rt.destroy_stream_force to drop the stuck work)",
     ),
+    Code.ERROR_INVALID_MODEL_ID: ("invalid model id (never loaded, or unloaded)", "pass an id from acl.mdl.load_*"),
+    Code.ERROR_DESERIALIZE_MODEL: ("the model file cannot be deserialized",
+                                   "build it with `aclsim atc --model=x.onnx --framework=5 --output=x`"),
+    Code.ERROR_PARSE_MODEL: ("the model cannot be parsed (e.g. an OM built by the real ATC for an NPU)",
+                             "rebuild it from the ONNX model with `aclsim atc`, or load the .onnx directly"),
+    Code.ERROR_READ_MODEL_FAILURE: ("the model file cannot be read", "check the path"),
+    Code.ERROR_MODEL_SIZE_INVALID: ("invalid model size", "pass the whole file's bytes and length"),
+    Code.ERROR_MODEL_INPUT_NOT_MATCH: ("the input dataset does not match the model's inputs",
+                                       "one buffer per input, each of acl.mdl.get_input_size_by_index bytes"),
+    Code.ERROR_MODEL_OUTPUT_NOT_MATCH: ("the output dataset does not match the model's outputs",
+                                        "one buffer per output, each of acl.mdl.get_output_size_by_index bytes"),
+    Code.ERROR_MODEL_NOT_DYNAMIC: ("the model has no dynamic batch/image size",
+                                   "build it with --dynamic_batch_size or --dynamic_image_size"),
+    Code.ERROR_OP_TYPE_NOT_MATCH: ("operator type not supported", "use an operator type the README lists"),
+    Code.ERROR_OP_INPUT_NOT_MATCH: ("operator inputs do not match", "check the input descriptions and buffers"),
+    Code.ERROR_OP_OUTPUT_NOT_MATCH: ("operator outputs do not match", "check the output descriptions and buffers"),
+    Code.ERROR_OP_ATTR_NOT_MATCH: ("operator attribute does not match", "check the attribute names and values"),
+    Code.ERROR_OP_NOT_FOUND: ("no single-operator model for this operator",
+                              "build it with `aclsim atc --singleop=ops.json --output=DIR` and set_model_dir(DIR)"),
+    Code.ERROR_OP_LOAD_FAILED: ("loading the single-operator model failed", "rebuild it with `aclsim atc --singleop`"),
+    Code.ERROR_UNSUPPORTED_DATA_TYPE: ("unsupported data type", "use a data type the operator supports"),
+    Code.ERROR_FORMAT_NOT_MATCH: ("format does not match", "check the tensor formats"),
+    Code.ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID: ("the batch size is not one of the model's gears",
+                                               "use a value from acl.mdl.get_dynamic_batch"),
+    Code.ERROR_GE_AIPP_NOT_EXIST: ("the model has no AIPP configuration", "build it with --insert_op_conf"),
 }
 
 

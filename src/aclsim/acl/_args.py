@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import functools
 import operator
+import threading
 from collections.abc import Callable
 from typing import Any
 
 from ..errors import AclError
 
+_last = threading.local()  # this thread's last failing code, for acl.rt.peek_at_last_error / get_last_error
 _U64 = (1 << 64) - 1
 _U32 = (1 << 32) - 1
 
@@ -92,6 +94,7 @@ def pyacl(name: str, fmt: str, fail: tuple | None = None) -> Callable:
             try:
                 out = fn(*vals)
             except AclError as e:
+                _last.code = e.code
                 return e.code if fail is None else (*fail, e.code)
             if fail is None:
                 return 0
@@ -101,3 +104,11 @@ def pyacl(name: str, fmt: str, fail: tuple | None = None) -> Callable:
         return wrapper
 
     return deco
+
+
+def last_error(clear: bool) -> int:
+    """The code of this thread's last failed pyACL call (0 if none); `clear` resets it."""
+    code = getattr(_last, "code", 0)
+    if clear:
+        _last.code = 0
+    return code

@@ -10,7 +10,9 @@ from typing import Any
 from .. import constants as C
 from ..errors import AclError, Code
 from ..runtime import get_runtime
-from ._args import pyacl
+from . import _device
+from ._args import last_error, parser, pyacl
+from ._missing import R, not_emulated
 
 # ---------------------------------------------------------------- devices
 
@@ -334,3 +336,61 @@ def synchronize_event_with_timeout(event: int, timeout_ms: int) -> None:
 @pyacl("acl.rt.event_elapsed_time", "kk", fail=(0.0,))
 def event_elapsed_time(start: int, end: int) -> float:
     return get_runtime().event_elapsed_time(start, end)
+
+
+@pyacl("acl.rt.query_event_wait_status", "k", fail=(0,))
+def query_event_wait_status(event: int) -> int:
+    # aclrtQueryEventWaitStatus: a wait on the event is over once its record has been reached.
+    return C.ACL_EVENT_WAIT_STATUS_COMPLETE if _device.event_done(event) else C.ACL_EVENT_WAIT_STATUS_NOT_READY
+
+
+# ---------------------------------------------------------------- device status and errors
+
+
+@pyacl("acl.rt.get_device_utilization_rate", "i", fail=({},))
+def get_device_utilization_rate(device_id: int) -> dict:
+    # aclrtUtilizationInfo as pyACL's dict. The emulator has no busy cores to sample: 0 %, and -1 for memory
+    # utilization, which the API reference documents as reserved (always -1).
+    _device.check_device(device_id, "acl.rt.get_device_utilization_rate")
+    return {"cube_utilization": 0, "vector_utilization": 0, "aicpu_utilization": 0, "memory_utilization": -1,
+            "utilization_extend": 0}
+
+
+ACL_RT_DEVICE_STATUS_NORMAL = 0
+
+
+@pyacl("acl.rt.query_device_status", "i", fail=(0,))
+def query_device_status(device_id: int) -> int:
+    _device.check_device(device_id, "acl.rt.query_device_status")
+    return ACL_RT_DEVICE_STATUS_NORMAL  # an emulated device never goes abnormal
+
+
+def _last_error(fn: str, level: int, clear: bool) -> int:
+    if level != 0:  # aclrtLastErrLevel has only ACL_RT_THREAD_LEVEL = 0
+        last_error(False)
+        return int(Code.ERROR_INVALID_PARAM)
+    return last_error(clear)
+
+
+def peek_at_last_error(*args: Any) -> int:
+    """acl.rt.peek_at_last_error(level) -> the code of this thread's last failed call, kept."""
+    (level,) = parser("acl.rt.peek_at_last_error", "i")(args)
+    return _last_error("acl.rt.peek_at_last_error", level, False)
+
+
+def get_last_error(*args: Any) -> int:
+    """acl.rt.get_last_error(level) -> the code of this thread's last failed call, then cleared."""
+    (level,) = parser("acl.rt.get_last_error", "i")(args)
+    return _last_error("acl.rt.get_last_error", level, True)
+
+
+_WHY = "aclsim emulates the acl.rt calls its README lists"
+# pyACL rt calls aclsim does not emulate, with their result shapes (shared/reference/aclrt-runtime.md §2)
+__getattr__ = not_emulated("acl.rt", [
+    (r"get_device_info|device_peer_access_status|event_get_timestamp|get_stream_available_num|host_register|"
+     r"malloc_host_with_cfg|malloc_with_cfg|reserve_mem_address|stream_get_id|get_event_id|get_event_avail_num|"
+     r"get_device_sat_mode|malloc_physical", (0, R), _WHY),
+    (r"get_primary_ctx_state", (0, 0, R), _WHY),
+    (r"host_unregister|memcpy_async_with_condition|set_op_wait_timeout|set_device_sat_mode|release_mem_address|"
+     r"free_physical|map_mem|unmap_mem", (R,), _WHY),
+])

@@ -19,6 +19,7 @@ from ..runtime import get_runtime
 from ..runtime.host import MAPPINGS
 from ..runtime.memory import DEVICE_BASE
 from ._args import parser
+from ._missing import not_emulated
 
 _threads: dict[int, _ReportThread] = {}
 
@@ -166,3 +167,6 @@ def stop_thread(*args: Any) -> int:
     if t.failure is not None:
         raise RuntimeError(t.failure)
     return 0
+
+
+__getattr__ = not_emulated("acl.util", [])

@@ -9,7 +9,7 @@ import os
 import sys
 
 # Subcommand modules, in the order `--help` lists them.
-COMMANDS = ["demo", "run", "explain", "info", "trace_plot"]
+COMMANDS = ["demo", "run", "explain", "info", "trace_plot", "atc"]
 
 EPILOG = """\
 examples:
@@ -19,6 +19,7 @@ examples:
   aclsim run --trace out.json prog.py write a timeline; aclsim trace-plot out.json -o t.png draws it
   aclsim explain 107002               what an ACL return code means and how to fix it
   aclsim info                         the emulated devices (npu-smi style) and the configuration
+  aclsim atc --model=m.onnx --framework=5 --output=m --soc_version=Ascend310P3   an .om for acl.mdl
 
 environment: ACLSIM_SOC, ACLSIM_DEVICES, ACLSIM_SCHEDULE, ACLSIM_CHECK (details: aclsim run --help).
 Each command has --help; the README explains the execution model and every tool.

@@ -72,7 +72,7 @@ def install_aliases() -> None:
     from .. import acl
 
     sys.modules["acl"] = acl
-    for sub in ("rt", "util", "media"):
+    for sub in acl.SUBMODULES:
         sys.modules[f"acl.{sub}"] = getattr(acl, sub)
     real_pyasc = "asc" in sys.modules or importlib.util.find_spec("asc") is not None
     if not real_pyasc and importlib.util.find_spec("aclsim.asc") is not None:

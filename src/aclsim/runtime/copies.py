@@ -204,7 +204,8 @@ class CopiesRoom:
         return actual
 
     # ------------------------------------------------------------------ observers
-    def _emit_access(self, r: Region | None, write: bool, task: Task | None, what: str, site: Site | None) -> None:
+    def report_access(self, r: Region | None, write: bool, task: Task | None, what: str, site: Site | None) -> None:
+        """Tell observers that `what` read or wrote the device bytes of `r` (from the host when task is None)."""
         if r is not None and r.is_device:
             lo = r.addr - r.alloc.start
             self.bus.emit("access", Access(r.alloc, lo, lo + r.nbytes, write, task, site, what))
@@ -212,8 +213,8 @@ class CopiesRoom:
     def _report_host_copy(self, fn: str, d: Region, s: Region | None, nbytes: int) -> None:
         """Tell observers about a synchronous copy or fill: the bytes it touched and the device work it was."""
         site = user_site()
-        self._emit_access(s, False, None, fn, site)
-        self._emit_access(d, True, None, fn, site)
+        self.report_access(s, False, None, fn, site)
+        self.report_access(d, True, None, fn, site)
         dev = d if d.is_device else s
         if dev is not None and dev.is_device:
             direction = None if s is None else DIR_NAMES[actual_direction(d, s)]
@@ -281,8 +282,8 @@ class CopiesRoom:
         task = Task("memset" if work.src is None else "memcpy", name, run, work=work, site=site)
         self.scheduler.submit(stream, task)
         if self.bus.observers:
-            self._emit_access(work.src, False, task, work.api, site)
-            self._emit_access(work.dst, True, task, work.api, site)
+            self.report_access(work.src, False, task, work.api, site)
+            self.report_access(work.dst, True, task, work.api, site)
         return task
 
     def _queue_copy(self, st: Stream, pageable: bool, submit: Callable[[], Task]) -> Task:

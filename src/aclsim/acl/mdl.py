@@ -1,0 +1,490 @@
+"""`acl.mdl`: load a model, describe it, build datasets, execute it (ONNX Runtime on the CPU).
+
+A model is an `.om` written by `aclsim atc` or an `.onnx` file. Inputs and outputs live in emulated
+device memory: `execute` reads the input buffers and writes the output buffers as device work, so the
+sanitizer sees it (a model reading an input the host never copied in is an initcheck finding), and
+`execute_async` is queued on its stream like any other device work. Signatures and result shapes follow
+the pyACL reference (bare values for the description getters, `(value, ret)` elsewhere).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import AclError, Code
+from ..models import aipp as A
+from ..models import om
+from ..models import types as T
+from ..models.build import Options, build
+from ..models.graph import Session
+from . import _device, _handles
+from ._args import parser, pyacl
+from ._missing import generic, not_emulated
+from .buffers import DataBuffer, _bare
+
+
+@dataclass(eq=False)
+class Model:
+    id: int
+    om: om.OmModel
+    session: Session
+    cur_output_dims: list[list[int]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@dataclass(eq=False)
+class Desc:
+    model: Model | None = None
+
+
+@dataclass(eq=False)
+class Dataset:
+    buffers: list[int] = field(default_factory=list)
+
+
+_models: dict[int, Model] = {}
+_ids = itertools.count(1)
+
+
+# ---------------------------------------------------------------- loading
+
+
+def _model_from_bytes(data: bytes, where: str, fn: str) -> om.OmModel:
+    m, onnx_bytes = om.load(data, where, fn)
+    if m is not None:
+        return m
+    try:
+        return build(onnx_bytes, Options())
+    except ValueError as e:
+        raise AclError(Code.ERROR_PARSE_MODEL, f"{fn}: {where}: {e}")
+
+
+def _read(path: str, fn: str) -> bytes:
+    # aclmdlLoadFromFile: a path that cannot be read fails the model read (ACL_ERROR_READ_MODEL_FAILURE)
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise AclError(Code.ERROR_READ_MODEL_FAILURE, f"{fn}: cannot read the model file {path!r}: {e.strerror}")
+
+
+def _host_bytes(ptr: int, size: int, fn: str) -> bytes:
+    if ptr == 0 or size == 0:
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: model must not be NULL and size must be > 0")
+    return _device.memory(ptr, size, False, fn, "model").array().tobytes()
+
+
+def _load(data: bytes, where: str, fn: str) -> int:
+    _device.require_context(fn)
+    m = _model_from_bytes(data, where, fn)
+    mid = next(_ids)
+    _models[mid] = Model(mid, m, Session(m.onnx), [list(o.dims) for o in m.outputs])
+    return mid
+
+
+@pyacl("acl.mdl.load_from_file", "s", fail=(0,))
+def load_from_file(path: str) -> int:
+    return _load(_read(path, "acl.mdl.load_from_file"), path, "acl.mdl.load_from_file")
+
+
+@pyacl("acl.mdl.load_from_mem", "kk", fail=(0,))
+def load_from_mem(model: int, size: int) -> int:
+    fn = "acl.mdl.load_from_mem"
+    return _load(_host_bytes(model, size, fn), f"the {size} bytes at {model:#x}", fn)
+
+
+def _check_mem(fn: str, work: int, work_size: int, weight: int, weight_size: int, m: om.OmModel) -> None:
+    need_work, need_weight = _sizes(m)
+    if work_size < need_work or weight_size < need_weight:
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: work/weight memory of {work_size}/{weight_size} bytes; "
+                       f"acl.mdl.query_size says the model needs {need_work}/{need_weight}")
+    _device.memory(work, need_work, True, fn, "work_ptr")
+    if need_weight:
+        _device.memory(weight, need_weight, True, fn, "weight_ptr")
+
+
+@pyacl("acl.mdl.load_from_file_with_mem", "skkkk", fail=(0,))
+def load_from_file_with_mem(path: str, work: int, work_size: int, weight: int, weight_size: int) -> int:
+    fn = "acl.mdl.load_from_file_with_mem"
+    data = _read(path, fn)
+    _check_mem(fn, work, work_size, weight, weight_size, _model_from_bytes(data, path, fn))
+    return _load(data, path, fn)
+
+
+@pyacl("acl.mdl.load_from_mem_with_mem", "kkkkkk", fail=(0,))
+def load_from_mem_with_mem(model: int, size: int, work: int, work_size: int, weight: int, weight_size: int) -> int:
+    fn = "acl.mdl.load_from_mem_with_mem"
+    data = _host_bytes(model, size, fn)
+    where = f"the {size} bytes at {model:#x}"
+    _check_mem(fn, work, work_size, weight, weight_size, _model_from_bytes(data, where, fn))
+    return _load(data, where, fn)
+
+
+def _model(model_id: int, fn: str) -> Model:
+    m = _models.get(model_id)
+    if m is None:
+        raise AclError(Code.ERROR_INVALID_MODEL_ID, f"{fn}: model id {model_id} is not loaded (unloaded, or never "
+                       "returned by acl.mdl.load_*)")
+    return m
+
+
+@pyacl("acl.mdl.unload", "I")
+def unload(model_id: int) -> None:
+    _model(model_id, "acl.mdl.unload")
+    del _models[model_id]
+
+
+def _sizes(m: om.OmModel) -> tuple[int, int]:
+    """(work, weight) bytes: the IO tensors plus the weights, as an upper bound of what the NPU would need."""
+    return sum(t.size for t in (*m.inputs, *m.outputs)) + 1024, m.weight_size
+
+
+@pyacl("acl.mdl.query_size", "s", fail=(0, 0))
+def query_size(path: str) -> tuple[int, int]:
+    return _sizes(_model_from_bytes(_read(path, "acl.mdl.query_size"), path, "acl.mdl.query_size"))
+
+
+@pyacl("acl.mdl.query_size_from_mem", "kk", fail=(0, 0))
+def query_size_from_mem(model: int, size: int) -> tuple[int, int]:
+    fn = "acl.mdl.query_size_from_mem"
+    return _sizes(_model_from_bytes(_host_bytes(model, size, fn), f"the {size} bytes at {model:#x}", fn))
+
+
+# ---------------------------------------------------------------- descriptions
+
+
+def create_desc(*args: Any) -> int:
+    """acl.mdl.create_desc() -> desc."""
+    parser("acl.mdl.create_desc", "")(args)
+    return _handles.new(Desc())
+
+
+@pyacl("acl.mdl.destroy_desc", "k")
+def destroy_desc(desc: int) -> None:
+    _handles.get(desc, Desc, "acl.mdl.destroy_desc", "model description")
+    _handles.drop(desc)
+
+
+@pyacl("acl.mdl.get_desc", "kI")
+def get_desc(desc: int, model_id: int) -> None:
+    d = _handles.get(desc, Desc, "acl.mdl.get_desc", "model description")
+    d.model = _model(model_id, "acl.mdl.get_desc")
+
+
+def _described(desc: int, fn: str) -> Model:
+    d = _handles.get(desc, Desc, fn, "model description")
+    if d.model is None:
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: the description is empty; call acl.mdl.get_desc first")
+    return d.model
+
+
+def _tensor(desc: int, index: int, outputs: bool, fn: str) -> om.TensorInfo:
+    m = _described(desc, fn)
+    ts = m.om.outputs if outputs else m.om.inputs
+    if not 0 <= index < len(ts):
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: index {index} is out of range: the model has {len(ts)} "
+                       + ("outputs" if outputs else "inputs"))
+    return ts[index]
+
+
+@_bare("acl.mdl.get_num_inputs", "k", 0)
+def get_num_inputs(desc: int) -> int:
+    return len(_described(desc, "acl.mdl.get_num_inputs").om.inputs)
+
+
+@_bare("acl.mdl.get_num_outputs", "k", 0)
+def get_num_outputs(desc: int) -> int:
+    return len(_described(desc, "acl.mdl.get_num_outputs").om.outputs)
+
+
+@_bare("acl.mdl.get_input_size_by_index", "kk", 0)
+def get_input_size_by_index(desc: int, index: int) -> int:
+    return _tensor(desc, index, False, "acl.mdl.get_input_size_by_index").size
+
+
+@_bare("acl.mdl.get_output_size_by_index", "kk", 0)
+def get_output_size_by_index(desc: int, index: int) -> int:
+    return _tensor(desc, index, True, "acl.mdl.get_output_size_by_index").size
+
+
+def _dims(name: str, dims: list[int]) -> dict:
+    return {"name": name, "dimCount": len(dims), "dims": list(dims)}
+
+
+@pyacl("acl.mdl.get_input_dims", "kk", fail=({},))
+def get_input_dims(desc: int, index: int) -> dict:
+    t = _tensor(desc, index, False, "acl.mdl.get_input_dims")
+    return _dims(t.name, t.dims)
+
+
+@pyacl("acl.mdl.get_input_dims_v2", "kk", fail=({},))
+def get_input_dims_v2(desc: int, index: int) -> dict:
+    """With static AIPP, H is scaled so that the dims multiply to the input size (aclmdlGetInputDimsV2)."""
+    t = _tensor(desc, index, False, "acl.mdl.get_input_dims_v2")
+    if t.aipp is None:
+        return _dims(t.name, t.dims)
+    n, h, w, _ = t.dims
+    num, den, _ = A.FORMATS[t.aipp["input_format"]]
+    return _dims(t.name, [n, h * num // den, w, 1] if den > 1 else [n, h, w, num])
+
+
+@pyacl("acl.mdl.get_output_dims", "kk", fail=({},))
+def get_output_dims(desc: int, index: int) -> dict:
+    t = _tensor(desc, index, True, "acl.mdl.get_output_dims")
+    return _dims(t.name, t.dims)
+
+
+@pyacl("acl.mdl.get_cur_output_dims", "kk", fail=({},))
+def get_cur_output_dims(desc: int, index: int) -> dict:
+    t = _tensor(desc, index, True, "acl.mdl.get_cur_output_dims")
+    return _dims(t.name, _described(desc, "acl.mdl.get_cur_output_dims").cur_output_dims[index])
+
+
+@_bare("acl.mdl.get_input_name_by_index", "kk", "")
+def get_input_name_by_index(desc: int, index: int) -> str:
+    return _tensor(desc, index, False, "acl.mdl.get_input_name_by_index").name
+
+
+@_bare("acl.mdl.get_output_name_by_index", "kk", "")
+def get_output_name_by_index(desc: int, index: int) -> str:
+    return _tensor(desc, index, True, "acl.mdl.get_output_name_by_index").name
+
+
+@_bare("acl.mdl.get_input_format", "kk", T.ACL_FORMAT_UNDEFINED)
+def get_input_format(desc: int, index: int) -> int:
+    return _tensor(desc, index, False, "acl.mdl.get_input_format").format
+
+
+@_bare("acl.mdl.get_output_format", "kk", T.ACL_FORMAT_UNDEFINED)
+def get_output_format(desc: int, index: int) -> int:
+    return _tensor(desc, index, True, "acl.mdl.get_output_format").format
+
+
+@_bare("acl.mdl.get_input_data_type", "kk", T.ACL_DT_UNDEFINED)
+def get_input_data_type(desc: int, index: int) -> int:
+    return _tensor(desc, index, False, "acl.mdl.get_input_data_type").dtype
+
+
+@_bare("acl.mdl.get_output_data_type", "kk", T.ACL_DT_UNDEFINED)
+def get_output_data_type(desc: int, index: int) -> int:
+    return _tensor(desc, index, True, "acl.mdl.get_output_data_type").dtype
+
+
+def _index_by_name(desc: int, name: str, outputs: bool, fn: str) -> int:
+    m = _described(desc, fn)
+    for k, t in enumerate(m.om.outputs if outputs else m.om.inputs):
+        if t.name == name:
+            return k
+    raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: the model has no {'output' if outputs else 'input'} {name!r}")
+
+
+@pyacl("acl.mdl.get_input_index_by_name", "ks", fail=(0,))
+def get_input_index_by_name(desc: int, name: str) -> int:
+    return _index_by_name(desc, name, False, "acl.mdl.get_input_index_by_name")
+
+
+@pyacl("acl.mdl.get_output_index_by_name", "ks", fail=(0,))
+def get_output_index_by_name(desc: int, name: str) -> int:
+    return _index_by_name(desc, name, True, "acl.mdl.get_output_index_by_name")
+
+
+@pyacl("acl.mdl.get_dynamic_batch", "k", fail=({},))
+def get_dynamic_batch(desc: int) -> dict:
+    b = _described(desc, "acl.mdl.get_dynamic_batch").om.dynamic_batch
+    return {"batchCount": len(b), "batch": list(b)}
+
+
+@pyacl("acl.mdl.get_dynamic_hw", "ki", fail=({},))
+def get_dynamic_hw(desc: int, index: int) -> dict:
+    hw = _described(desc, "acl.mdl.get_dynamic_hw").om.dynamic_hw
+    return {"hwCount": len(hw), "hw": [list(g) for g in hw]}
+
+
+# ---------------------------------------------------------------- datasets
+
+
+def create_dataset(*args: Any) -> int:
+    """acl.mdl.create_dataset() -> dataset."""
+    parser("acl.mdl.create_dataset", "")(args)
+    return _handles.new(Dataset())
+
+
+@pyacl("acl.mdl.destroy_dataset", "k")
+def destroy_dataset(dataset: int) -> None:
+    _handles.get(dataset, Dataset, "acl.mdl.destroy_dataset", "dataset")
+    _handles.drop(dataset)
+
+
+@pyacl("acl.mdl.add_dataset_buffer", "kk", fail=(0,))
+def add_dataset_buffer(dataset: int, buffer: int) -> int:
+    ds = _handles.get(dataset, Dataset, "acl.mdl.add_dataset_buffer", "dataset")
+    _handles.get(buffer, DataBuffer, "acl.mdl.add_dataset_buffer", "data buffer")
+    ds.buffers.append(buffer)
+    return dataset
+
+
+@_bare("acl.mdl.get_dataset_buffer", "kk", 0)
+def get_dataset_buffer(dataset: int, index: int) -> int:
+    ds = _handles.get(dataset, Dataset, "acl.mdl.get_dataset_buffer", "dataset")
+    if not 0 <= index < len(ds.buffers):
+        raise AclError(Code.ERROR_INVALID_PARAM, f"acl.mdl.get_dataset_buffer: index {index} of {len(ds.buffers)}")
+    return ds.buffers[index]
+
+
+@_bare("acl.mdl.get_dataset_num_buffers", "k", 0)
+def get_dataset_num_buffers(dataset: int) -> int:
+    return len(_handles.get(dataset, Dataset, "acl.mdl.get_dataset_num_buffers", "dataset").buffers)
+
+
+# ---------------------------------------------------------------- dynamic batch / image size
+
+
+def _dynamic_slot(model_id: int, dataset: int, index: int, fn: str) -> tuple[Model, _device.Bytes]:
+    m = _model(model_id, fn)
+    if not m.om.dynamic:
+        raise AclError(Code.ERROR_MODEL_NOT_DYNAMIC, f"{fn}: model {model_id} has no dynamic batch or image size "
+                       "(build it with --dynamic_batch_size or --dynamic_image_size)")
+    ds = _handles.get(dataset, Dataset, fn, "dataset")
+    dyn = len(m.om.inputs) - 1
+    if index != dyn or index >= len(ds.buffers):
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: index {index} is not the dynamic input: use "
+                       f"acl.mdl.get_input_index_by_name(desc, '{om.DYNAMIC_TENSOR_NAME}') ({dyn}) and add a "
+                       "buffer for it to the dataset first")
+    b = _handles.get(ds.buffers[index], DataBuffer, fn, "data buffer")
+    need = m.om.inputs[dyn].size
+    if b.size < need:
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: the dynamic input's buffer has {b.size} bytes, needs {need}")
+    return m, _device.memory(b.addr, need, True, fn, "dynamic input buffer")
+
+
+@pyacl("acl.mdl.set_dynamic_batch_size", "IkkK")
+def set_dynamic_batch_size(model_id: int, dataset: int, index: int, batch: int) -> None:
+    fn = "acl.mdl.set_dynamic_batch_size"
+    m, mem = _dynamic_slot(model_id, dataset, index, fn)
+    if batch not in m.om.dynamic_batch:
+        raise AclError(Code.ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID, f"{fn}: batch {batch} is not one of the model's "
+                       f"gears {m.om.dynamic_batch}")
+    _device.report_access([(mem, True)], fn)
+    mem.array(np.uint64)[:] = batch  # as aclmdlSetDynamicBatchSize, a copy of the value into the input buffer
+
+
+@pyacl("acl.mdl.set_dynamic_hw_size", "IkkKK")
+def set_dynamic_hw_size(model_id: int, dataset: int, index: int, height: int, width: int) -> None:
+    fn = "acl.mdl.set_dynamic_hw_size"
+    m, mem = _dynamic_slot(model_id, dataset, index, fn)
+    if [height, width] not in m.om.dynamic_hw:
+        raise AclError(Code.ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID, f"{fn}: {height}x{width} is not one of the model's "
+                       f"image sizes {m.om.dynamic_hw}")
+    _device.report_access([(mem, True)], fn)
+    mem.array(np.uint64)[:] = (height, width)
+
+
+# ---------------------------------------------------------------- execution
+
+
+def _gear(m: Model, bufs: list[DataBuffer], fn: str) -> dict[str, list[int]]:
+    """The input shapes to run with: the static ones, or those of the gear the dynamic input selects."""
+    shapes = {t.name: list(t.dims) for t in m.om.inputs}
+    if not m.om.dynamic:
+        return shapes
+    dyn = m.om.inputs[-1]
+    mem = _device.memory(bufs[-1].addr, dyn.size, False, fn, "dynamic input buffer")
+    _device.report_access([(mem, False)], fn)
+    value = [int(v) for v in mem.array(np.uint64)]
+    if m.om.dynamic_batch:
+        if value[0] not in m.om.dynamic_batch:
+            raise AclError(Code.ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID, f"{fn}: the dynamic input holds batch {value[0]}"
+                           f", not one of {m.om.dynamic_batch}: call acl.mdl.set_dynamic_batch_size first")
+        for s in shapes.values():
+            if s and s[0] == -1:
+                s[0] = value[0]
+    else:
+        if value not in m.om.dynamic_hw:
+            raise AclError(Code.ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID, f"{fn}: the dynamic input holds {value}, not "
+                           f"one of {m.om.dynamic_hw}: call acl.mdl.set_dynamic_hw_size first")
+        for s in shapes.values():
+            idx = [k for k, d in enumerate(s) if d == -1]
+            for k, v in zip(idx, value, strict=False):
+                s[k] = v
+    return shapes
+
+
+def _buffers(dataset: int, count: int, what: str, code: Code, fn: str) -> list[DataBuffer]:
+    ds = _handles.get(dataset, Dataset, fn, f"{what} dataset")
+    if len(ds.buffers) != count:
+        raise AclError(code, f"{fn}: the {what} dataset has {len(ds.buffers)} buffers, the model has {count} {what}s")
+    return [_handles.get(h, DataBuffer, fn, f"{what} data buffer") for h in ds.buffers]
+
+
+def _prepare(model_id: int, inputs: int, outputs: int, fn: str) -> tuple[Any, list, list, Model]:
+    """Validate everything up front (nothing runs on a bad call); returns the work and the memory it touches."""
+    m = _model(model_id, fn)
+    ins = _buffers(inputs, len(m.om.inputs), "input", Code.ERROR_MODEL_INPUT_NOT_MATCH, fn)
+    outs = _buffers(outputs, len(m.om.outputs), "output", Code.ERROR_MODEL_OUTPUT_NOT_MATCH, fn)
+    shapes = _gear(m, ins, fn)
+    graph_in = [t for t in m.om.inputs if t.name != om.DYNAMIC_TENSOR_NAME]
+    reads, feeds = [], []
+    for k, (t, b) in enumerate(zip(graph_in, ins, strict=False)):
+        count = int(np.prod(shapes[t.name]))
+        need = t.size if t.aipp else count * T.SIZES[t.dtype]  # AIPP inputs are static
+        if b.size < need:
+            raise AclError(Code.ERROR_MODEL_INPUT_NOT_MATCH, f"{fn}: input {k} ({t.name}) buffer has {b.size} bytes, "
+                           f"the model reads {need} (acl.mdl.get_input_size_by_index)")
+        mem = _device.memory(b.addr, need, False, fn, f"input {k} ({t.name})")
+        reads.append(mem)
+        feeds.append((t, mem, shapes[t.name]))
+    writes = []
+    for k, (t, b) in enumerate(zip(m.om.outputs, outs, strict=True)):
+        if b.size < t.size:
+            raise AclError(Code.ERROR_MODEL_OUTPUT_NOT_MATCH, f"{fn}: output {k} ({t.name}) buffer has {b.size} "
+                           f"bytes, the model writes up to {t.size} (acl.mdl.get_output_size_by_index)")
+        writes.append(_device.memory(b.addr, t.size, True, fn, f"output {k} ({t.name})"))
+
+    def run() -> None:
+        fd = {}
+        for t, mem, shape in feeds:
+            if t.aipp:
+                cfg = t.aipp
+                x = A.apply(cfg, mem.array(), shape[0], cfg["aclsim_model_h"], cfg["aclsim_model_w"])
+                if cfg["aclsim_nhwc"]:
+                    x = x.transpose(0, 2, 3, 1)
+                fd[t.name] = x.astype(T.numpy_dtype(t.graph_dtype), copy=False)
+            else:
+                a = mem.array(T.numpy_dtype(t.dtype), shape)
+                fd[t.name] = a if t.dtype == t.graph_dtype else a.astype(T.numpy_dtype(t.graph_dtype))
+        with m.lock:
+            results = m.session.run(fd)
+        for t, mem, r in zip(m.om.outputs, writes, results, strict=True):
+            r = np.ascontiguousarray(r, dtype=T.numpy_dtype(t.dtype))
+            mem.array()[: r.nbytes] = r.reshape(-1).view(np.uint8)
+        m.cur_output_dims = [list(r.shape) for r in results]
+
+    return run, reads, writes, m
+
+
+@pyacl("acl.mdl.execute", "Ikk")
+def execute(model_id: int, inputs: int, outputs: int) -> None:
+    """Synchronous: the model runs now, reading and writing device memory as a host-visible call."""
+    fn = "acl.mdl.execute"
+    _device.require_context(fn)
+    run, reads, writes, _ = _prepare(model_id, inputs, outputs, fn)
+    _device.report_access([*((r, False) for r in reads), *((w, True) for w in writes)], fn)
+    run()
+
+
+@pyacl("acl.mdl.execute_async", "Ikkk")
+def execute_async(model_id: int, inputs: int, outputs: int, stream: int) -> None:
+    """Queued on `stream` like a kernel: results are valid after acl.rt.synchronize_stream."""
+    fn = "acl.mdl.execute_async"
+    _device.require_context(fn)
+    run, reads, writes, m = _prepare(model_id, inputs, outputs, fn)
+    _device.enqueue(stream, "kernel", f"model {m.id}", run, reads, writes, fn, keep=m)
+
+
+__getattr__ = not_emulated("acl.mdl", generic("aclsim emulates the acl.mdl calls its README lists "
+                                              "(no dynamic dims, dynamic AIPP, AIPP queries or model queues)"))

@@ -1,0 +1,218 @@
+"""`acl.op`: single operators on device buffers, computed with one-node ONNX graphs (ONNX Runtime).
+
+As on the device, `execute_v2` runs an operator only when a single-operator model for it is loaded
+(`set_model_dir` on a directory from `aclsim atc --singleop`, or `load`), matching its type, data types
+and shapes; `compile_and_execute(_v2)` needs no model. Work is queued on the stream like a kernel:
+results are valid after `acl.rt.synchronize_stream`, and an operator that fails while running makes that
+synchronize return the code (message in `acl.get_recent_err_msg()`). Return codes: 100024
+(ACL_ERROR_OP_NOT_FOUND) for no matching model, 100020 (ACL_ERROR_OP_TYPE_NOT_MATCH) for an operator type
+aclsim does not emulate, 100021 / 100022 for inputs / outputs that do not fit.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..errors import AclError, Code
+from ..models import ops, singleop
+from ..models import types as T
+from . import _device, _handles
+from ._args import parser, pyacl
+from ._missing import generic, not_emulated
+from .buffers import DataBuffer, TensorDesc
+
+_models: list[singleop.OpModel] = []
+
+
+# ---------------------------------------------------------------- attributes
+
+
+class Attr(dict):
+    """aclopAttr: attribute name -> value."""
+
+
+def create_attr(*args: Any) -> int:
+    """acl.op.create_attr() -> attr."""
+    parser("acl.op.create_attr", "")(args)
+    return _handles.new(Attr())
+
+
+def destroy_attr(*args: Any) -> None:
+    (h,) = parser("acl.op.destroy_attr", "k")(args)
+    if _handles.find(h, Attr) is not None:
+        _handles.drop(h)
+
+
+def _setter(name: str, fmt: str, convert: Any) -> Any:
+    @pyacl(f"acl.op.{name}", "ks" + fmt)
+    def set_attr(attr: int, attr_name: str, value: Any) -> None:
+        a = _handles.get(attr, Attr, f"acl.op.{name}", "operator attribute")
+        try:
+            a[attr_name] = convert(value)
+        except (TypeError, ValueError):
+            raise TypeError(f"acl.op.{name} args parse failed")
+
+    set_attr.__name__ = name
+    return set_attr
+
+
+def _list_of(kind: type) -> Any:
+    def conv(v: Any) -> list:
+        if not isinstance(v, (list, tuple)) or not all(isinstance(x, kind) for x in v):
+            raise TypeError
+        return [kind(x) for x in v]
+    return conv
+
+
+set_attr_int = _setter("set_attr_int", "L", int)
+set_attr_float = _setter("set_attr_float", "f", float)
+set_attr_bool = _setter("set_attr_bool", "i", bool)
+set_attr_string = _setter("set_attr_string", "s", str)
+set_attr_data_type = _setter("set_attr_data_type", "i", int)
+set_attr_list_int = _setter("set_attr_list_int", "O", _list_of(int))
+set_attr_list_float = _setter("set_attr_list_float", "O", lambda v: [float(x) for x in _list_of(object)(v)])
+set_attr_list_bool = _setter("set_attr_list_bool", "O", lambda v: [bool(x) for x in _list_of(int)(v)])
+set_attr_list_string = _setter("set_attr_list_string", "O", _list_of(str))
+set_attr_list_data_type = _setter("set_attr_list_data_type", "O", _list_of(int))
+
+
+# ---------------------------------------------------------------- single-operator models
+
+
+def _add_model(data: bytes, where: str, fn: str) -> None:
+    try:
+        m = singleop.load(data, where)
+    except ValueError as e:
+        raise AclError(Code.ERROR_OP_LOAD_FAILED, f"{fn}: {e}")
+    if m not in _models:
+        _models.append(m)
+
+
+@pyacl("acl.op.set_model_dir", "s")
+def set_model_dir(model_dir: str) -> None:
+    fn = "acl.op.set_model_dir"
+    if not os.path.isdir(model_dir):
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: {model_dir!r} is not a directory")
+    for name in sorted(os.listdir(model_dir)):
+        if name.endswith(".om"):
+            with open(os.path.join(model_dir, name), "rb") as f:
+                _add_model(f.read(), os.path.join(model_dir, name), fn)
+
+
+@pyacl("acl.op.load", "kk")
+def load(model: int, size: int) -> None:
+    fn = "acl.op.load"
+    if model == 0 or size == 0:
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: model must not be NULL and size must be > 0")
+    _add_model(_device.memory(model, size, False, fn, "model").array().tobytes(), f"the model at {model:#x}", fn)
+
+
+# ---------------------------------------------------------------- execution
+
+
+def _list(v: Any, fn: str) -> list[int]:
+    if not isinstance(v, (list, tuple)) or not all(isinstance(x, int) for x in v):
+        raise TypeError(f"{fn} args parse failed")
+    return list(v)
+
+
+def _tensors(fn: str, what: str, descs: list[int], bufs: list[int], code: Code,
+             write: bool) -> list[tuple[TensorDesc, _device.Bytes]]:
+    if len(descs) != len(bufs):
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: {len(descs)} {what} descriptions but {len(bufs)} buffers")
+    out = []
+    for k, (dh, bh) in enumerate(zip(descs, bufs, strict=True)):
+        d = _handles.get(dh, TensorDesc, fn, f"{what} {k} tensor description")
+        b = _handles.get(bh, DataBuffer, fn, f"{what} {k} data buffer")
+        if d.dtype not in T.NUMPY or any(x < 0 for x in d.dims):
+            raise AclError(code, f"{fn}: {what} {k}: data type {d.dtype} / dims {d.dims} cannot be computed "
+                           "(give a numeric type and known dims)")
+        need = d.element_count * T.SIZES[d.dtype]
+        if b.size < need:
+            raise AclError(code, f"{fn}: {what} {k} buffer has {b.size} bytes, its description needs {need}")
+        out.append((d, _device.memory(b.addr, need, write, fn, f"{what} {k}")))
+    return out
+
+
+def _submit(fn: str, op_type: str, in_descs: Any, inputs: Any, out_descs: Any, outputs: Any, attr: int,
+            stream: int, need_model: bool) -> None:
+    _device.require_context(fn)
+    ins = _tensors(fn, "input", _list(in_descs, fn), _list(inputs, fn), Code.ERROR_OP_INPUT_NOT_MATCH, False)
+    outs = _tensors(fn, "output", _list(out_descs, fn), _list(outputs, fn), Code.ERROR_OP_OUTPUT_NOT_MATCH, True)
+    attrs = dict(_handles.get(attr, Attr, fn, "operator attribute")) if attr else {}
+    if op_type not in ops.SUPPORTED:
+        raise AclError(Code.ERROR_OP_TYPE_NOT_MATCH, f"{fn}: operator type {op_type!r} is not emulated by aclsim "
+                       f"(emulated: {', '.join(ops.SUPPORTED)})")
+    sig_in = [(d.dtype, d.dims) for d, _ in ins]
+    sig_out = [(d.dtype, d.dims) for d, _ in outs]
+    if need_model and not any(m.matches(op_type, sig_in, sig_out) for m in _models):
+        raise AclError(Code.ERROR_OP_NOT_FOUND, f"{fn}: no single-operator model for {op_type} with inputs "
+                       f"{sig_in} and outputs {sig_out} (data type, dims); describe it in ops.json, run `aclsim atc "
+                       "--singleop=ops.json --output=DIR` and call acl.op.set_model_dir(DIR) first")
+
+    def run() -> None:
+        xs = [m.array(T.numpy_dtype(d.dtype), tuple(d.dims)) for d, m in ins]
+        dtypes = [T.numpy_dtype(d.dtype) for d, _ in outs]
+        try:
+            results = ops.run(op_type, xs, attrs, dtypes)
+        except ops.OperatorError as e:
+            raise _device.fault(f"{fn}: {op_type}: {e}", Code.ERROR_OP_INPUT_NOT_MATCH)
+        for k, ((d, mem), r) in enumerate(zip(outs, results, strict=False)):
+            if list(r.shape) != d.dims or r.dtype != T.numpy_dtype(d.dtype):
+                raise _device.fault(f"{fn}: {op_type} produces output {k} as {r.dtype}{list(r.shape)}, but its "
+                                    f"description says {T.numpy_dtype(d.dtype)}{d.dims}", Code.ERROR_OP_OUTPUT_NOT_MATCH)
+            mem.array(r.dtype, r.shape)[...] = r
+
+    _device.enqueue(stream, "kernel", op_type, run, [m for _, m in ins], [m for _, m in outs], fn)
+
+
+@pyacl("acl.op.execute_v2", "sOOOOkk")
+def execute_v2(op_type: str, in_descs: Any, inputs: Any, out_descs: Any, outputs: Any, attr: int,
+               stream: int) -> None:
+    _submit("acl.op.execute_v2", op_type, in_descs, inputs, out_descs, outputs, attr, stream, True)
+
+
+@pyacl("acl.op.execute", "sOOOOkk")
+def execute(op_type: str, in_descs: Any, inputs: Any, out_descs: Any, outputs: Any, attr: int, stream: int) -> None:
+    _submit("acl.op.execute", op_type, in_descs, inputs, out_descs, outputs, attr, stream, True)
+
+
+def _compile_and_execute(name: str) -> Any:
+    @pyacl(f"acl.op.{name}", "sOOOOkiiOk")
+    def fn(op_type: str, in_descs: Any, inputs: Any, out_descs: Any, outputs: Any, attr: int, engine_type: int,
+           compile_flag: int, op_path: Any, stream: int) -> None:
+        _submit(f"acl.op.{name}", op_type, in_descs, inputs, out_descs, outputs, attr, stream, False)
+
+    fn.__name__ = name
+    return fn
+
+
+compile_and_execute = _compile_and_execute("compile_and_execute")
+compile_and_execute_v2 = _compile_and_execute("compile_and_execute_v2")
+
+
+@pyacl("acl.op.cast", "kkkkik")
+def cast(in_desc: int, in_buf: int, out_desc: int, out_buf: int, truncate: int, stream: int) -> None:
+    """aclopCast: convert to the output description's data type (a loaded Cast model is needed, as on the device)."""
+    fn = "acl.op.cast"
+    d = _handles.get(out_desc, TensorDesc, fn, "output tensor description")
+    attr = _handles.new(Attr(dst_type=d.dtype, truncate=bool(truncate)))
+    try:
+        _submit(fn, "Cast", [in_desc], [in_buf], [out_desc], [out_buf], attr, stream, True)
+    finally:
+        _handles.drop(attr)
+
+
+@pyacl("acl.op.update_params", "sOOk")
+def update_params(op_type: str, in_descs: Any, out_descs: Any, attr: int) -> None:
+    """Compile-time check: the operator type is one aclsim emulates (shapes are checked at execution)."""
+    fn = "acl.op.update_params"
+    for h in (*_list(in_descs, fn), *_list(out_descs, fn)):
+        _handles.get(h, TensorDesc, fn, "tensor description")
+    if op_type not in ops.SUPPORTED:
+        raise AclError(Code.ERROR_OP_TYPE_NOT_MATCH, f"{fn}: operator type {op_type!r} is not emulated by aclsim")
+
+
+__getattr__ = not_emulated("acl.op", generic("aclsim emulates the acl.op calls its README lists (no operator "
+                                             "handles, custom operators or infer_shape)"))

@@ -1,0 +1,239 @@
+"""Built-in CANN operators as small ONNX graphs, run with ONNX Runtime; one cached session per signature.
+
+`run(op_type, inputs, attrs, out_dtypes)` computes an operator on numpy arrays. Operator names, input
+order and attribute names follow the CANN built-in operator reference (e.g. `Add`, `MatMul` with
+`transpose_x1`, `ReduceSumD` with `axes`/`keep_dims`, `Conv2D` with NCHW `strides`/`pads`/`dilations`).
+Operators whose shape-like arguments are tensors (`Transpose`'s perm, `Slice`'s offsets/size,
+`ReduceSum`'s axes, `ConcatV2`'s axis) read them from the input data, as the device does.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import types as T
+from .graph import Session, require
+
+
+class UnknownOperator(KeyError):
+    """No emulation for this operator type."""
+
+
+class OperatorError(ValueError):
+    """The inputs or attributes do not fit the operator (the message says how)."""
+
+
+Spec = tuple[list[Any], list[str], dict[str, np.ndarray]]  # (nodes, graph input names, constant initializers)
+
+_UNARY = {"Abs": "Abs", "Neg": "Neg", "Exp": "Exp", "Log": "Log", "Sqrt": "Sqrt", "Relu": "Relu",
+          "Sigmoid": "Sigmoid", "Tanh": "Tanh", "Reciprocal": "Reciprocal", "Floor": "Floor", "Ceil": "Ceil",
+          "Sign": "Sign", "Erf": "Erf", "Sin": "Sin", "Cos": "Cos", "Softplus": "Softplus", "Gelu": "Gelu",
+          "Round": "Round"}
+_BINARY = {"Add": "Add", "AddV2": "Add", "Sub": "Sub", "Mul": "Mul", "Div": "Div", "RealDiv": "Div",
+           "Maximum": "Max", "Minimum": "Min", "Pow": "Pow", "Equal": "Equal", "Less": "Less",
+           "Greater": "Greater", "LogicalAnd": "And", "LogicalOr": "Or"}
+_REDUCE = {"ReduceSum": "ReduceSum", "ReduceMean": "ReduceMean", "ReduceMax": "ReduceMax",
+           "ReduceMin": "ReduceMin", "ReduceProd": "ReduceProd"}
+
+
+def _h() -> Any:
+    return require("onnx").helper
+
+
+def _node(op: str, ins: list[str], outs: list[str], **attrs: Any) -> Any:
+    return _h().make_node(op, ins, outs, **attrs)
+
+
+def _ints(a: np.ndarray) -> list[int]:
+    return [int(v) for v in np.asarray(a).reshape(-1)]
+
+
+def _unary(onnx_op: str) -> Callable[..., Spec]:
+    return lambda xs, at: ([_node(onnx_op, ["x0"], ["y0"])], ["x0"], {})
+
+
+def _binary(onnx_op: str) -> Callable[..., Spec]:
+    return lambda xs, at: ([_node(onnx_op, ["x0", "x1"], ["y0"])], ["x0", "x1"], {})
+
+
+def _softmax(onnx_op: str) -> Callable[..., Spec]:
+    def spec(xs: list[np.ndarray], at: dict[str, Any]) -> Spec:
+        axes = at.get("axes", [-1])
+        if len(axes) != 1:
+            raise OperatorError(f"axes {axes}: one axis is emulated")
+        return [_node(onnx_op, ["x0"], ["y0"], axis=int(axes[0]))], ["x0"], {}
+    return spec
+
+
+def _leaky_relu(xs: list[np.ndarray], at: dict[str, Any]) -> Spec:
+    return [_node("LeakyRelu", ["x0"], ["y0"], alpha=float(at.get("negative_slope", 0.0)))], ["x0"], {}
+
+
+def _cast(xs: list[np.ndarray], at: dict[str, Any]) -> Spec:
+    dst = at.get("dst_type")
+    if dst not in T.ACL_TO_ONNX:
+        raise OperatorError(f"dst_type {dst} is not a data type Cast supports")
+    return [_node("Cast", ["x0"], ["y0"], to=T.ACL_TO_ONNX[dst])], ["x0"], {}
+
+
+def _matmul(a_attr: str, b_attr: str) -> Callable[..., Spec]:
+    def spec(xs: list[np.ndarray], at: dict[str, Any]) -> Spec:
+        nodes, a, b = [], "x0", "x1"
+        for flag, name in ((a_attr, "x0"), (b_attr, "x1")):
+            if at.get(flag):
+                rank = xs[0 if name == "x0" else 1].ndim
+                perm = [*range(rank - 2), rank - 1, rank - 2]
+                nodes.append(_node("Transpose", [name], [name + "t"], perm=perm))
+                a, b = (name + "t", b) if name == "x0" else (a, name + "t")
+        names = ["x0", "x1"]
+        if len(xs) == 3:  # bias
+            nodes += [_node("MatMul", [a, b], ["mm"]), _node("Add", ["mm", "x2"], ["y0"])]
+            names.append("x2")
+        else:
+            nodes.append(_node("MatMul", [a, b], ["y0"]))
+        return nodes, names, {}
+    return spec
+
+
+def _transpose(xs: list[np.ndarray], at: dict[str, Any]) -> Spec:
+    perm = _ints(xs[1]) if len(xs) > 1 else list(at.get("perm", []))
+    if sorted(perm) != list(range(xs[0].ndim)):
+        raise OperatorError(f"perm {perm} is not a permutation of {xs[0].ndim} dims")
+    return [_node("Transpose", ["x0"], ["y0"], perm=perm)], ["x0"], {}
+
+
+def _slice(xs: list[np.ndarray], at: dict[str, Any]) -> Spec:
+    offsets = _ints(xs[1]) if len(xs) > 1 else list(at.get("offsets", []))
+    size = _ints(xs[2]) if len(xs) > 2 else list(at.get("size", []))
+    shape = xs[0].shape
+    if len(offsets) != len(shape) or len(size) != len(shape):
+        raise OperatorError(f"offsets {offsets} and size {size} need one value per dim of {list(shape)}")
+    ends = [shape[k] if s == -1 else o + s for k, (o, s) in enumerate(zip(offsets, size, strict=True))]
+    if any(o < 0 or e > d or o > e for o, e, d in zip(offsets, ends, shape, strict=True)):
+        raise OperatorError(f"offsets {offsets} / size {size} go outside the input shape {list(shape)}")
+    return _slice_nodes(offsets, ends, list(range(len(shape))), [1] * len(shape))
+
+
+def _slice_nodes(starts: list[int], ends: list[int], axes: list[int], steps: list[int]) -> Spec:
+    consts = {n: np.array(v, np.int64) for n, v in (("starts", starts), ("ends", ends), ("axes", axes),
+                                                    ("steps", steps))}
+    return [_node("Slice", ["x0", "starts", "ends", "axes", "steps"], ["y0"])], ["x0"], consts
+
+
+def _strided_slice(xs: list[np.ndarray], at: dict[str, Any]) -> Spec:
+    begin = _ints(xs[1]) if len(xs) > 1 else list(at.get("begin", []))
+    end = _ints(xs[2]) if len(xs) > 2 else list(at.get("end", []))
+    strides = _ints(xs[3]) if len(xs) > 3 else list(at.get("strides", [1] * len(begin)))
+    masks = [m for m in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+             if at.get(m)]
+    if masks:
+        raise OperatorError(f"{', '.join(masks)} set: StridedSlice masks are not emulated")
+    if not len(begin) == len(end) == len(strides) or 0 in strides:
+        raise OperatorError(f"begin {begin}, end {end}, strides {strides}: same lengths, no zero stride")
+    return _slice_nodes(begin, end, list(range(len(begin))), strides)
+
+
+def _concat(xs: list[np.ndarray], at: dict[str, Any], axis_input: str | None) -> Spec:
+    data = list(range(len(xs)))
+    if axis_input == "first":
+        axis, data = int(_ints(xs[0])[0]), data[1:]
+    elif axis_input == "last":
+        axis, data = int(_ints(xs[-1])[0]), data[:-1]
+    else:
+        axis = int(at.get("concat_dim", at.get("axis", 0)))
+    names = [f"x{k}" for k in data]
+    return [_node("Concat", names, ["y0"], axis=axis)], names, {}
+
+
+def _reduce(onnx_op: str, axes_input: bool) -> Callable[..., Spec]:
+    def spec(xs: list[np.ndarray], at: dict[str, Any]) -> Spec:
+        axes = _ints(xs[1]) if axes_input else list(at.get("axes", []))
+        keep = int(bool(at.get("keep_dims", False)))
+        if not axes:  # CANN: empty axes reduces every dim
+            axes = list(range(xs[0].ndim))
+        return ([_node(onnx_op, ["x0", "axes"], ["y0"], keepdims=keep)], ["x0"],
+                {"axes": np.array(axes, np.int64)})
+    return spec
+
+
+def _conv2d(xs: list[np.ndarray], at: dict[str, Any]) -> Spec:
+    if at.get("data_format", "NCHW") != "NCHW":
+        raise OperatorError(f"data_format {at['data_format']}: Conv2D is emulated for NCHW")
+    strides, dil = list(at.get("strides", [1, 1, 1, 1])), list(at.get("dilations", [1, 1, 1, 1]))
+    pads = list(at.get("pads", [0, 0, 0, 0]))  # top, bottom, left, right
+    if len(strides) != 4 or len(pads) != 4 or len(dil) != 4:
+        raise OperatorError("strides, pads and dilations each need 4 values (NCHW order; pads top,bottom,left,right)")
+    names = ["x0", "x1"] + (["x2"] if len(xs) > 2 else [])
+    node = _node("Conv", names, ["y0"], strides=strides[2:], dilations=dil[2:], group=int(at.get("groups", 1)),
+                 pads=[pads[0], pads[2], pads[1], pads[3]])
+    return [node], names, {}
+
+
+_OPS: dict[str, Callable[[list[np.ndarray], dict[str, Any]], Spec]] = {
+    **{k: _unary(v) for k, v in _UNARY.items()},
+    **{k: _binary(v) for k, v in _BINARY.items()},
+    "Softmax": _softmax("Softmax"), "SoftmaxV2": _softmax("Softmax"), "LogSoftmaxV2": _softmax("LogSoftmax"),
+    "LeakyRelu": _leaky_relu, "Cast": _cast,
+    "MatMul": _matmul("transpose_x1", "transpose_x2"), "MatMulV2": _matmul("transpose_x1", "transpose_x2"),
+    "BatchMatMul": _matmul("adj_x1", "adj_x2"), "BatchMatMulV2": _matmul("adj_x1", "adj_x2"),
+    "Transpose": _transpose, "TransposeD": _transpose,
+    "Slice": _slice, "SliceD": _slice, "StridedSlice": _strided_slice, "StridedSliceD": _strided_slice,
+    "ConcatD": lambda xs, at: _concat(xs, at, None), "ConcatV2D": lambda xs, at: _concat(xs, at, None),
+    "Concat": lambda xs, at: _concat(xs, at, "first"), "ConcatV2": lambda xs, at: _concat(xs, at, "last"),
+    **{k: _reduce(v, True) for k, v in _REDUCE.items()},
+    **{k + "D": _reduce(v, False) for k, v in _REDUCE.items()},
+    "Conv2D": _conv2d,
+}
+# Inputs whose values shape the graph (they become part of the cache key, not graph inputs).
+_VALUE_INPUTS = {"Transpose": (1,), "Slice": (1, 2), "StridedSlice": (1, 2, 3), "Concat": (0,), "ConcatV2": (-1,),
+                 **{k: (1,) for k in _REDUCE}}
+
+SUPPORTED = tuple(sorted(_OPS))
+
+_cache: dict[tuple, Session] = {}
+_lock = threading.Lock()
+
+
+def _freeze(v: Any) -> Any:
+    return tuple(_freeze(x) for x in v) if isinstance(v, (list, tuple)) else v
+
+
+def run(op_type: str, xs: list[np.ndarray], attrs: dict[str, Any], out_dtypes: list[np.dtype]) -> list[np.ndarray]:
+    """Compute `op_type` on `xs`; UnknownOperator / OperatorError when it cannot."""
+    build = _OPS.get(op_type)
+    if build is None:
+        raise UnknownOperator(op_type)
+    values = tuple(tuple(_ints(xs[k])) for k in _VALUE_INPUTS.get(op_type, ()) if -len(xs) <= k < len(xs))
+    key = (op_type, tuple((x.dtype.str, x.shape) for x in xs), tuple(d.str for d in out_dtypes),
+           tuple(sorted((k, _freeze(v)) for k, v in attrs.items())), values)
+    with _lock:
+        sess = _cache.get(key)
+    if sess is None:
+        sess = _session(op_type, build, xs, attrs, out_dtypes)
+        with _lock:
+            _cache[key] = sess
+    feeds = {n: xs[int(n[1:])] for n in sess.input_names}
+    return sess.run(feeds)
+
+
+def _session(op_type: str, build: Callable[..., Spec], xs: list[np.ndarray], attrs: dict[str, Any],
+             out_dtypes: list[np.dtype]) -> Session:
+    onnx = require("onnx")
+    h, nh = onnx.helper, require("onnx.numpy_helper")
+    nodes, names, consts = build(xs, attrs)
+    inputs = [h.make_tensor_value_info(n, T.ACL_TO_ONNX[T.acl_type_of(xs[int(n[1:])].dtype)],
+                                       list(xs[int(n[1:])].shape)) for n in names]
+    outputs = [h.make_tensor_value_info(f"y{k}", T.ACL_TO_ONNX[T.acl_type_of(d)], None)
+               for k, d in enumerate(out_dtypes[:1])]
+    graph = h.make_graph(nodes, op_type, inputs, outputs, [nh.from_array(v, k) for k, v in consts.items()])
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 20)])
+    model.ir_version = min(model.ir_version, 9)
+    try:
+        return Session(model.SerializeToString())
+    except Exception as e:
+        raise OperatorError(f"{op_type} cannot run on inputs "
+                            f"{[f'{x.dtype}{list(x.shape)}' for x in xs]} with attributes {attrs}: {e}")
