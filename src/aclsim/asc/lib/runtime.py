@@ -5,8 +5,11 @@ Absolute imports on purpose: under `aclsim run` this file may be loaded as `asc.
 
 from __future__ import annotations
 
+from aclsim.asc.coverage import module_getattr
 from aclsim.errors import AclError
 from aclsim.runtime import Stream, get_runtime
+
+__getattr__ = module_getattr("asc.lib.runtime")  # pyasc names aclsim lacks say so at the call site
 
 
 def _context_stream() -> Stream:

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from enum import Enum
 
+from aclsim.asc.coverage import module_getattr
 from aclsim.runtime import get_runtime, reset_runtime
+
+__getattr__ = module_getattr("asc.runtime.config")  # pyasc names aclsim lacks say so at the call site
 
 
 class Backend(Enum):
