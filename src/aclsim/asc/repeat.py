@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from .context import fail
 from .mask import lane_flags, lanes_per_repeat, normal_bits, register
@@ -178,6 +179,89 @@ def _chains(dst: LocalTensor, di: np.ndarray, srcs: Sequence[LocalTensor], sis: 
     return False
 
 
+_WORD = {2: np.uint16, 4: np.uint32, 8: np.uint64}  # an element's written-flags bytes read as one word
+_WRITTEN = {2: 0x0101, 4: 0x01010101, 8: 0x0101010101010101}
+
+
+def _strided_views(api: str, t: LocalTensor, repeats: int, blk: int, stride: int, last: int
+                   ) -> tuple[np.ndarray, np.ndarray] | None:
+    """(values, written-flag words) of an operand as (repeat, block, element) views, after the checks;
+    None when the full view would leave the local memory (the fancy-index path handles that)."""
+    isz = t.dtype.itemsize
+    epb = BLOCK // isz
+    t.bounds(last + 1, api)
+    if t.lo & 31:
+        t.misaligned(api)
+    pool = t.buf.pool
+    if pool.name != "UB":
+        t.not_ub(api)
+    if t.lo + (((repeats - 1) * stride + 7 * blk) * epb + epb) * isz > pool.size:
+        return None
+    shape, strides = (repeats, 8, epb), (stride * BLOCK, blk * BLOCK, isz)
+    values = as_strided(t.arr, shape, strides)
+    flags = as_strided(pool.wview[t.lo :].view(_WORD[isz]), shape, strides)
+    return values, flags
+
+
+def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor], rep: Repeat, repeats: int,
+             total: int, flags: np.ndarray | None) -> bool:
+    """The mask/repeat call on strided views (lanes left out by the mask are computed, then discarded);
+    False if it must take the element-index path."""
+    isz = dst.dtype.itemsize
+    epb = BLOCK // isz
+    lanes = 8 * epb
+    if flags is None:  # COUNTER mode: the first `total` elements, repeat after repeat
+        on = (np.arange(repeats * lanes) < total).reshape(repeats, 8, epb)
+        last_lane = (total - 1) % lanes
+    else:
+        on = flags.reshape(8, epb)
+        last_lane = int(np.flatnonzero(flags)[-1])
+    b_last, e_last = divmod(last_lane, epb)
+    views = []
+    for t, (blk, stride) in zip((dst, *srcs), rep.strides, strict=True):
+        v = _strided_views(api, t, repeats, blk, stride, ((repeats - 1) * stride + b_last * blk) * epb + e_last)
+        if v is None:
+            return False
+        views.append(v)
+    word = _WRITTEN[isz]
+    for t, (_, fl) in zip(srcs, views[1:], strict=True):
+        bad = (fl != word) & on
+        if bad.any():
+            r, b, e = np.unravel_index(int(np.argmax(bad)), bad.shape)
+            blk, stride = rep.strides[1 + list(srcs).index(t)]
+            t.uninit(api, t.lo + ((r * stride + b * blk) * epb + e) * isz, total)
+    dv, dfl = views[0]
+    xs = [v for v, _ in views[1:]]
+    if flags is not None and flags.all():
+        fn(*xs, out=dv)
+        dfl[...] = word
+        return True
+    if isinstance(fn, np.ufunc):  # numpy computes and stores the enabled lanes only
+        fn(*xs, out=dv, where=on)
+    else:
+        out = np.empty((repeats, 8, epb), dst.dtype.np)
+        fn(*xs, out=out)
+        np.copyto(dv, out, where=on)
+    np.copyto(dfl, word, where=on)
+    return True
+
+
+def _may_chain(dst: LocalTensor, srcs: Sequence[LocalTensor], rep: Repeat, repeats: int) -> bool:
+    """Whether a source's blocks may overlap the destination's other than element for element (cheap and
+    conservative: whole blocks of every repeat count)."""
+    def extent(t: LocalTensor, blk: int, stride: int) -> tuple[int, int]:
+        return t.lo, t.lo + ((repeats - 1) * stride + 7 * blk + 1) * BLOCK
+
+    (dblk, dstride), d_lo, d_hi = rep.strides[0], *extent(dst, *rep.strides[0])
+    unique = dblk >= 1 and (repeats == 1 or dstride >= 8 * dblk)
+    for s, (blk, stride) in zip(srcs, rep.strides[1:], strict=True):
+        s_lo, s_hi = extent(s, blk, stride)
+        if s.buf.pool is dst.buf.pool and s_lo < d_hi and d_lo < s_hi \
+                and not (unique and s.lo == dst.lo and (blk, stride) == (dblk, dstride)):
+            return True
+    return False
+
+
 def elementwise(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor], rep: Repeat,
                 per_repeat_count: bool = False) -> None:
     """Run `fn(*source values, out=destination values)` over the elements a mask/repeat call selects."""
@@ -188,6 +272,9 @@ def elementwise(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTe
     if (flags is None or flags.all()) and all(s == (1, 8) for s in rep.strides):
         xs = [s.read(total, api) for s in srcs]  # contiguous: the count form's fast path
         fn(*xs, out=dst.write(total, api))
+        return
+    if isz > 1 and not _may_chain(dst, srcs, rep, repeats) and _strided(api, fn, dst, srcs, rep, repeats, total,
+                                                                          flags):
         return
     idx = [indices(repeats, total, flags, blk, stride, isz) for blk, stride in rep.strides]
     di, sis = idx[0], idx[1:]
