@@ -48,6 +48,20 @@ from .params import (
     UnaryRepeatParams,
 )
 from .sync import pipe_barrier, set_flag, wait_flag
+from .sysvar import (
+    DEFAULT_C0_SIZE,
+    ONE_BLK_SIZE,
+    TOTAL_L0C_SIZE,
+    TOTAL_L1_SIZE,
+    ascend_is_aic,
+    ascend_is_aiv,
+    get_data_block_size_in_bytes,
+    get_sub_block_idx,
+    get_sub_block_num,
+    get_system_cycle,
+    property,
+    trap,
+)
 from .tensors import GlobalAddress, GlobalTensor, LocalTensor
 from .tpipe import TBuf, TPipe, TQue, TQueBind, get_tpipe_ptr
 from .vector import (
@@ -106,7 +120,11 @@ __getattr__ = module_getattr("asc")  # pyasc names aclsim lacks: "asc.X is a pya
 
 __all__ = [
     "CMPMODE",
+    "DEFAULT_C0_SIZE",
     "MASK_PLACEHOLDER",
+    "ONE_BLK_SIZE",
+    "TOTAL_L0C_SIZE",
+    "TOTAL_L1_SIZE",
     "AscError",
     "AscWarning",
     "BinaryRepeatParams",
@@ -138,6 +156,8 @@ __all__ = [
     "add",
     "add_relu",
     "adds",
+    "ascend_is_aic",
+    "ascend_is_aiv",
     "axpy",
     "bfloat16",
     "bitwise_and",
@@ -162,6 +182,10 @@ __all__ = [
     "fused_mul_add_relu",
     "get_block_idx",
     "get_block_num",
+    "get_data_block_size_in_bytes",
+    "get_sub_block_idx",
+    "get_sub_block_num",
+    "get_system_cycle",
     "get_tpipe_ptr",
     "half",
     "int8",
@@ -181,6 +205,7 @@ __all__ = [
     "muls",
     "pipe_barrier",
     "printf",
+    "property",
     "range",
     "reciprocal",
     "reduce_max",
@@ -204,6 +229,7 @@ __all__ = [
     "static_range",
     "sub",
     "sub_relu",
+    "trap",
     "uint8",
     "uint16",
     "uint32",
