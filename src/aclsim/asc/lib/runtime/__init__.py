@@ -6,8 +6,8 @@ Absolute imports on purpose: under `aclsim run` this package may be loaded as `a
 from __future__ import annotations
 
 from aclsim.asc.coverage import module_getattr
-from aclsim.errors import AclError
-from aclsim.runtime import Stream, get_runtime
+from aclsim.errors import AclError, withdraw
+from aclsim.runtime import Context, Stream, get_runtime
 
 from . import support
 from .support import CoreType, DeviceInfoType, DeviceModuleType
@@ -15,13 +15,19 @@ from .support import CoreType, DeviceInfoType, DeviceModuleType
 __getattr__ = module_getattr("asc.lib.runtime")  # pyasc names aclsim lacks say so at the call site
 
 
-def _context_stream() -> Stream:
+def current_context(what: str) -> Context:
+    """This thread's context; pyasc's runtime opens device 0 when the script chose none."""
     rt = get_runtime()
     try:
-        return rt.current_context("asc.lib.runtime").default_stream
-    except AclError:
-        rt.set_device(0)  # pyasc's runtime opens device 0 when the script chose none
-        return rt.current_context("asc.lib.runtime").default_stream
+        return rt.current_context(what)
+    except AclError as e:
+        withdraw(e)  # only a probe: acl.get_recent_err_msg() must not report it
+        rt.set_device(0)
+        return rt.current_context(what)
+
+
+def _context_stream() -> Stream:
+    return current_context("asc.lib.runtime").default_stream
 
 
 def current_stream() -> Stream:
@@ -83,6 +89,6 @@ def device_info(module_type: DeviceModuleType, info_type: DeviceInfoType, device
 
 
 __all__ = [
-    "CoreType", "DeviceInfoType", "DeviceModuleType", "current_device", "current_platform", "current_stream",
+    "CoreType", "DeviceInfoType", "DeviceModuleType", "current_context", "current_device", "current_platform", "current_stream",
     "device_count", "device_info", "get_soc_version", "is_available", "set_device", "support", "synchronize",
 ]
