@@ -1,9 +1,10 @@
 """System variables a kernel reads, and chip constants through `asc.property` (pyasc `basic/sys_var.py`,
 `basic/common.py`, `core/properties.py`).
 
-Kernels run as AIV-only (vector) kernels: each block is one vector core, so `ascend_is_aiv()` is
-True, `ascend_is_aic()` False, `get_sub_block_num()` 1 and `get_sub_block_idx()` 0 (inference: a
-block of a vector-only launch is a lone vector core, not one of a cube core's pair). The cycle
+Each block runs as one core: a vector core (`ascend_is_aiv()`), or a cube core when the kernel is
+declared `@asc.jit(kernel_type=KernelType.AIC_ONLY)`; `get_sub_block_num()` is 1 and
+`get_sub_block_idx()` 0 (inference: a block of a vector-only launch is a lone vector core, not one
+of a cube core's pair; mix launches are not modelled). The cycle
 counter is the emulator's monotonic clock scaled to the chip's clock: differences measure how long
 the emulator took, not how long the NPU would.
 """
@@ -32,16 +33,20 @@ def get_sub_block_num() -> int:
     return 1
 
 
+def _cube_kernel(api: str) -> bool:
+    """Whether the running kernel was declared `kernel_type=KernelType.AIC_ONLY` (value 1)."""
+    kt = ctx.current(api).launch.kernel_type
+    return getattr(kt, "value", kt) == 1
+
+
 def ascend_is_aiv() -> bool:
-    """True on a vector core (every emulated block)."""
-    ctx.current("ascend_is_aiv")
-    return True
+    """True on a vector core: every block, unless the kernel is declared AIC_ONLY."""
+    return not _cube_kernel("ascend_is_aiv")
 
 
 def ascend_is_aic() -> bool:
-    """True on a cube core (no emulated block is one)."""
-    ctx.current("ascend_is_aic")
-    return False
+    """True on a cube core: only in a kernel declared AIC_ONLY."""
+    return _cube_kernel("ascend_is_aic")
 
 
 def get_system_cycle() -> int:
