@@ -14,8 +14,7 @@ import pytest
 
 import aclsim
 from aclsim import acl
-from aclsim.runtime import get_runtime, reset_runtime
-from aclsim.runtime import Task
+from aclsim.runtime import Task, get_runtime, reset_runtime
 
 
 @pytest.fixture

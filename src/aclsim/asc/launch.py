@@ -1,8 +1,9 @@
 """`@asc.jit` kernels and their launch: `kernel[core_num](*args)` / `kernel[core_num, stream](*args)`.
 
-As pyasc's `runtime/jit.py` + `launcher.py`: host numpy arrays are copied to device memory before
-the launch, the launch is synchronised, and every array is copied back (the call raises
-`AscError` if the kernel faulted). With device arguments only (`DeviceArray`,
+As pyasc's `runtime/jit.py` + `launcher.py`: host arrays (numpy, torch CPU tensors, DLPack /
+array-interface / buffer objects; `hostargs.py`) are copied to device memory before the launch,
+the launch is synchronised, and every array is copied back (the call raises `AscError` if the
+kernel faulted). Anything that is neither memory nor a plain value is refused at the launch. With device arguments only (`DeviceArray`,
 `asc.GlobalAddress(ptr, dtype)`), the launch is queued on the stream like any device task and
 the host waits with `synchronize_stream`, as after an Ascend C `<<<>>>` launch.
 
@@ -12,10 +13,12 @@ own freshly garbage-filled UB (as TIK's debugger fills local buffers with random
 
 from __future__ import annotations
 
+import atexit
 import functools
 import inspect
 import linecache
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +32,7 @@ from ..runtime.work import pointers_in
 from . import context as ctx
 from .context import AscError, Core, Pool, pool_geometry
 from .dtypes import from_numpy
+from .hostargs import ACCEPTED, by_value, host_view
 from .lib.runtime import current_context
 from .sync import check_flags
 from .tensors import GlobalAddress
@@ -61,6 +65,7 @@ class Launch:
         self.bytes_read = 0
         self.bytes_written = 0
         self.error: BaseException | None = None
+        self.kernel_type: Any = None  # @asc.jit(kernel_type=...), read by ascend_is_aic/aiv
         self.pools: dict[str, Pool] = {}
 
     def fresh_pool(self, name: str) -> Pool:
@@ -165,44 +170,78 @@ class JITFunction:
         try:
             values = tuple(self._device_arg(name, v, hosts) for name, v in bound.arguments.items())
             launch = Launch(self.fn, core_num, values)
+            launch.kernel_type = self.options.get("kernel_type")
             # reports print the kernel's file:line
             work = KernelWork("asc", source=self.fn.__code__.co_filename, cores=core_num, pointers=pointers_in(values))
             task = Task("kernel", self.fn.__name__, launch.run, work=work, keep=values)
             handle = _stream_handle(stream)
             rt.launch(handle, task, fn=f"{self.fn.__name__}[{core_num}]")
             if not hosts:
+                _track(task, f"{self.fn.__name__}[{core_num}]")
                 return
             try:
                 rt.synchronize_stream(handle if isinstance(handle, int) else handle.handle)
             except AclError as e:
                 cause = launch.error.__cause__ if launch.error is not None else None
                 raise AscError(e.message) from cause
-            for arr, alloc in hosts:
-                if arr.nbytes and arr.flags.writeable:  # read-only inputs are not copied back
-                    rt.memcpy(arr.ctypes.data, arr.nbytes, alloc.start, arr.nbytes, C.ACL_MEMCPY_DEVICE_TO_HOST)
+            for view, alloc in hosts:
+                if view.nbytes and view.flags.writeable:  # read-only inputs are not copied back
+                    out = view if view.flags.c_contiguous else np.empty(view.shape, view.dtype)
+                    rt.memcpy(out.ctypes.data, out.nbytes, alloc.start, out.nbytes, C.ACL_MEMCPY_DEVICE_TO_HOST)
+                    if out is not view:
+                        np.copyto(view, out)
         finally:
             for _, alloc in hosts:
                 rt.free(alloc.start)
 
     def _device_arg(self, name: str, v: Any, hosts: list) -> Any:
-        if isinstance(v, np.ndarray):
-            if not v.flags.c_contiguous:
-                raise ValueError(f"kernel argument {name!r}: pass a C-contiguous numpy array (np.ascontiguousarray)")
-            dt = from_numpy(v.dtype)
-            rt = get_runtime()
-            alloc = rt.malloc(max(v.nbytes, 1), C.ACL_MEM_MALLOC_HUGE_FIRST)
-            hosts.append((v, alloc))
-            if v.nbytes:
-                rt.memcpy(alloc.start, v.nbytes, v.ctypes.data, v.nbytes, C.ACL_MEMCPY_HOST_TO_DEVICE)
-            return GlobalAddress(alloc.start, dt)
-        if has_array_interface(v) and not isinstance(v, GlobalAddress):
+        """What the kernel receives for argument `name`: host arrays are copied to device memory."""
+        if isinstance(v, GlobalAddress):
+            return v
+        if has_array_interface(v):
             ref = array_of(v)
             return GlobalAddress(ref.addr, from_numpy(ref.dtype))
         if self.signature.parameters[name].annotation in (GlobalAddress, "asc.GlobalAddress", "GlobalAddress") \
                 and isinstance(v, int) and not isinstance(v, bool):
             raise TypeError(f"kernel argument {name!r} is a GM address: pass asc.GlobalAddress(ptr, dtype) (or a "
                             "DeviceArray / numpy array) so the kernel knows its element type")
-        return v
+        plain, value = by_value(v)
+        if plain and not isinstance(v, np.ndarray):
+            return value
+        view = host_view(name, v)
+        if view is None:
+            raise TypeError(f"kernel argument {name!r}: a {type(v).__module__}.{type(v).__qualname__} cannot be "
+                            f"passed to a kernel; accepted: {ACCEPTED}")
+        dt = from_numpy(view.dtype)
+        rt = get_runtime()
+        alloc = rt.malloc(max(view.nbytes, 1), C.ACL_MEM_MALLOC_HUGE_FIRST)
+        hosts.append((view, alloc))
+        if view.nbytes:
+            src = np.ascontiguousarray(view)
+            rt.memcpy(alloc.start, src.nbytes, src.ctypes.data, src.nbytes, C.ACL_MEMCPY_HOST_TO_DEVICE)
+        return GlobalAddress(alloc.start, dt)
+
+
+_PENDING: list[tuple[Task, str]] = []  # launches queued with device memory only, until they run
+
+
+def _track(task: Task, label: str) -> None:
+    """Remember a queued launch so that exiting before it ran is reported."""
+    if not _PENDING:
+        atexit.register(_report_never_ran)
+    _PENDING[:] = [p for p in _PENDING if not p[0].done]
+    _PENDING.append((task, label))
+
+
+def _report_never_ran() -> None:
+    """atexit: say which queued kernel launches never ran (nothing synchronized their stream)."""
+    left = [label for task, label in _PENDING if not task.done]
+    _PENDING.clear()
+    if left:
+        print(f"aclsim: the program exited with {len(left)} kernel launch(es) that never ran: {', '.join(left)}. "
+              "A launch with device memory is queued on its stream; synchronize it (asc.lib.runtime.synchronize(), "
+              "acl.rt.synchronize_stream(stream) or stream.synchronize()) to run it and see its results.",
+              file=sys.stderr)
 
 
 def _stream_handle(stream: Any) -> Any:
