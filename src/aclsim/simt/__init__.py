@@ -17,6 +17,7 @@ and store is checked: an address outside every live allocation faults the launch
 next synchronize, with kernel, block, thread, index, address and line in acl.get_recent_err_msg()).
 """
 
+from . import lang
 from .kernel import MAX_THREADS_PER_BLOCK, DeviceFunction, Kernel, device, kernel
 from .lang import (
     Ptr,
@@ -47,7 +48,10 @@ from .lang import (
     fabs,
     floor,
     fma,
+    grid,
     gridDim,
+    gridsize,
+    laneid,
     log,
     log2,
     log10,
@@ -64,12 +68,17 @@ from .lang import (
     tanh,
     threadIdx,
     trunc,
+    warpsize,
 )
+from .mathfns import MATH
 
 __all__ = [
     "MAX_THREADS_PER_BLOCK", "DeviceFunction", "Kernel", "Ptr", "PtrType", "SimtError", "abs", "acos", "asin", "atan",
     "atan2", "atomic_add", "atomic_and", "atomic_cas", "atomic_exch", "atomic_max", "atomic_min", "atomic_or",
     "atomic_sub", "atomic_xor", "blockDim", "blockIdx", "ceil", "cos", "cosh", "device", "dim3", "exp", "exp2", "fabs",
-    "floor", "fma", "gridDim", "kernel", "log", "log2", "log10", "max", "min", "pow", "rsqrt", "shared", "sin", "sinh",
-    "sqrt", "syncthreads", "tan", "tanh", "threadIdx", "trunc",
+    "floor", "fma", "grid", "gridDim", "gridsize", "kernel", "laneid", "log", "log2", "log10", "max", "min", "pow",
+    "rsqrt", "shared", "sin", "sinh", "sqrt", "syncthreads", "tan", "tanh", "threadIdx", "trunc", "warpsize",
 ]
+# Every math function (simt.hypot, simt.erf, simt.isnan, ...): the table is in mathfns.
+globals().update({_n: getattr(lang, _n) for _n in MATH})
+__all__ += [n for n in MATH if n not in __all__]

@@ -10,6 +10,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .mathfns import MATH
+
 
 class SimtError(Exception):
     """A kernel the compiler refuses, or a launch with an invalid configuration."""
@@ -77,6 +79,21 @@ class _Shared:
 shared = _Shared()
 
 
+class _Special:
+    """A value a kernel reads by name: simt.laneid (thread's lane in its warp of 32), simt.warpsize (32)."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return f"simt.{self._name}"
+
+
+WARP_SIZE = 32
+laneid = _Special("laneid")
+warpsize = _Special("warpsize")
+
+
 def syncthreads() -> None:
     """Barrier for all threads of a block (every live thread of the block must reach it)."""
     raise _only_in_kernel("syncthreads")
@@ -91,6 +108,11 @@ def _intrinsic(name: str, doc: str) -> Any:
     return fn
 
 
+grid = _intrinsic(
+    "grid", "grid(ndim): the thread's absolute position, blockIdx * blockDim + threadIdx (a tuple for ndim 2 or 3)"
+)
+gridsize = _intrinsic("gridsize", "gridsize(ndim): the number of threads of the grid, blockDim * gridDim (per dimension)")
+
 ATOMIC_OPS = ("add", "sub", "max", "min", "and", "or", "xor", "exch")
 atomic_add = _intrinsic("atomic_add", "atomic_add(array, index, value) -> old value: array[index] += value")
 atomic_sub = _intrinsic("atomic_sub", "atomic_sub(array, index, value) -> old value: array[index] -= value")
@@ -104,21 +126,10 @@ atomic_cas = _intrinsic(
     "atomic_cas", "atomic_cas(array, index, compare, value) -> old value; stores value where old == compare"
 )
 
-# Math: one-argument float functions keep float16/float32 and turn integers into float32.
-MATH1 = {
-    "sqrt": np.sqrt, "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "log10": np.log10,
-    "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
-    "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
-    "fabs": np.fabs, "round": np.rint,
-}
-MATH2 = {"pow": np.power, "atan2": np.arctan2}
-sqrt, exp, exp2, log, log2, log10 = (_intrinsic(n, f"{n}(x)") for n in ("sqrt", "exp", "exp2", "log", "log2", "log10"))
-sin, cos, tan, asin, acos, atan = (_intrinsic(n, f"{n}(x)") for n in ("sin", "cos", "tan", "asin", "acos", "atan"))
-sinh, cosh, tanh, floor, ceil, trunc = (_intrinsic(n, f"{n}(x)") for n in ("sinh", "cosh", "tanh", "floor", "ceil", "trunc"))
-fabs = _intrinsic("fabs", "fabs(x)")
+# Math (the table and argument rules are in mathfns): simt.sqrt(x), simt.hypot(x, y), ...
+for _name in MATH:
+    globals()[_name] = _intrinsic(_name, f"{_name}{'(x)' if MATH[_name].nargs == 1 else '(x, y)'}: math.{_name} per thread")
 rsqrt = _intrinsic("rsqrt", "rsqrt(x) = 1 / sqrt(x)")
-pow = _intrinsic("pow", "pow(x, y)")
-atan2 = _intrinsic("atan2", "atan2(y, x)")
 fma = _intrinsic("fma", "fma(a, b, c) = a * b + c")
 min = _intrinsic("min", "min(a, b, ...) with C conversions")
 max = _intrinsic("max", "max(a, b, ...) with C conversions")
