@@ -53,7 +53,7 @@ def test_grid2_unpacks_x_and_y():
 @simt.kernel
 def positions3(out: Ptr[np.int32]):
     x, y, z = simt.grid(3)
-    nx, ny, nz = simt.gridsize(3)
+    nx, ny, _ = simt.gridsize(3)
     out[(z * ny + y) * nx + x] = x + 10 * y + 100 * z
 
 
@@ -85,10 +85,12 @@ def test_grid_misuse_is_refused_with_the_fix():
     @simt.kernel
     def wrong_arity(out: Ptr[np.int32]):
         i, j = simt.grid(3)
+        out[i] = j
 
     @simt.kernel
     def not_constant(out: Ptr[np.int32], d: np.int32):
         i = simt.grid(d)
+        out[i] = 0
 
     with pytest.raises(simt.SimtError, match=r"simt.grid\(2\) as a single value.*i, j = simt.grid\(2\)"):
         as_value.compile()

@@ -40,6 +40,7 @@ from .lang import (
     blockDim,
     blockIdx,
     ceil,
+    const,
     cos,
     cosh,
     dim3,
@@ -52,6 +53,7 @@ from .lang import (
     gridDim,
     gridsize,
     laneid,
+    local,
     log,
     log2,
     log10,
@@ -75,8 +77,8 @@ from .mathfns import MATH
 __all__ = [
     "MAX_THREADS_PER_BLOCK", "DeviceFunction", "Kernel", "Ptr", "PtrType", "SimtError", "abs", "acos", "asin", "atan",
     "atan2", "atomic_add", "atomic_and", "atomic_cas", "atomic_exch", "atomic_max", "atomic_min", "atomic_or",
-    "atomic_sub", "atomic_xor", "blockDim", "blockIdx", "ceil", "cos", "cosh", "device", "dim3", "exp", "exp2", "fabs",
-    "floor", "fma", "grid", "gridDim", "gridsize", "kernel", "laneid", "log", "log2", "log10", "max", "min", "pow",
+    "atomic_sub", "atomic_xor", "blockDim", "blockIdx", "ceil", "const", "cos", "cosh", "device", "dim3", "exp", "exp2", "fabs",
+    "floor", "fma", "grid", "gridDim", "gridsize", "kernel", "laneid", "local", "log", "log2", "log10", "max", "min", "pow",
     "rsqrt", "shared", "sin", "sinh", "sqrt", "syncthreads", "tan", "tanh", "threadIdx", "trunc", "warpsize",
 ]
 # Every math function (simt.hypot, simt.erf, simt.isnan, ...): the table is in mathfns.

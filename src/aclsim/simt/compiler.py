@@ -17,12 +17,13 @@ import ast
 import builtins
 import inspect
 import math
+import operator
 import textwrap
 from typing import Any
 
 import numpy as np
 
-from . import lang, memory, ops
+from . import lang, localconst, ops
 from .ctype import scalar_dtype
 from .lang import SimtError
 from .mathfns import MATH, UFUNC_NAMES
@@ -31,6 +32,10 @@ _BINOPS = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
     ast.Mod: "mod", ast.Pow: "pow", ast.LShift: "lshift", ast.RShift: "rshift", ast.BitAnd: "and",
     ast.BitOr: "or", ast.BitXor: "xor",
+}
+_CONST_OPS = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod, ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
 }
 _FUSABLE = (ast.Add, ast.Sub, ast.Mult)  # `p[i] = a op b` may compute straight into memory
 _CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
@@ -49,6 +54,7 @@ _CONSTRUCTS = {
 if hasattr(ast, "Match"):
     _CONSTRUCTS[ast.Match] = "a 'match' statement"
 
+_ARRAY_DECLS = {lang._Shared.array: "shared", lang._Local.array: "local", lang._Const.array_like: "const"}
 # Objects a kernel may call, by identity -> (kind, data).
 INTRINSICS: dict[int, tuple[str, Any]] = {}
 
@@ -88,8 +94,8 @@ HELPERS: dict[str, Any] = {
     "h_to": ops.to_dtype, "h_math": ops.math_call, "h_minmax": ops.minmax, "h_abs": ops.absolute,
     "h_rsqrt": ops.rsqrt, "h_fma": ops.fma, "h_mand": ops.mand, "h_mandnot": ops.mandnot, "h_mor": ops.mor,
     "h_tomask": ops.to_mask, "h_cmpm": ops.cmp_mask, "h_rmask": ops.range_mask, "h_asg": ops.assign,
-    "h_truth": ops.truth, "h_ld": memory.load, "h_st": memory.store, "h_stb": memory.store_binop,
-    "h_atomic": memory.atomic, "h_U": ops.UNDEF,
+    "h_truth": ops.truth, "h_ld": localconst.load, "h_st": localconst.store, "h_stb": localconst.store_binop,
+    "h_atomic": localconst.atomic, "h_U": ops.UNDEF,
 }
 # The generated namespace is hygienic by construction: every name comes from exactly one of these
 # disjoint families, so no generated name can equal a helper or a user name.
@@ -166,7 +172,8 @@ class Codegen:
         self.params = params  # name -> PtrType | np.dtype | None (device params may be untyped)
         self.ptrs = {n for n, t in params.items() if isinstance(t, lang.PtrType)}
         self.locals = _assigned_names(src.node) | set(params)
-        self.shared: set[str] = set()
+        self.arrays: set[str] = set()  # shared, local and constant arrays declared here
+        self.const_arrays: set[str] = set()
         self.lines: list[str] = []
         self.ind = 1
         self.ntmp = 0
@@ -313,8 +320,11 @@ class Codegen:
         return dt
 
     def assign(self, target: ast.expr, value: ast.expr, s: ast.stmt) -> None:
-        if isinstance(target, ast.Name) and isinstance(value, ast.Call) and self._is_shared_array(value.func):
-            self.shared_decl(target, value)
+        decl = self._array_decl(value.func) if isinstance(value, ast.Call) else None
+        if decl is not None:
+            if not isinstance(target, ast.Name):
+                raise self.refuse(s, f"assigning a new array to {ast.unparse(target)!r}", "assign it to a name")
+            self.array_decl(decl, target, value)
             return
         if isinstance(target, ast.Tuple):
             if isinstance(value, ast.Tuple):
@@ -333,7 +343,7 @@ class Codegen:
                 self.assign_value(tgt, t, s)
             return
         if isinstance(target, ast.Subscript) and isinstance(value, ast.BinOp) and type(value.op) in _FUSABLE:
-            base, idx = self.subscript_parts(target)
+            base, idx = self.subscript_parts(target, write=True)
             a, b = self.expr(value.left, "m"), self.expr(value.right, "m")
             self.emit(f"h_stb(C, {base}, {idx}, {_BINOPS[type(value.op)]!r}, {a}, {b}, m, {self.src.line(s)})")
             return
@@ -341,11 +351,11 @@ class Codegen:
 
     def assign_value(self, target: ast.expr, code: str, s: ast.stmt) -> None:
         if isinstance(target, ast.Name):
-            if target.id in self.ptrs or target.id in self.shared:
+            if target.id in self.ptrs or target.id in self.arrays:
                 raise self.refuse(s, f"assigning to the pointer/shared array '{target.id}'", "index it instead")
             self.emit(f"v_{target.id} = h_asg(C, m, {code}, v_{target.id})")
         elif isinstance(target, ast.Subscript):
-            base, idx = self.subscript_parts(target)
+            base, idx = self.subscript_parts(target, write=True)
             self.emit(f"h_st(C, {base}, {idx}, {code}, m, {self.src.line(s)})")
         else:
             raise self.refuse(s, f"assigning to {ast.unparse(target)!r}")
@@ -357,11 +367,11 @@ class Codegen:
         v = self.expr(s.value, "m")
         if isinstance(s.target, ast.Name):
             name = s.target.id
-            if name in self.ptrs or name in self.shared:
+            if name in self.ptrs or name in self.arrays:
                 raise self.refuse(s, f"arithmetic on the pointer '{name}'", f"index it: {name}[i] {ast.unparse(s.op)}= ...")
             self.emit(f"v_{name} = h_asg(C, m, h_bin({op!r}, v_{name}, {v}), v_{name})")
         elif isinstance(s.target, ast.Subscript):
-            base, idx = self.subscript_parts(s.target)
+            base, idx = self.subscript_parts(s.target, write=True)
             t = self.tmp()
             line = self.src.line(s)
             self.emit(f"{t} = {idx}")
@@ -369,25 +379,43 @@ class Codegen:
         else:
             raise self.refuse(s, f"assigning to {ast.unparse(s.target)!r}")
 
-    def shared_decl(self, target: ast.Name, call: ast.Call) -> None:
-        args = list(call.args) + [k.value for k in call.keywords]
-        if len(args) != 2:
-            raise self.refuse(call, "simt.shared.array without exactly (shape, dtype)")
+    def array_decl(self, kind: str, target: ast.Name, call: ast.Call) -> None:
+        """name = simt.shared.array(shape, dtype) / simt.local.array(shape, dtype) / simt.const.array_like(a)."""
+        fname = ast.unparse(call.func)
+        names = ("ary",) if kind == "const" else ("shape", "dtype")
+        args = dict(zip(names, call.args, strict=False))
+        for k in call.keywords:
+            if k.arg not in names or k.arg in args:
+                raise self.refuse(call, f"{fname} with the argument {k.arg!r}", f"call it as {fname}({', '.join(names)})")
+            args[k.arg] = k.value
+        if len(call.args) > len(names) or set(args) != set(names):
+            raise self.refuse(call, f"{fname} without exactly ({', '.join(names)})")
+        if target.id in self.params:
+            raise self.refuse(call, f"rebinding the parameter '{target.id}' to a new array")
+        self.arrays.add(target.id)
+        key = f"{self.src.name}:{self.src.line(call)}"
+        if kind == "const":
+            host = self.constant(args["ary"])
+            if not isinstance(host, np.ndarray) or host.dtype.kind not in "biuf":
+                raise self.refuse(call, f"{fname} of a {type(host).__name__}",
+                                  "pass a module-level numpy array of bool, integer or float elements")
+            self.const_arrays.add(target.id)
+            self.emit(f"v_{target.id} = {self._obj(localconst.ConstArr(target.id, host))}")
+            return
         try:
-            shape = self.constant(args[0])
-            dtype = np.dtype(self.constant(args[1]))
+            shape = self.constant(args["shape"])
+            dtype = np.dtype(self.constant(args["dtype"]))
         except (SimtError, TypeError):
-            raise self.refuse(call, "a simt.shared.array whose shape or dtype is not a constant",
-                              "use literals or module-level constants") from None
+            raise self.refuse(call, f"a {fname} whose shape or dtype is not a constant",
+                              "use literals, module-level constants or arithmetic on them") from None
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         if not shape or not all(isinstance(n, int) and n > 0 for n in shape):
-            raise self.refuse(call, f"the shared array shape {shape!r}", "give positive integer dimensions")
-        if target.id in self.params:
-            raise self.refuse(call, f"rebinding the parameter '{target.id}' to a shared array")
-        self.shared.add(target.id)
-        self.shared_bytes += int(np.prod(shape)) * dtype.itemsize
-        key = f"{self.src.name}:{self.src.line(call)}"
-        self.emit(f"v_{target.id} = C.shared({key!r}, {target.id!r}, {shape!r}, {self._obj(dtype)})")
+            raise self.refuse(call, f"the array shape {shape!r}", "give positive integer dimensions")
+        if dtype.kind not in "biuf":
+            raise self.refuse(call, f"the element type {dtype}", "use a numpy bool, integer or float type")
+        if kind == "shared":
+            self.shared_bytes += int(np.prod(shape)) * dtype.itemsize
+        self.emit(f"v_{target.id} = C.{kind}({key!r}, {target.id!r}, {shape!r}, {self._obj(dtype)})")
 
     def if_(self, s: ast.If) -> None:
         m0, mt, c = self.tmp("m"), self.tmp("m"), self.tmp("c")
@@ -427,7 +455,7 @@ class Codegen:
             raise self.refuse(s, "'for ... else'")
         if not isinstance(s.target, ast.Name):
             raise self.refuse(s, "a loop target that is not a single name")
-        if s.target.id in self.ptrs or s.target.id in self.shared:
+        if s.target.id in self.ptrs or s.target.id in self.arrays:
             raise self.refuse(s, f"using the pointer/shared array '{s.target.id}' as a loop variable")
         it = s.iter
         if not (isinstance(it, ast.Call) and self._intrinsic(it.func)[0] == "range"):
@@ -599,7 +627,7 @@ class Codegen:
 
     def name(self, node: ast.Name) -> str:
         if node.id in self.locals:
-            if node.id in self.ptrs or node.id in self.shared:
+            if node.id in self.ptrs or node.id in self.arrays:
                 raise self.refuse(node, f"using the pointer/shared array '{node.id}' as a value",
                                   f"index it ({node.id}[i]) or pass it to a @simt.device function")
             return f"v_{node.id}"
@@ -644,7 +672,15 @@ class Codegen:
             return node.value
         if isinstance(node, ast.Tuple):
             return tuple(self.constant(e) for e in node.elts)
-        return self.resolve(node)
+        if isinstance(node, ast.BinOp) and type(node.op) in _CONST_OPS:
+            a, b = self.constant(node.left), self.constant(node.right)
+            if type(a) is int and type(b) is int:
+                return _CONST_OPS[type(node.op)](a, b)
+            raise self.refuse(node, f"the constant expression '{ast.unparse(node)}'", "use integer constants")
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -self.constant(node.operand)
+        obj = self.resolve(node)
+        return int(obj) if isinstance(obj, np.integer) else obj
 
     def attribute(self, node: ast.Attribute) -> str:
         if isinstance(node.value, (ast.Name, ast.Attribute)):
@@ -658,14 +694,16 @@ class Codegen:
                 return f"C.{base._name}_{node.attr}"
         return self.global_expr(node)
 
-    def subscript_parts(self, node: ast.Subscript) -> tuple[str, str]:
+    def subscript_parts(self, node: ast.Subscript, write: bool = False) -> tuple[str, str]:
         if type(node.value) in _CONSTRUCTS:
             raise self.refuse(node, _CONSTRUCTS[type(node.value)])
         if not isinstance(node.value, ast.Name) or node.value.id not in self.locals:
             raise self.refuse(node, f"indexing '{ast.unparse(node.value)}'",
                               "only simt.Ptr parameters and shared arrays can be indexed")
         name = node.value.id
-        if self.kind == "kernel" and name not in self.ptrs and name not in self.shared:
+        if write and name in self.const_arrays:
+            raise self.refuse(node, f"writing the constant array '{name}'", "constant arrays are read-only")
+        if self.kind == "kernel" and name not in self.ptrs and name not in self.arrays:
             raise self.refuse(node, f"indexing the scalar '{name}'", "only simt.Ptr parameters and shared arrays")
         sl = node.slice
         if isinstance(sl, ast.Tuple):
@@ -738,12 +776,13 @@ class Codegen:
             return ("cast", dt)
         return ("unknown", obj)
 
-    def _is_shared_array(self, func: ast.expr) -> bool:
+    def _array_decl(self, func: ast.expr) -> str | None:
+        """'shared', 'local' or 'const' when func is simt.shared.array / local.array / const.array_like."""
         try:
             obj = self.resolve(func)
         except SimtError:
-            return False
-        return getattr(obj, "__func__", None) is lang._Shared.array
+            return None
+        return _ARRAY_DECLS.get(getattr(obj, "__func__", None))
 
     def call(self, node: ast.Call, mv: str) -> str:
         if node.keywords:
@@ -763,6 +802,8 @@ class Codegen:
                 sig = "(array, index, compare, value)" if data == "cas" else "(array, index, value)"
                 raise self.refuse(node, f"{fname} with {len(args)} arguments", f"call it as {fname}{sig}")
             base = self.pointer_arg(args[0], node)
+            if ast.unparse(args[0]) in self.const_arrays:
+                raise self.refuse(node, f"an atomic on the constant array '{ast.unparse(args[0])}'")
             idx = self._index_arg(args[1])
             if data == "cas":
                 return (f"h_atomic(C, 'cas', {base}, {idx}, {self.expr(args[3], mv)}, {mv}, {line}, "
@@ -806,14 +847,14 @@ class Codegen:
 
     def pointer_arg(self, node: ast.expr, call: ast.AST) -> str:
         if isinstance(node, ast.Name) and node.id in self.locals:
-            if self.kind == "kernel" and node.id not in self.ptrs and node.id not in self.shared:
+            if self.kind == "kernel" and node.id not in self.ptrs and node.id not in self.arrays:
                 raise self.refuse(call, f"an atomic on the scalar '{node.id}'", "pass a simt.Ptr parameter or shared array")
             return f"v_{node.id}"
         raise self.refuse(call, f"an atomic on '{ast.unparse(node)}'", "pass a simt.Ptr parameter or shared array")
 
     def arg(self, node: ast.expr) -> str:
         """An argument of a device-function call: pointers and shared arrays pass through."""
-        if isinstance(node, ast.Name) and (node.id in self.ptrs or node.id in self.shared):
+        if isinstance(node, ast.Name) and (node.id in self.ptrs or node.id in self.arrays):
             return f"v_{node.id}"
         return self.expr(node, "m")
 

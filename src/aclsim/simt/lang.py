@@ -79,6 +79,24 @@ class _Shared:
 shared = _Shared()
 
 
+class _Local:
+    """`simt.local.array(shape, dtype)`: an array private to each thread (shape and dtype are constants)."""
+
+    def array(self, shape: Any, dtype: Any) -> Any:
+        raise _only_in_kernel("local.array")
+
+
+class _Const:
+    """`simt.const.array_like(host_array)`: a read-only copy of a module-level numpy array, taken at compile time."""
+
+    def array_like(self, ary: Any) -> Any:
+        raise _only_in_kernel("const.array_like")
+
+
+local = _Local()
+const = _Const()
+
+
 class _Special:
     """A value a kernel reads by name: simt.laneid (thread's lane in its warp of 32), simt.warpsize (32)."""
 

@@ -1,0 +1,168 @@
+"""Per-thread local arrays (`simt.local.array`) and constant arrays (`simt.const.array_like`).
+
+A local array holds one row per lane of the running chunk (shape (lanes, size)); a constant array
+is one read-only copy, taken when the kernel is compiled, that every thread reads. Both are
+indexed with C-order multi-dimensional indices; an index outside a dimension faults the launch
+naming the array, the index tuple, the thread and the line (hardware would read or write some
+other thread's memory: never what the program meant).
+
+`load`/`store`/`atomic` here are the helpers compiled kernels call for every subscript: they
+handle these arrays and hand pointers and shared arrays on to `memory`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..runtime.streams import KernelFault
+from . import memory
+from .atomics import as_values, serial_apply
+from .ctype import cast
+from .ops import ND, mask_array, val
+
+
+class LocalArr:
+    """A `simt.local.array`: C-order elements per thread, one row per lane of the chunk."""
+
+    __slots__ = ("data", "dtype", "name", "shape", "size")
+
+    def __init__(self, name: str, shape: tuple[int, ...], dtype: np.dtype, lanes: int) -> None:
+        self.name, self.shape, self.dtype = name, shape, dtype
+        self.size = int(np.prod(shape))
+        self.data = np.zeros((lanes, self.size), dtype)
+
+
+class ConstArr:
+    """A `simt.const.array_like(host_array)`: a read-only copy every thread reads."""
+
+    __slots__ = ("data", "dtype", "name", "shape", "size")
+
+    def __init__(self, name: str, host: np.ndarray) -> None:
+        self.name, self.shape, self.dtype = name, host.shape, host.dtype
+        self.size = host.size
+        self.data = np.ascontiguousarray(host).reshape(1, -1).copy()
+        self.data.flags.writeable = False
+
+
+_OWN = (LocalArr, ConstArr)
+
+
+def _flat(C: Any, A: Any, idx: Any, m: Any, line: int, what: str) -> Any:
+    """The C-order element number of idx in every lane (an int when uniform); faults out of bounds."""
+    parts = idx if type(idx) is tuple else (idx,)
+    if len(parts) != len(A.shape):
+        raise TypeError(f"{what}: '{A.name}' has {len(A.shape)} dimension(s), indexed with {len(parts)}")
+    vals = [val(p) for p in parts]
+    for v in vals:
+        kind = v.dtype.kind if isinstance(v, (ND, np.generic)) else ("f" if type(v) is float else "i")
+        if kind not in "iub":
+            raise TypeError(f"the index in {what} must be an integer, got {getattr(v, 'dtype', type(v).__name__)}")
+    if not any(type(v) is ND for v in vals):  # uniform: plain Python arithmetic
+        ints = [int(v) for v in vals]
+        if any(not 0 <= i < n for i, n in zip(ints, A.shape, strict=True)):
+            lane = C.lane0 if m is True else C.lane0 + int(np.argmax(mask_array(C.N, m)))
+            _fault(C, A, tuple(ints), lane, line, what)
+        flat = 0
+        for i, n in zip(ints, A.shape, strict=True):
+            flat = flat * n + i
+        return flat
+    ma = None if m is True else mask_array(C.N, m)
+    flat = np.zeros(C.N, np.int64)
+    bad = np.zeros(C.N, bool)
+    for v, n in zip(vals, A.shape, strict=True):
+        v = np.asarray(v).astype(np.int64)
+        bad |= (v < 0) | (v >= n)
+        flat = flat * n + v
+    if ma is not None:
+        bad &= ma
+    if bad.any():
+        lane = int(np.argmax(bad))
+        at = tuple(int(np.asarray(val(p)).reshape(-1)[lane if np.ndim(val(p)) else 0]) for p in parts)
+        _fault(C, A, at, C.lane0 + lane, line, what)
+    return flat
+
+
+def _fault(C: Any, A: Any, at: tuple[int, ...], lane: int, line: int, what: str) -> None:
+    kind = "local" if type(A) is LocalArr else "constant"
+    index = at[0] if len(at) == 1 else at
+    raise KernelFault(
+        f"kernel '{C.name}': index {index} out of bounds in {what} of the {kind} array '{A.name}' "
+        f"(shape {A.shape}, {A.dtype}) by {C.describe(lane)} at {C.where(line)}"
+    )
+
+
+def _rows(A: Any, C: Any, ma: np.ndarray | None) -> Any:
+    """The row of each active lane: local arrays have one per lane, constant arrays one for all."""
+    if type(A) is ConstArr:
+        return 0
+    return np.arange(C.N) if ma is None else np.flatnonzero(ma)
+
+
+def load(C: Any, A: Any, idx: Any, m: Any, line: int) -> Any:
+    """A[idx] in every active lane (a pointer or shared array goes to memory.load)."""
+    if type(A) not in _OWN:
+        return memory.load(C, A, idx, m, line)
+    k = _flat(C, A, idx, m, line, "load")
+    if type(k) is int:
+        return A.data[:, k].copy() if type(A) is LocalArr else A.data[0, k]
+    if m is True:
+        return A.data[_rows(A, C, None), k]
+    ma = mask_array(C.N, m)
+    out = np.zeros(C.N, A.dtype)
+    out[ma] = A.data[_rows(A, C, ma), k[ma]]
+    return out
+
+
+def store(C: Any, A: Any, idx: Any, value: Any, m: Any, line: int) -> None:
+    if type(A) not in _OWN:
+        return memory.store(C, A, idx, value, m, line)
+    if type(A) is ConstArr:
+        raise TypeError(f"the constant array '{A.name}' is read-only")
+    k = _flat(C, A, idx, m, line, "store")
+    v = cast(val(value), A.dtype)
+    ma = None if m is True else mask_array(C.N, m)
+    if type(k) is int:
+        if ma is None:
+            A.data[:, k] = v
+        else:
+            A.data[ma, k] = v[ma] if type(v) is ND else v
+        return None
+    rows = _rows(A, C, ma)
+    A.data[rows, k if ma is None else k[ma]] = v if type(v) is not ND or ma is None else v[ma]
+    return None
+
+
+def store_binop(C: Any, A: Any, idx: Any, op: str, a: Any, b: Any, m: Any, line: int) -> None:
+    if type(A) not in _OWN:
+        return memory.store_binop(C, A, idx, op, a, b, m, line)
+    from .ops import binop
+
+    return store(C, A, idx, binop(op, a, b), m, line)
+
+
+def atomic(C: Any, op: str, A: Any, idx: Any, value: Any, m: Any, line: int, compare: Any = None) -> Any:
+    """Atomics on a local array are plain read-modify-writes (only the thread itself sees it)."""
+    if type(A) not in _OWN:
+        return memory.atomic(C, op, A, idx, value, m, line, compare)
+    if type(A) is ConstArr:
+        raise TypeError(f"the constant array '{A.name}' is read-only")
+    k = _flat(C, A, idx, m, line, f"atomic_{op}")
+    ma = None if m is True else mask_array(C.N, m)
+    rows = _rows(A, C, ma)
+    n = C.N if ma is None else rows.shape[0]
+    kk = np.full(n, k, np.int64) if type(k) is int else (k if ma is None else k[ma])
+    flat = A.data.reshape(-1)
+    v = cast(val(value), A.dtype)
+    v = as_values(v if type(v) is not ND or ma is None else v[ma], n, A.dtype)
+    cmp = None
+    if op == "cas":
+        c = cast(val(compare), A.dtype)
+        cmp = as_values(c if type(c) is not ND or ma is None else c[ma], n, A.dtype)
+    old = serial_apply(flat, rows * A.size + kk, v, op, cmp)
+    if ma is None:
+        return old
+    out = np.zeros(C.N, A.dtype)
+    out[ma] = old
+    return out
