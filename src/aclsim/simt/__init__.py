@@ -84,3 +84,12 @@ __all__ = [
 # Every math function (simt.hypot, simt.erf, simt.isnan, ...): the table is in mathfns.
 globals().update({_n: getattr(lang, _n) for _n in MATH})
 __all__ += [n for n in MATH if n not in __all__]
+
+
+def __getattr__(name: str) -> object:
+    """`from aclsim.simt import cuda`: the numba.cuda face (a face over this engine, so imported on demand)."""
+    if name == "cuda":
+        import importlib
+
+        return importlib.import_module("aclsim.cuda")
+    raise AttributeError(f"module 'aclsim.simt' has no attribute {name!r}")

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from . import lang, localconst, ops
+from . import arrays, lang, ops
 from .ctype import scalar_dtype
 from .lang import SimtError
 from .mathfns import MATH, UFUNC_NAMES
@@ -84,6 +84,7 @@ def _register() -> None:
     for obj in (lang.abs, builtins.abs, np.abs):
         add(obj, "abs")
     add(builtins.range, "range")
+    add(builtins.len, "len")
     add(builtins.print, "print")
 
 
@@ -94,13 +95,15 @@ HELPERS: dict[str, Any] = {
     "h_to": ops.to_dtype, "h_math": ops.math_call, "h_minmax": ops.minmax, "h_abs": ops.absolute,
     "h_rsqrt": ops.rsqrt, "h_fma": ops.fma, "h_mand": ops.mand, "h_mandnot": ops.mandnot, "h_mor": ops.mor,
     "h_tomask": ops.to_mask, "h_cmpm": ops.cmp_mask, "h_rmask": ops.range_mask, "h_asg": ops.assign,
-    "h_truth": ops.truth, "h_ld": localconst.load, "h_st": localconst.store, "h_stb": localconst.store_binop,
-    "h_atomic": localconst.atomic, "h_U": ops.UNDEF,
+    "h_truth": ops.truth, "h_ld": arrays.load, "h_st": arrays.store, "h_stb": arrays.store_binop,
+    "h_atomic": arrays.atomic, "h_U": ops.UNDEF, "h_arr": arrays.make_array, "h_shape": arrays.shape_of,
+    "h_size": arrays.size_of, "h_ndim": arrays.ndim_of,
 }
 # The generated namespace is hygienic by construction: every name comes from exactly one of these
 # disjoint families, so no generated name can equal a helper or a user name.
 #   v_<name>  a user variable or parameter       h_<name>  a helper above
 #   t_<kind><n>  a temporary                     g_<n>     a constant object (dtype, device function, ...)
+#   x_<name>_<k>  shape and strides of the array parameter <name> (hidden launch parameters)
 #   C, m, r_ret, r_file, r_val, _kernel, _device  fixed: context, active mask, function state and name
 assert all(k.startswith("h_") for k in HELPERS)
 
@@ -170,9 +173,9 @@ class Codegen:
     def __init__(self, src: Source, compiler: Compiler, kind: str, params: dict[str, Any]) -> None:
         self.src, self.compiler, self.kind = src, compiler, kind
         self.params = params  # name -> PtrType | np.dtype | None (device params may be untyped)
-        self.ptrs = {n for n, t in params.items() if isinstance(t, lang.PtrType)}
+        self.ptrs = {n for n, t in params.items() if isinstance(t, (lang.PtrType, lang.ArrayType))}
         self.locals = _assigned_names(src.node) | set(params)
-        self.arrays: set[str] = set()  # shared, local and constant arrays declared here
+        self.array_names: set[str] = set()  # shared, local and constant arrays declared here
         self.const_arrays: set[str] = set()
         self.lines: list[str] = []
         self.ind = 1
@@ -213,6 +216,9 @@ class Codegen:
         if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
             raise self.refuse(node, "*args, **kwargs, keyword-only or default parameters")
         names = [f"v_{a.arg}" for a in args.args]
+        arrays_in = [(a.arg, self.params[a.arg]) for a in args.args if isinstance(self.params[a.arg], lang.ArrayType)]
+        extents = {n: [f"x_{n}_{k}" for k in range(2 * t.ndim)] for n, t in arrays_in}  # shape..., strides...
+        names += [x for n, _ in arrays_in for x in extents[n]]
         head = "C, " + ", ".join(names) if self.kind == "kernel" else "C, m, " + ", ".join(names)
         fname = "_kernel" if self.kind == "kernel" else "_device"
         out_head = [f"def {fname}({head.rstrip(', ')}):"]
@@ -222,6 +228,8 @@ class Codegen:
             t = self.params[a.arg]
             if self.kind == "device" and isinstance(t, np.dtype):
                 self.emit(f"v_{a.arg} = h_to(v_{a.arg}, {self._obj(t)})")
+        for n, _ in arrays_in:
+            self.emit(f"v_{n} = h_arr(v_{n}, ({''.join(x + ', ' for x in extents[n])}))")
         if self.kind == "kernel":
             self.emit("m = True")
         else:  # report lines of a device function against its own file
@@ -351,7 +359,7 @@ class Codegen:
 
     def assign_value(self, target: ast.expr, code: str, s: ast.stmt) -> None:
         if isinstance(target, ast.Name):
-            if target.id in self.ptrs or target.id in self.arrays:
+            if target.id in self.ptrs or target.id in self.array_names:
                 raise self.refuse(s, f"assigning to the pointer/shared array '{target.id}'", "index it instead")
             self.emit(f"v_{target.id} = h_asg(C, m, {code}, v_{target.id})")
         elif isinstance(target, ast.Subscript):
@@ -367,7 +375,7 @@ class Codegen:
         v = self.expr(s.value, "m")
         if isinstance(s.target, ast.Name):
             name = s.target.id
-            if name in self.ptrs or name in self.arrays:
+            if name in self.ptrs or name in self.array_names:
                 raise self.refuse(s, f"arithmetic on the pointer '{name}'", f"index it: {name}[i] {ast.unparse(s.op)}= ...")
             self.emit(f"v_{name} = h_asg(C, m, h_bin({op!r}, v_{name}, {v}), v_{name})")
         elif isinstance(s.target, ast.Subscript):
@@ -392,7 +400,7 @@ class Codegen:
             raise self.refuse(call, f"{fname} without exactly ({', '.join(names)})")
         if target.id in self.params:
             raise self.refuse(call, f"rebinding the parameter '{target.id}' to a new array")
-        self.arrays.add(target.id)
+        self.array_names.add(target.id)
         key = f"{self.src.name}:{self.src.line(call)}"
         if kind == "const":
             host = self.constant(args["ary"])
@@ -400,7 +408,7 @@ class Codegen:
                 raise self.refuse(call, f"{fname} of a {type(host).__name__}",
                                   "pass a module-level numpy array of bool, integer or float elements")
             self.const_arrays.add(target.id)
-            self.emit(f"v_{target.id} = {self._obj(localconst.ConstArr(target.id, host))}")
+            self.emit(f"v_{target.id} = {self._obj(arrays.ConstArr(target.id, host))}")
             return
         try:
             shape = self.constant(args["shape"])
@@ -455,7 +463,7 @@ class Codegen:
             raise self.refuse(s, "'for ... else'")
         if not isinstance(s.target, ast.Name):
             raise self.refuse(s, "a loop target that is not a single name")
-        if s.target.id in self.ptrs or s.target.id in self.arrays:
+        if s.target.id in self.ptrs or s.target.id in self.array_names:
             raise self.refuse(s, f"using the pointer/shared array '{s.target.id}' as a loop variable")
         it = s.iter
         if not (isinstance(it, ast.Call) and self._intrinsic(it.func)[0] == "range"):
@@ -561,6 +569,11 @@ class Codegen:
         if isinstance(node, ast.IfExp):
             return self.ifexp(node, mv)
         if isinstance(node, ast.Subscript):
+            if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":  # a.shape[k]
+                k = self.constant(node.slice)
+                if type(k) is not int:
+                    raise self.refuse(node, f"'{ast.unparse(node)}' with a non-constant index")
+                return f"{self.attribute(node.value)}[{k}]"
             base, idx = self.subscript_parts(node)
             return f"h_ld(C, {base}, {idx}, {mv}, {self.src.line(node)})"
         if isinstance(node, ast.Call):
@@ -627,7 +640,7 @@ class Codegen:
 
     def name(self, node: ast.Name) -> str:
         if node.id in self.locals:
-            if node.id in self.ptrs or node.id in self.arrays:
+            if node.id in self.ptrs or node.id in self.array_names:
                 raise self.refuse(node, f"using the pointer/shared array '{node.id}' as a value",
                                   f"index it ({node.id}[i]) or pass it to a @simt.device function")
             return f"v_{node.id}"
@@ -683,6 +696,12 @@ class Codegen:
         return int(obj) if isinstance(obj, np.integer) else obj
 
     def attribute(self, node: ast.Attribute) -> str:
+        if isinstance(node.value, ast.Name) and node.value.id in self.locals:
+            name = node.value.id
+            if node.attr in ("shape", "size", "ndim") and (name in self.ptrs or name in self.array_names
+                                                            or self.kind == "device"):
+                return f"h_{node.attr}(v_{name})"
+            raise self.refuse(node, f"'{ast.unparse(node)}'", "arrays have .shape, .size and .ndim")
         if isinstance(node.value, (ast.Name, ast.Attribute)):
             try:
                 base = self.resolve(node.value)
@@ -703,7 +722,7 @@ class Codegen:
         name = node.value.id
         if write and name in self.const_arrays:
             raise self.refuse(node, f"writing the constant array '{name}'", "constant arrays are read-only")
-        if self.kind == "kernel" and name not in self.ptrs and name not in self.arrays:
+        if self.kind == "kernel" and name not in self.ptrs and name not in self.array_names:
             raise self.refuse(node, f"indexing the scalar '{name}'", "only simt.Ptr parameters and shared arrays")
         sl = node.slice
         if isinstance(sl, ast.Tuple):
@@ -715,6 +734,9 @@ class Codegen:
     def tuple_value(self, node: ast.expr, n: int, s: ast.stmt) -> str:
         """Code for a tuple-valued expression unpacked into n names (its arity is checked here)."""
         arity, code = None, None
+        if isinstance(node, ast.Attribute) and node.attr == "shape":
+            t = self.params.get(node.value.id) if isinstance(node.value, ast.Name) else None
+            arity, code = (t.ndim if isinstance(t, lang.ArrayType) else n), self.attribute(node)
         if isinstance(node, ast.Call):
             kind, data = self._intrinsic(node.func)
             if kind in ("grid", "gridsize"):
@@ -791,6 +813,10 @@ class Codegen:
         fname = ast.unparse(node.func)
         args = node.args
         line = self.src.line(node)
+        if kind == "len":
+            if len(args) != 1 or not isinstance(args[0], ast.Name) or args[0].id not in self.locals:
+                raise self.refuse(node, f"len({', '.join(ast.unparse(a) for a in args)})", "len() takes one array")
+            return f"h_shape(v_{args[0].id})[0]"
         if kind == "device":
             fn = self.compiler.device(data, node, self.src)
             if len(args) != fn.nparams:
@@ -847,14 +873,14 @@ class Codegen:
 
     def pointer_arg(self, node: ast.expr, call: ast.AST) -> str:
         if isinstance(node, ast.Name) and node.id in self.locals:
-            if self.kind == "kernel" and node.id not in self.ptrs and node.id not in self.arrays:
+            if self.kind == "kernel" and node.id not in self.ptrs and node.id not in self.array_names:
                 raise self.refuse(call, f"an atomic on the scalar '{node.id}'", "pass a simt.Ptr parameter or shared array")
             return f"v_{node.id}"
         raise self.refuse(call, f"an atomic on '{ast.unparse(node)}'", "pass a simt.Ptr parameter or shared array")
 
     def arg(self, node: ast.expr) -> str:
         """An argument of a device-function call: pointers and shared arrays pass through."""
-        if isinstance(node, ast.Name) and (node.id in self.ptrs or node.id in self.arrays):
+        if isinstance(node, ast.Name) and (node.id in self.ptrs or node.id in self.array_names):
             return f"v_{node.id}"
         return self.expr(node, "m")
 

@@ -69,6 +69,38 @@ class Ptr:
         return PtrType(dtype)
 
 
+class ArrayType:
+    """The annotation `simt.Array[dtype, ndim]`: a device array with a shape (a.shape, a[i, j], len(a))."""
+
+    def __init__(self, dtype: Any, ndim: int) -> None:
+        self.dtype = np.dtype(dtype)
+        if self.dtype.kind not in "biuf":
+            raise SimtError(f"simt.Array[{self.dtype}, ...]: kernels handle bool, integer and float element types only")
+        if type(ndim) is not int or ndim < 1:
+            raise SimtError(f"simt.Array[{self.dtype}, {ndim!r}]: the number of dimensions must be an int >= 1")
+        self.ndim = ndim
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ArrayType) and (other.dtype, other.ndim) == (self.dtype, self.ndim)
+
+    def __hash__(self) -> int:
+        return hash((self.dtype, self.ndim))
+
+    def __repr__(self) -> str:
+        return f"simt.Array[{self.dtype}, {self.ndim}]"
+
+    def launch_params(self, name: str) -> list[tuple[str, Any]]:
+        """The hidden launch parameters after the pointer: shape then element strides (int64)."""
+        return [(f"{name}.{what}[{k}]", np.dtype(np.int64)) for what in ("shape", "strides") for k in range(self.ndim)]
+
+
+class Array:
+    """`simt.Array[np.float32, 2]` annotates a device-array parameter (`simt.Array[np.float32]`: 1-D)."""
+
+    def __class_getitem__(cls, spec: Any) -> ArrayType:
+        return ArrayType(*spec) if isinstance(spec, tuple) else ArrayType(spec, 1)
+
+
 class _Shared:
     """`simt.shared.array(shape, dtype)`: per-block shared memory (shape and dtype are constants)."""
 

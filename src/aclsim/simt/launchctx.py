@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..runtime.streams import KernelFault
-from .localconst import LocalArr
+from .arrays import LocalArr
 from .memory import SharedArr
 from .ops import Idx, mask_array, val
 

@@ -1,4 +1,9 @@
-"""Per-thread local arrays (`simt.local.array`) and constant arrays (`simt.const.array_like`).
+"""Arrays in kernels: device-array parameters (shape and strides over a pointer), per-thread local
+arrays (`simt.local.array`) and constant arrays (`simt.const.array_like`).
+
+A device-array parameter is a `PtrArg` plus its shape and element strides: `a[i, j]` checks every
+index against its dimension, then loads or stores element `i * strides[0] + j * strides[1]`
+through the pointer (whose own checks still apply).
 
 A local array holds one row per lane of the running chunk (shape (lanes, size)); a constant array
 is one read-only copy, taken when the kernel is compiled, that every thread reads. Both are
@@ -20,7 +25,7 @@ from ..runtime.streams import KernelFault
 from . import memory
 from .atomics import as_values, serial_apply
 from .ctype import cast
-from .ops import ND, mask_array, val
+from .ops import ND, Idx, mask_array, val
 
 
 class LocalArr:
@@ -46,11 +51,71 @@ class ConstArr:
         self.data.flags.writeable = False
 
 
+class ArrayArg:
+    """A device-array parameter of a running kernel: its pointer, shape and strides (in elements)."""
+
+    __slots__ = ("contiguous", "dtype", "name", "ptr", "shape", "size", "strides")
+
+    def __init__(self, name: str, ptr: Any, shape: tuple[int, ...], strides: tuple[int, ...]) -> None:
+        self.name, self.ptr, self.shape, self.strides = name, ptr, shape, strides
+        self.dtype = ptr.dtype
+        self.size = int(np.prod(shape))
+        self.contiguous = strides == c_strides(shape)
+
+
+def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Element strides of a C-ordered array of this shape."""
+    out, acc = [], 1
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= n
+    return tuple(reversed(out))
+
+
+def make_array(ptr: Any, extents: tuple[int, ...]) -> ArrayArg:
+    """The kernel-side array from its pointer and hidden (shape..., strides...) parameters."""
+    nd = len(extents) // 2
+    return ArrayArg(ptr.name, ptr, tuple(int(e) for e in extents[:nd]), tuple(int(e) for e in extents[nd:]))
+
+
+def shape_of(A: Any) -> tuple[Any, ...]:
+    """a.shape of any kernel array, as int64 values (numba's intp)."""
+    if not hasattr(A, "shape"):
+        raise TypeError(f"a {type(A).__name__} has no shape (only arrays do)")
+    return tuple(np.int64(n) for n in A.shape)
+
+
+def size_of(A: Any) -> Any:
+    return np.int64(np.prod(shape_of(A), dtype=np.int64))
+
+
+def ndim_of(A: Any) -> int:
+    return len(shape_of(A))
+
+
+def _array_flat(C: Any, A: ArrayArg, idx: Any, m: Any, line: int, what: str) -> Any:
+    """The element offset from the pointer of A[idx]; a contiguous 1-D index stays lazy when in bounds."""
+    if type(idx) is not tuple and A.contiguous and len(A.shape) == 1 and type(idx) is Idx \
+            and (m is True or type(m) is slice):
+        r = C.ramp(idx)
+        if r is not None:
+            k, lo = r
+            a, b = (0, C.N) if m is True else (m.start, m.stop)
+            if lo + k * (b - 1) < A.shape[0] and lo + k * a >= 0:
+                return idx  # loads and stores keep their slice fast path
+    flat = _flat(C, A, idx, m, line, what, A.strides)
+    if type(flat) is ND and A.size < 1 << 31:
+        flat = flat.astype(np.int32)  # small indices keep the pointer's gather fast path
+    return flat
+
+
 _OWN = (LocalArr, ConstArr)
 
 
-def _flat(C: Any, A: Any, idx: Any, m: Any, line: int, what: str) -> Any:
-    """The C-order element number of idx in every lane (an int when uniform); faults out of bounds."""
+def _flat(C: Any, A: Any, idx: Any, m: Any, line: int, what: str, strides: tuple[int, ...] | None = None) -> Any:
+    """The element number of idx in every lane (an int when uniform; C order unless strides are given);
+    faults when an index is outside its dimension."""
+    strides = strides or c_strides(A.shape)
     parts = idx if type(idx) is tuple else (idx,)
     if len(parts) != len(A.shape):
         raise TypeError(f"{what}: '{A.name}' has {len(A.shape)} dimension(s), indexed with {len(parts)}")
@@ -64,17 +129,14 @@ def _flat(C: Any, A: Any, idx: Any, m: Any, line: int, what: str) -> Any:
         if any(not 0 <= i < n for i, n in zip(ints, A.shape, strict=True)):
             lane = C.lane0 if m is True else C.lane0 + int(np.argmax(mask_array(C.N, m)))
             _fault(C, A, tuple(ints), lane, line, what)
-        flat = 0
-        for i, n in zip(ints, A.shape, strict=True):
-            flat = flat * n + i
-        return flat
+        return sum(i * st for i, st in zip(ints, strides, strict=True))
     ma = None if m is True else mask_array(C.N, m)
     flat = np.zeros(C.N, np.int64)
     bad = np.zeros(C.N, bool)
-    for v, n in zip(vals, A.shape, strict=True):
+    for v, n, st in zip(vals, A.shape, strides, strict=True):
         v = np.asarray(v).astype(np.int64)
         bad |= (v < 0) | (v >= n)
-        flat = flat * n + v
+        flat = flat + v * st
     if ma is not None:
         bad &= ma
     if bad.any():
@@ -85,7 +147,7 @@ def _flat(C: Any, A: Any, idx: Any, m: Any, line: int, what: str) -> Any:
 
 
 def _fault(C: Any, A: Any, at: tuple[int, ...], lane: int, line: int, what: str) -> None:
-    kind = "local" if type(A) is LocalArr else "constant"
+    kind = {LocalArr: "local", ConstArr: "constant"}.get(type(A), "device")
     index = at[0] if len(at) == 1 else at
     raise KernelFault(
         f"kernel '{C.name}': index {index} out of bounds in {what} of the {kind} array '{A.name}' "
@@ -102,6 +164,8 @@ def _rows(A: Any, C: Any, ma: np.ndarray | None) -> Any:
 
 def load(C: Any, A: Any, idx: Any, m: Any, line: int) -> Any:
     """A[idx] in every active lane (a pointer or shared array goes to memory.load)."""
+    if type(A) is ArrayArg:
+        return memory.load(C, A.ptr, _array_flat(C, A, idx, m, line, "load"), m, line)
     if type(A) not in _OWN:
         return memory.load(C, A, idx, m, line)
     k = _flat(C, A, idx, m, line, "load")
@@ -116,6 +180,8 @@ def load(C: Any, A: Any, idx: Any, m: Any, line: int) -> Any:
 
 
 def store(C: Any, A: Any, idx: Any, value: Any, m: Any, line: int) -> None:
+    if type(A) is ArrayArg:
+        return memory.store(C, A.ptr, _array_flat(C, A, idx, m, line, "store"), value, m, line)
     if type(A) not in _OWN:
         return memory.store(C, A, idx, value, m, line)
     if type(A) is ConstArr:
@@ -135,6 +201,8 @@ def store(C: Any, A: Any, idx: Any, value: Any, m: Any, line: int) -> None:
 
 
 def store_binop(C: Any, A: Any, idx: Any, op: str, a: Any, b: Any, m: Any, line: int) -> None:
+    if type(A) is ArrayArg:
+        return memory.store_binop(C, A.ptr, _array_flat(C, A, idx, m, line, "store"), op, a, b, m, line)
     if type(A) not in _OWN:
         return memory.store_binop(C, A, idx, op, a, b, m, line)
     from .ops import binop
@@ -144,6 +212,9 @@ def store_binop(C: Any, A: Any, idx: Any, op: str, a: Any, b: Any, m: Any, line:
 
 def atomic(C: Any, op: str, A: Any, idx: Any, value: Any, m: Any, line: int, compare: Any = None) -> Any:
     """Atomics on a local array are plain read-modify-writes (only the thread itself sees it)."""
+    if type(A) is ArrayArg:
+        flat = _array_flat(C, A, idx, m, line, f"atomic_{op}")
+        return memory.atomic(C, op, A.ptr, flat, value, m, line, compare)
     if type(A) not in _OWN:
         return memory.atomic(C, op, A, idx, value, m, line, compare)
     if type(A) is ConstArr:
