@@ -60,9 +60,10 @@ from .simt.lang import (
 class _Atomic:
     """`cuda.atomic.add(array, index, value)` & co: the old value; index may be a tuple for n-D arrays."""
 
-    add, sub, max, min = lang.atomic_add, lang.atomic_sub, lang.atomic_max, lang.atomic_min
-    and_, or_, xor, exch = lang.atomic_and, lang.atomic_or, lang.atomic_xor, lang.atomic_exch
-    cas = lang.atomic_cas  # cas(array, index, old, value), as numba
+    def __init__(self) -> None:
+        self.add, self.sub, self.max, self.min = lang.atomic_add, lang.atomic_sub, lang.atomic_max, lang.atomic_min
+        self.and_, self.or_, self.xor, self.exch = lang.atomic_and, lang.atomic_or, lang.atomic_xor, lang.atomic_exch
+        self.cas = lang.atomic_cas  # cas(array, index, old, value), as numba
 
     def __getattr__(self, name: str) -> Any:
         raise AttributeError(

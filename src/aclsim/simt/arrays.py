@@ -54,13 +54,14 @@ class ConstArr:
 class ArrayArg:
     """A device-array parameter of a running kernel: its pointer, shape and strides (in elements)."""
 
-    __slots__ = ("contiguous", "dtype", "name", "ptr", "shape", "size", "strides")
+    __slots__ = ("contiguous", "dtype", "name", "ptr", "shape", "size", "span", "strides")
 
     def __init__(self, name: str, ptr: Any, shape: tuple[int, ...], strides: tuple[int, ...]) -> None:
         self.name, self.ptr, self.shape, self.strides = name, ptr, shape, strides
         self.dtype = ptr.dtype
         self.size = int(np.prod(shape))
         self.contiguous = strides == c_strides(shape)
+        self.span = sum((n - 1) * abs(st) for n, st in zip(shape, strides, strict=True))  # largest |offset|
 
 
 def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -104,7 +105,7 @@ def _array_flat(C: Any, A: ArrayArg, idx: Any, m: Any, line: int, what: str) -> 
             if lo + k * (b - 1) < A.shape[0] and lo + k * a >= 0:
                 return idx  # loads and stores keep their slice fast path
     flat = _flat(C, A, idx, m, line, what, A.strides)
-    if type(flat) is ND and A.size < 1 << 31:
+    if type(flat) is ND and A.span < 1 << 31:
         flat = flat.astype(np.int32)  # small indices keep the pointer's gather fast path
     return flat
 
