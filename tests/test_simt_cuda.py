@@ -236,3 +236,31 @@ def test_what_is_not_emulated_says_so():
         cuda.jit(link=["x.cu"])
     with pytest.raises(aclsim.simt.SimtError, match="dynamic shared memory"):
         add_kernel[1, 32, 0, 256]
+
+
+# ------------------------------------------------------------------------------------ simt.Array
+@aclsim.simt.kernel
+def row_sums(a: aclsim.simt.Array[np.float32, 2], out: aclsim.simt.Array[np.float64]):
+    r = aclsim.simt.grid(1)
+    if r < a.shape[0]:
+        acc = 0.0
+        for k in range(a.shape[1]):
+            acc += a[r, k]
+        out[r] = acc
+
+
+def test_simt_array_annotations_take_device_arrays_and_views():
+    host = np.random.default_rng(5).random((30, 12)).astype(np.float32)
+    d, out = aclsim.to_device(host), aclsim.zeros(15, np.float64)
+    row_sums[1, 32](d[::2, 3:], out)  # every other row, columns 3..11
+    aclsim.Stream.default().synchronize()
+    np.testing.assert_allclose(out.copy_to_host(), host[::2, 3:].astype(np.float64).sum(axis=1), rtol=1e-6)
+
+
+def test_simt_array_arguments_must_match_the_annotation():
+    out = aclsim.zeros(4, np.float64)
+    with pytest.raises(aclsim.simt.SimtError, match=r"'a' is a 1-D float32 array; the kernel takes "
+                                                    r"simt.Array\[float32, 2\]"):
+        row_sums[1, 4](aclsim.zeros(4, np.float32), out)
+    with pytest.raises(aclsim.simt.SimtError, match="'a' must be a device array"):
+        row_sums[1, 4](np.zeros((2, 2), np.float32), out)

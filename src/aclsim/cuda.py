@@ -36,11 +36,10 @@ from . import api
 from .errors import AclError
 from .runtime import get_runtime
 from .simt import lang
-from .simt.compiler import Compiler, Source
+from .simt.arrays import launch_types
 from .simt.kernel import DeviceFunction, Kernel
 from .simt.lang import (
     ArrayType,
-    PtrType,
     SimtError,
     blockDim,
     blockIdx,
@@ -138,8 +137,7 @@ class CudaKernel:
         spec = self._specs.get(types)
         if spec is None:
             spec = self._specs[types] = _Specialized(self.fn, dict(zip(self.params, types, strict=True)))
-        extents = [e for t, a in zip(types, dev_args, strict=True) if isinstance(t, ArrayType) for e in _extents(a)]
-        spec[griddim, blockdim, _stream_of(stream)](*dev_args, *extents)
+        spec[griddim, blockdim, _stream_of(stream)](*dev_args)
         if copies:
             get_runtime().synchronize_device()
             for host, d in copies:
@@ -149,22 +147,15 @@ class CudaKernel:
 
 
 class _Specialized(Kernel):
-    """One specialization of a `@cuda.jit` kernel: array parameters expand into pointer + extents."""
+    """One specialization of a `@cuda.jit` kernel: its parameter types come from the launch arguments."""
 
     def __init__(self, fn: Any, declared: dict[str, Any]) -> None:
-        self.fn, self.name, self.declared = fn, fn.__name__, declared
+        self.fn, self.name = fn, fn.__name__
         self.file = inspect.getsourcefile(fn) or "<unknown>"
-        self.param_types = {n: PtrType(t.dtype) if isinstance(t, ArrayType) else t for n, t in declared.items()}
-        for n, t in declared.items():
-            if isinstance(t, ArrayType):
-                self.param_types.update(t.launch_params(n))
+        self.declared = declared
+        self.param_types = launch_types(declared)
         self.compiled = None
         self._launchers = {}
-
-    def compile(self) -> Any:
-        if self.compiled is None:
-            self.compiled = Compiler().build(Source(self.fn, "kernel"), "kernel", self.declared)
-        return self.compiled
 
 
 def _typeof(name: str, a: Any) -> Any:
@@ -181,14 +172,6 @@ def _typeof(name: str, a: Any) -> Any:
         return a.dtype
     raise SimtError(f"kernel argument '{name}': a {type(a).__name__} cannot be passed to a kernel here "
                     "(device arrays, numpy arrays, ints, floats and numpy scalars can)")
-
-
-def _extents(a: api.DeviceArray) -> list[int]:
-    """Shape then element strides of a device array (the hidden parameters of its kernel array)."""
-    isz = a.dtype.itemsize
-    if any(s % isz for s in a.strides):
-        raise SimtError(f"a device array with byte strides {a.strides} not multiples of its {isz}-byte elements")
-    return [*a.shape, *(s // isz for s in a.strides)]
 
 
 def _stream_of(stream: Any) -> Any:

@@ -20,6 +20,8 @@ next synchronize, with kernel, block, thread, index, address and line in acl.get
 from . import lang
 from .kernel import MAX_THREADS_PER_BLOCK, DeviceFunction, Kernel, device, kernel
 from .lang import (
+    Array,
+    ArrayType,
     Ptr,
     PtrType,
     SimtError,
@@ -75,7 +77,7 @@ from .lang import (
 from .mathfns import MATH
 
 __all__ = [
-    "MAX_THREADS_PER_BLOCK", "DeviceFunction", "Kernel", "Ptr", "PtrType", "SimtError", "abs", "acos", "asin", "atan",
+    "MAX_THREADS_PER_BLOCK", "Array", "ArrayType", "DeviceFunction", "Kernel", "Ptr", "PtrType", "SimtError", "abs", "acos", "asin", "atan",
     "atan2", "atomic_add", "atomic_and", "atomic_cas", "atomic_exch", "atomic_max", "atomic_min", "atomic_or",
     "atomic_sub", "atomic_xor", "blockDim", "blockIdx", "ceil", "const", "cos", "cosh", "device", "dim3", "exp", "exp2", "fabs",
     "floor", "fma", "grid", "gridDim", "gridsize", "kernel", "laneid", "local", "log", "log2", "log10", "max", "min", "pow",

@@ -25,6 +25,7 @@ from ..runtime.streams import KernelFault
 from . import memory
 from .atomics import as_values, serial_apply
 from .ctype import cast
+from .lang import ArrayType, PtrType, SimtError
 from .ops import ND, Idx, mask_array, val
 
 
@@ -71,6 +72,36 @@ def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
         out.append(acc)
         acc *= n
     return tuple(reversed(out))
+
+
+def launch_types(declared: dict[str, Any]) -> dict[str, Any]:
+    """A kernel's launch parameters: each array parameter becomes a pointer, with its shape and strides
+    appended as hidden int64 parameters (in parameter order)."""
+    out = {n: PtrType(t.dtype) if isinstance(t, ArrayType) else t for n, t in declared.items()}
+    for n, t in declared.items():
+        if isinstance(t, ArrayType):
+            out.update(t.launch_params(n))
+    return out
+
+
+def expand_args(kname: str, declared: dict[str, Any], args: tuple) -> list[Any]:
+    """Launch arguments for launch_types(declared): device arrays add their shape and element strides."""
+    extents: list[int] = []
+    for (name, t), a in zip(declared.items(), args, strict=True):
+        if not isinstance(t, ArrayType):
+            continue
+        shape, strides, dtype = getattr(a, "shape", None), getattr(a, "strides", None), getattr(a, "dtype", None)
+        if shape is None or strides is None or not hasattr(a, "ptr"):
+            raise SimtError(f"kernel {kname}: argument '{name}' must be a device array ({t}), got {type(a).__name__}")
+        if np.dtype(dtype) != t.dtype or len(shape) != t.ndim:
+            raise SimtError(f"kernel {kname}: argument '{name}' is a {len(shape)}-D {np.dtype(dtype)} array; "
+                            f"the kernel takes {t}")
+        isz = t.dtype.itemsize
+        if any(s % isz for s in strides):
+            raise SimtError(f"kernel {kname}: argument '{name}' has byte strides {tuple(strides)}, "
+                            f"not multiples of its {isz}-byte elements")
+        extents += [*shape, *(s // isz for s in strides)]
+    return [*args, *extents]
 
 
 def make_array(ptr: Any, extents: tuple[int, ...]) -> ArrayArg:

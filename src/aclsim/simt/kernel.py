@@ -16,9 +16,9 @@ import numpy as np
 
 from ..runtime import get_runtime
 from ..runtime.streams import KernelFault, Task
-from . import compiler
+from . import arrays, compiler
 from .ctype import scalar_dtype
-from .lang import PtrType, SimtError, dim3
+from .lang import ArrayType, PtrType, SimtError, dim3
 from .launchctx import LaunchContext
 from .memory import PtrArg
 
@@ -37,14 +37,14 @@ def _params(fn: Any, what: str, require: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in inspect.signature(fn).parameters:
         a = ann.get(name)
-        if isinstance(a, PtrType):
+        if isinstance(a, (PtrType, ArrayType)):
             out[name] = a
             continue
         dt = scalar_dtype(a) if a is not None else None
         if dt is None and (require or a is not None):
             raise SimtError(
                 f"{what} {fn.__name__}: parameter '{name}' needs a type annotation: simt.Ptr[np.float32] (any bool, "
-                f"integer or float dtype) for a device pointer, or a scalar type (np.uint32, np.int32, np.float32, int, float)"
+                f"integer or float dtype) for a device pointer, simt.Array[np.float32, 2] for a device array, or a scalar type (np.uint32, np.int32, np.float32, int, float)"
                 + (f"; got {a!r}" if a is not None else "")
             )
         out[name] = dt
@@ -96,7 +96,8 @@ class Kernel:
         self.fn = fn
         self.name = fn.__name__
         self.file = _source_file(fn)
-        self.param_types = _params(fn, "kernel", require=True)
+        self.declared = _params(fn, "kernel", require=True)  # as written (simt.Array parameters)
+        self.param_types = arrays.launch_types(self.declared)  # as launched (arrays: pointer + extents)
         self.compiled: compiler.Compiled | None = None
         self._launchers: dict[Any, Launcher] = {}
         functools.update_wrapper(self, fn)
@@ -104,7 +105,7 @@ class Kernel:
     def compile(self) -> compiler.Compiled:
         """Compile now (launches do it on first use); raises SimtError for unsupported constructs."""
         if self.compiled is None:
-            self.compiled = compiler.Compiler().build(compiler.Source(self.fn, "kernel"), "kernel", self.param_types)
+            self.compiled = compiler.Compiler().build(compiler.Source(self.fn, "kernel"), "kernel", self.declared)
         return self.compiled
 
     @property
@@ -156,8 +157,10 @@ class Launcher:
     def __call__(self, *args: Any) -> Task:
         k = self.kernel
         compiled = k.compile()
-        if len(args) != len(k.param_types):
-            raise SimtError(f"kernel {k.name} takes {len(k.param_types)} arguments, got {len(args)}")
+        if len(args) != len(k.declared):
+            raise SimtError(f"kernel {k.name} takes {len(k.declared)} arguments, got {len(args)}")
+        if len(k.declared) != len(k.param_types):
+            args = tuple(arrays.expand_args(k.name, k.declared, args))
         vals = [_convert(k.name, name, t, a) for (name, t), a in zip(k.param_types.items(), args, strict=False)]
         rt = get_runtime()
         # Pointers resolve at launch: queued work still uses memory freed before it runs, as on hardware.
