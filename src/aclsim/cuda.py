@@ -35,9 +35,11 @@ import numpy as np
 from . import api
 from .errors import AclError
 from .runtime import get_runtime
+from .runtime.gm import array_of, has_array_interface
 from .simt import lang
 from .simt.arrays import launch_types
-from .simt.kernel import DeviceFunction, Kernel
+from .simt.device_function import DeviceFunction
+from .simt.kernel import Kernel
 from .simt.lang import (
     ArrayType,
     SimtError,
@@ -160,8 +162,11 @@ class _Specialized(Kernel):
 
 def _typeof(name: str, a: Any) -> Any:
     """numba's typeof for a launch argument: arrays by (dtype, ndim), Python int/float as int64/float64."""
-    if isinstance(a, api.DeviceArray):
-        return ArrayType(a.dtype, a.ndim)
+    if has_array_interface(a):
+        ref = array_of(a)
+        if ref.shape is None:
+            raise SimtError(f"kernel argument '{name}': a typed pointer without a shape; pass a device array")
+        return ArrayType(ref.dtype, len(ref.shape))
     if isinstance(a, bool):
         return np.dtype(np.bool_)
     if isinstance(a, int):

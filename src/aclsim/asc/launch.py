@@ -22,13 +22,13 @@ from typing import Any
 import numpy as np
 
 from .. import constants as C
-from ..api import DeviceArray
-from ..api import Stream as PyStream
 from ..errors import AclError
-from ..runtime import KernelFault, Site, Task, get_runtime
+from ..runtime import KernelFault, Site, Stream, Task, get_runtime
+from ..runtime.gm import GlobalMemory, array_of, has_array_interface
 from . import context as ctx
 from .context import AscError, Core, Pool, pool_geometry
 from .dtypes import from_numpy
+from .lib.runtime import current_context
 from .sync import check_flags
 from .tensors import GlobalAddress
 
@@ -53,7 +53,7 @@ class Launch:
         self.core_num = core_num
         self.args = args
         self.chip = rt.chip
-        self.bus = rt.bus
+        self.gm = GlobalMemory(rt)  # the door to GM for every core of the launch
         self.observe = False
         self.task: Task | None = None
         self.warned: set = set()
@@ -92,7 +92,7 @@ class Launch:
     def run(self, task: Task) -> None:
         """The device side: run every core of the launch in turn."""
         self.task = task
-        self.observe = self.bus.wants("kernel_access")
+        self.observe = self.gm.observed()
         try:
             with np.errstate(all="ignore"):  # the vector unit yields inf/nan silently
                 for i in range(self.core_num):
@@ -156,10 +156,7 @@ class JITFunction:
 
     def _launch(self, core_num: int, stream: Any, *args: Any, **kwargs: Any) -> None:
         rt = get_runtime()
-        try:
-            rt.current_context("kernel launch")
-        except AclError:
-            rt.set_device(0)  # like pyasc's runtime: a script that never chose a device gets device 0
+        current_context("kernel launch")  # a script that never chose a device gets device 0
         bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
         hosts: list[tuple[np.ndarray, Any]] = []
@@ -195,8 +192,9 @@ class JITFunction:
             if v.nbytes:
                 rt.memcpy(alloc.start, v.nbytes, v.ctypes.data, v.nbytes, C.ACL_MEMCPY_HOST_TO_DEVICE)
             return GlobalAddress(alloc.start, dt)
-        if isinstance(v, DeviceArray):
-            return GlobalAddress(v.ptr, from_numpy(v.dtype))
+        if has_array_interface(v) and not isinstance(v, GlobalAddress):
+            ref = array_of(v)
+            return GlobalAddress(ref.addr, from_numpy(ref.dtype))
         if self.signature.parameters[name].annotation in (GlobalAddress, "asc.GlobalAddress", "GlobalAddress") \
                 and isinstance(v, int) and not isinstance(v, bool):
             raise TypeError(f"kernel argument {name!r} is a GM address: pass asc.GlobalAddress(ptr, dtype) (or a "
@@ -205,12 +203,12 @@ class JITFunction:
 
 
 def _stream_handle(stream: Any) -> Any:
-    """A pyACL handle (int) or a runtime Stream for `rt.launch`."""
+    """A pyACL handle (int) or a runtime Stream for `rt.launch` (from those, None, or an `aclsim.Stream`)."""
     if stream is None:
         return 0
-    if isinstance(stream, PyStream):
-        return stream.handle
-    return stream
+    if isinstance(stream, Stream | int):
+        return stream
+    return getattr(stream, "handle", stream)  # anything else: rt.launch reports the bad handle
 
 
 def jit(fn: Callable | None = None, **options: Any) -> Any:

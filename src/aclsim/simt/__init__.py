@@ -18,7 +18,8 @@ next synchronize, with kernel, block, thread, index, address and line in acl.get
 """
 
 from . import lang
-from .kernel import MAX_THREADS_PER_BLOCK, DeviceFunction, Kernel, device, kernel
+from .device_function import DeviceFunction, device
+from .kernel import MAX_THREADS_PER_BLOCK, Kernel, kernel
 from .lang import (
     Array,
     ArrayType,

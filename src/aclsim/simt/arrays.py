@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..runtime.gm import array_of, has_array_interface
 from ..runtime.streams import KernelFault
 from . import memory
 from .atomics import as_values, serial_apply
@@ -85,22 +86,28 @@ def launch_types(declared: dict[str, Any]) -> dict[str, Any]:
 
 
 def expand_args(kname: str, declared: dict[str, Any], args: tuple) -> list[Any]:
-    """Launch arguments for launch_types(declared): device arrays add their shape and element strides."""
+    """Launch arguments for launch_types(declared): each device array (any object with the
+    `__acl_array_interface__` protocol) is followed by its shape and element strides."""
     extents: list[int] = []
     for (name, t), a in zip(declared.items(), args, strict=True):
         if not isinstance(t, ArrayType):
             continue
-        shape, strides, dtype = getattr(a, "shape", None), getattr(a, "strides", None), getattr(a, "dtype", None)
-        if shape is None or strides is None or not hasattr(a, "ptr"):
-            raise SimtError(f"kernel {kname}: argument '{name}' must be a device array ({t}), got {type(a).__name__}")
-        if np.dtype(dtype) != t.dtype or len(shape) != t.ndim:
-            raise SimtError(f"kernel {kname}: argument '{name}' is a {len(shape)}-D {np.dtype(dtype)} array; "
-                            f"the kernel takes {t}")
+        if not has_array_interface(a):
+            raise SimtError(f"kernel {kname}: argument '{name}' must be a device array ({t}), got {type(a).__name__}"
+                            + ("; copy it to the device first (aclsim.to_device)" if isinstance(a, np.ndarray) else ""))
+        ref = array_of(a)
+        if ref.shape is None or ref.dtype != t.dtype or len(ref.shape) != t.ndim:
+            what = "a pointer without a shape" if ref.shape is None else f"a {len(ref.shape)}-D {ref.dtype} array"
+            raise SimtError(f"kernel {kname}: argument '{name}' is {what}; the kernel takes {t}")
         isz = t.dtype.itemsize
-        if any(s % isz for s in strides):
-            raise SimtError(f"kernel {kname}: argument '{name}' has byte strides {tuple(strides)}, "
+        if ref.strides is None:
+            strides = c_strides(ref.shape)
+        elif any(s % isz for s in ref.strides):
+            raise SimtError(f"kernel {kname}: argument '{name}' has byte strides {ref.strides}, "
                             f"not multiples of its {isz}-byte elements")
-        extents += [*shape, *(s // isz for s in strides)]
+        else:
+            strides = tuple(s // isz for s in ref.strides)
+        extents += [*ref.shape, *strides]
     return [*args, *extents]
 
 

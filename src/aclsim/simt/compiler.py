@@ -25,6 +25,7 @@ import numpy as np
 
 from . import arrays, lang, ops
 from .ctype import scalar_dtype
+from .device_function import DeviceFunction
 from .lang import SimtError
 from .mathfns import MATH, UFUNC_NAMES
 
@@ -789,8 +790,6 @@ class Codegen:
         hit = INTRINSICS.get(id(obj))
         if hit is not None:
             return hit
-        from .kernel import DeviceFunction
-
         if isinstance(obj, DeviceFunction):
             return ("device", obj)
         dt = scalar_dtype(obj)
@@ -919,7 +918,7 @@ class Compiler:
         if dev.compiled is None:
             self._active.append(dev)
             try:
-                dev.compiled = self.build(dev.source(), "device", dev.params())
+                dev.compiled = self.build(Source(dev.fn, "device function"), "device", dev.params())
             finally:
                 self._active.pop()
         return dev.compiled

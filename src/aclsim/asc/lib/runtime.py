@@ -5,17 +5,23 @@ Absolute imports on purpose: under `aclsim run` this file may be loaded as `asc.
 
 from __future__ import annotations
 
-from aclsim.errors import AclError
-from aclsim.runtime import Stream, get_runtime
+from aclsim.errors import AclError, withdraw
+from aclsim.runtime import Context, Stream, get_runtime
+
+
+def current_context(what: str) -> Context:
+    """This thread's context; pyasc's runtime opens device 0 when the script chose none."""
+    rt = get_runtime()
+    try:
+        return rt.current_context(what)
+    except AclError as e:
+        withdraw(e)  # only a probe: acl.get_recent_err_msg() must not report it
+        rt.set_device(0)
+        return rt.current_context(what)
 
 
 def _context_stream() -> Stream:
-    rt = get_runtime()
-    try:
-        return rt.current_context("asc.lib.runtime").default_stream
-    except AclError:
-        rt.set_device(0)  # pyasc's runtime opens device 0 when the script chose none
-        return rt.current_context("asc.lib.runtime").default_stream
+    return current_context("asc.lib.runtime").default_stream
 
 
 def current_stream() -> Stream:
