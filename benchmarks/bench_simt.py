@@ -6,6 +6,10 @@
 3. Each example kernel against Numba's CUDA simulator on the same problem, when numba is
    installed (skipped otherwise); the simulator runs one Python thread per GPU thread, so sizes
    are small.
+4. Loop-heavy kernels (issue 11's targets): one thread running a 1,000-iteration loop (<= 2 ms),
+   naive matmul 256x256 with one thread per output against numpy's A @ B (<= 30x), an inclusive
+   scan of 2^20 elements (block-level shared-memory scan + scanned block sums) against np.cumsum
+   (<= 10x), and the numba.cuda face's elementwise kernel at 2^22 against numpy.
 
 Run: python benchmarks/bench_simt.py
 """
@@ -89,6 +93,56 @@ if cuda is not None:
             stride //= 2
         if tid == 0:
             cuda.atomic.add(total, 0, partial[0])
+
+
+@simt.kernel
+def one_thread_loop(x: simt.Ptr[np.float32], out: simt.Ptr[np.float32], n: np.int32):
+    acc = np.float32(0)
+    for k in range(n):
+        acc += x[k] * x[k]
+    out[0] = acc
+
+
+@simt.kernel
+def naive_matmul(a: simt.Ptr[np.float32], b: simt.Ptr[np.float32], c: simt.Ptr[np.float32], n: np.uint32):
+    col, row = simt.grid(2)
+    if row < n and col < n:
+        acc = np.float32(0)
+        for k in range(n):
+            acc += a[row * n + k] * b[k * n + col]
+        c[row * n + col] = acc
+
+
+SCAN_TPB = 1024
+
+
+@simt.kernel
+def block_scan(x: simt.Ptr[np.float32], out: simt.Ptr[np.float32], sums: simt.Ptr[np.float32], n: np.uint32):
+    """Hillis-Steele inclusive scan of each block's elements in shared memory; block totals to sums."""
+    tile = simt.shared.array(SCAN_TPB, np.float32)
+    t = simt.threadIdx.x
+    i = simt.grid(1)
+    tile[t] = x[i] if i < n else np.float32(0)
+    simt.syncthreads()
+    d = 1
+    while d < SCAN_TPB:
+        v = tile[t - d] if t >= d else np.float32(0)
+        simt.syncthreads()
+        tile[t] += v
+        simt.syncthreads()
+        d *= 2
+    if i < n:
+        out[i] = tile[t]
+    if t == SCAN_TPB - 1:
+        sums[simt.blockIdx.x] = tile[t]
+
+
+@simt.kernel
+def add_block_offsets(out: simt.Ptr[np.float32], scanned: simt.Ptr[np.float32], n: np.uint32):
+    i = simt.grid(1)
+    b = simt.blockIdx.x
+    if i < n and b > 0:
+        out[i] += scanned[b - 1]
 
 
 def timed(fn, reps: int) -> float:
@@ -194,12 +248,90 @@ def bench_numba(sync) -> None:
               f"{t_nb / t_ours:8.0f}x faster ({same})")
 
 
+def bench_loops(sync) -> None:
+    print("4. loop-heavy kernels, warm, median")
+    x = np.random.default_rng(2).random(1000, dtype=np.float32)
+    dx, dout = aclsim.to_device(x), aclsim.empty(1)
+
+    def loop():
+        one_thread_loop[1, 1](dx, dout, 1000)
+        sync()
+
+    t = timed(loop, 11)
+    assert np.isclose(dout.copy_to_host()[0], np.dot(x, x), rtol=1e-4)
+    print(f"   1 thread, 1,000-iteration loop:      {t * 1e3:8.2f} ms  (target <= 2 ms)")
+
+    n = 256
+    rng = np.random.default_rng(3)
+    a, b = (rng.random((n, n), dtype=np.float32) for _ in range(2))
+    da, db, dc = aclsim.to_device(a), aclsim.to_device(b), aclsim.empty((n, n))
+
+    def mm():
+        naive_matmul[(n // 16, n // 16), (16, 16)](da, db, dc, n)
+        sync()
+
+    t_k = timed(mm, 3)
+    t_np = timed(lambda: a @ b, 21)
+    assert np.allclose(dc.copy_to_host(), a @ b, rtol=1e-4)
+    print(f"   naive matmul 256x256: simt {t_k * 1e3:8.2f} ms   A @ B {t_np * 1e3:6.3f} ms   "
+          f"ratio {t_k / t_np:6.1f}x  (target <= 30x)")
+
+    n = 1 << 20
+    nb = n // SCAN_TPB
+    xs = rng.random(n, dtype=np.float32)
+    dxs, dys, dsums = aclsim.to_device(xs), aclsim.empty(n), aclsim.empty(nb)
+    dscan, dtop = aclsim.empty(nb), aclsim.empty(1)
+
+    def scan():
+        block_scan[nb, SCAN_TPB](dxs, dys, dsums, n)
+        block_scan[1, SCAN_TPB](dsums, dscan, dtop, nb)  # 1,024 block totals: one block scans them
+        add_block_offsets[nb, SCAN_TPB](dys, dscan, n)
+        sync()
+
+    t_k = timed(scan, 3)
+    t_np = timed(lambda: np.cumsum(xs), 11)
+    assert np.allclose(dys.copy_to_host(), np.cumsum(xs, dtype=np.float64), rtol=1e-3)
+    print(f"   inclusive scan 2^20:  simt {t_k * 1e3:8.2f} ms   np.cumsum {t_np * 1e3:6.3f} ms   "
+          f"ratio {t_k / t_np:6.1f}x  (target <= 10x)")
+
+
+def bench_cuda_face(sync) -> None:
+    from aclsim.simt import cuda as acuda
+
+    @acuda.jit
+    def axpy(a, x, y, out):
+        i = acuda.grid(1)
+        if i < out.size:
+            out[i] = a * x[i] + y[i]
+
+    n = 1 << 22
+    x, y = (np.random.default_rng(4).random(n, dtype=np.float32) for _ in range(2))
+    dx, dy, dout = acuda.to_device(x), acuda.to_device(y), acuda.device_array(n, np.float32)
+    out = np.empty_like(x)
+    a = np.float32(2)
+
+    def kern():
+        axpy[n // 256, 256](a, dx, dy, dout)
+        acuda.synchronize()
+
+    def ref():
+        np.multiply(x, a, out=out)
+        np.add(out, y, out=out)
+
+    t_k, t_np = timed(kern, 11), timed(ref, 11)
+    assert np.array_equal(dout.copy_to_host(), a * x + y)
+    print(f"5. numba.cuda face, axpy 2^22 threads: {t_k * 1e3:.2f} ms, numpy {t_np * 1e3:.2f} ms, "
+          f"ratio {t_k / t_np:.2f}x")
+
+
 def main() -> None:
     with aclsim.Device(0):
         sync = aclsim.Stream.default().synchronize
         bench_square(sync)
         bench_launch(sync)
         bench_numba(sync)
+        bench_loops(sync)
+        bench_cuda_face(sync)
 
 
 if __name__ == "__main__":

@@ -76,10 +76,12 @@ class CallbackWork:
 
 
 def pointers_in(args: Any) -> tuple[int, ...]:
-    """Device addresses among a kernel launch's arguments (ints, or objects with a `.ptr`)."""
+    """Device addresses among a kernel launch's arguments: ints, device arrays (`__acl_array_interface__`)
+    and objects with a `.ptr`."""
     out = []
     for v in args if isinstance(args, (tuple, list)) else ():
-        p = getattr(v, "ptr", v)
+        face = getattr(type(v), "__acl_array_interface__", None)
+        p = v.__acl_array_interface__["data"][0] if face is not None else getattr(v, "ptr", v)
         if isinstance(p, (int, np.integer)) and not isinstance(p, bool) and int(p) >= DEVICE_BASE:
             out.append(int(p))
     return tuple(out)

@@ -17,9 +17,12 @@ and store is checked: an address outside every live allocation faults the launch
 next synchronize, with kernel, block, thread, index, address and line in acl.get_recent_err_msg()).
 """
 
+from . import lang
 from .device_function import DeviceFunction, device
 from .kernel import MAX_THREADS_PER_BLOCK, Kernel, kernel
 from .lang import (
+    Array,
+    ArrayType,
     Ptr,
     PtrType,
     SimtError,
@@ -40,6 +43,7 @@ from .lang import (
     blockDim,
     blockIdx,
     ceil,
+    const,
     cos,
     cosh,
     dim3,
@@ -48,7 +52,11 @@ from .lang import (
     fabs,
     floor,
     fma,
+    grid,
     gridDim,
+    gridsize,
+    laneid,
+    local,
     log,
     log2,
     log10,
@@ -65,12 +73,26 @@ from .lang import (
     tanh,
     threadIdx,
     trunc,
+    warpsize,
 )
+from .mathfns import MATH
 
 __all__ = [
-    "MAX_THREADS_PER_BLOCK", "DeviceFunction", "Kernel", "Ptr", "PtrType", "SimtError", "abs", "acos", "asin", "atan",
+    "MAX_THREADS_PER_BLOCK", "Array", "ArrayType", "DeviceFunction", "Kernel", "Ptr", "PtrType", "SimtError", "abs", "acos", "asin", "atan",
     "atan2", "atomic_add", "atomic_and", "atomic_cas", "atomic_exch", "atomic_max", "atomic_min", "atomic_or",
-    "atomic_sub", "atomic_xor", "blockDim", "blockIdx", "ceil", "cos", "cosh", "device", "dim3", "exp", "exp2", "fabs",
-    "floor", "fma", "gridDim", "kernel", "log", "log2", "log10", "max", "min", "pow", "rsqrt", "shared", "sin", "sinh",
-    "sqrt", "syncthreads", "tan", "tanh", "threadIdx", "trunc",
+    "atomic_sub", "atomic_xor", "blockDim", "blockIdx", "ceil", "const", "cos", "cosh", "device", "dim3", "exp", "exp2", "fabs",
+    "floor", "fma", "grid", "gridDim", "gridsize", "kernel", "laneid", "local", "log", "log2", "log10", "max", "min", "pow",
+    "rsqrt", "shared", "sin", "sinh", "sqrt", "syncthreads", "tan", "tanh", "threadIdx", "trunc", "warpsize",
 ]
+# Every math function (simt.hypot, simt.erf, simt.isnan, ...): the table is in mathfns.
+globals().update({_n: getattr(lang, _n) for _n in MATH})
+__all__ += [n for n in MATH if n not in __all__]
+
+
+def __getattr__(name: str) -> object:
+    """`from aclsim.simt import cuda`: the numba.cuda face (a face over this engine, so imported on demand)."""
+    if name == "cuda":
+        import importlib
+
+        return importlib.import_module("aclsim.cuda")
+    raise AttributeError(f"module 'aclsim.simt' has no attribute {name!r}")

@@ -17,20 +17,26 @@ import ast
 import builtins
 import inspect
 import math
+import operator
 import textwrap
 from typing import Any
 
 import numpy as np
 
-from . import lang, memory, ops
+from . import arrays, lang, ops
 from .ctype import scalar_dtype
 from .device_function import DeviceFunction
 from .lang import SimtError
+from .mathfns import MATH, UFUNC_NAMES
 
 _BINOPS = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
     ast.Mod: "mod", ast.Pow: "pow", ast.LShift: "lshift", ast.RShift: "rshift", ast.BitAnd: "and",
     ast.BitOr: "or", ast.BitXor: "xor",
+}
+_CONST_OPS = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod, ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
 }
 _FUSABLE = (ast.Add, ast.Sub, ast.Mult)  # `p[i] = a op b` may compute straight into memory
 _CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
@@ -49,6 +55,7 @@ _CONSTRUCTS = {
 if hasattr(ast, "Match"):
     _CONSTRUCTS[ast.Match] = "a 'match' statement"
 
+_ARRAY_DECLS = {lang._Shared.array: "shared", lang._Local.array: "local", lang._Const.array_like: "const"}
 # Objects a kernel may call, by identity -> (kind, data).
 INTRINSICS: dict[int, tuple[str, Any]] = {}
 
@@ -58,19 +65,17 @@ def _register() -> None:
         INTRINSICS[id(obj)] = (kind, data)
 
     add(lang.syncthreads, "sync")
+    add(lang.grid, "grid")
+    add(lang.gridsize, "gridsize")
     for op in lang.ATOMIC_OPS:
         add(getattr(lang, f"atomic_{op}"), "atomic", op)
     add(lang.atomic_cas, "atomic", "cas")
-    for name, uf in lang.MATH1.items():
-        add(uf, "math1", uf)
-        if hasattr(lang, name):
-            add(getattr(lang, name), "math1", uf)
+    for name, fn in MATH.items():
+        add(getattr(lang, name), "math", fn)
         if hasattr(math, name):
-            add(getattr(math, name), "math1", uf)
-    for name, uf in lang.MATH2.items():
-        add(uf, "math2", uf)
-        add(getattr(lang, name), "math2", uf)
-        add(getattr(math, name), "math2", uf)
+            add(getattr(math, name), "math", fn)
+    for uf, name in UFUNC_NAMES.items():
+        add(uf, "math", MATH[name])
     add(lang.rsqrt, "rsqrt")
     add(lang.fma, "fma")
     for obj in (lang.min, builtins.min, np.minimum):
@@ -80,19 +85,28 @@ def _register() -> None:
     for obj in (lang.abs, builtins.abs, np.abs):
         add(obj, "abs")
     add(builtins.range, "range")
+    add(builtins.len, "len")
     add(builtins.print, "print")
 
 
 _register()
 
 HELPERS: dict[str, Any] = {
-    "_bin": ops.binop, "_cmp": ops.compare, "_un": ops.unary, "_logical": ops.logical, "_select": ops.select,
-    "_to": ops.to_dtype, "_m1": ops.math1, "_m2": ops.math2, "_minmax": ops.minmax, "_abs": ops.absolute,
-    "_rsqrt": ops.rsqrt, "_fma": ops.fma, "_mand": ops.mand, "_mandnot": ops.mandnot, "_mor": ops.mor,
-    "_tomask": ops.to_mask, "_cmpm": ops.cmp_mask, "_rmask": ops.range_mask, "_asg": ops.assign,
-    "_truth": ops.truth, "_ld": memory.load, "_st": memory.store, "_stb": memory.store_binop, "_atomic": memory.atomic, "_U": ops.UNDEF,
-    "np": np,
+    "h_bin": ops.binop, "h_cmp": ops.compare, "h_un": ops.unary, "h_logical": ops.logical, "h_select": ops.select,
+    "h_to": ops.to_dtype, "h_math": ops.math_call, "h_minmax": ops.minmax, "h_abs": ops.absolute,
+    "h_rsqrt": ops.rsqrt, "h_fma": ops.fma, "h_mand": ops.mand, "h_mandnot": ops.mandnot, "h_mor": ops.mor,
+    "h_tomask": ops.to_mask, "h_cmpm": ops.cmp_mask, "h_rmask": ops.range_mask, "h_asg": ops.assign,
+    "h_truth": ops.truth, "h_ld": arrays.load, "h_st": arrays.store, "h_stb": arrays.store_binop,
+    "h_atomic": arrays.atomic, "h_U": ops.UNDEF, "h_arr": arrays.make_array, "h_shape": arrays.shape_of,
+    "h_size": arrays.size_of, "h_ndim": arrays.ndim_of,
 }
+# The generated namespace is hygienic by construction: every name comes from exactly one of these
+# disjoint families, so no generated name can equal a helper or a user name.
+#   v_<name>  a user variable or parameter       h_<name>  a helper above
+#   t_<kind><n>  a temporary                     g_<n>     a constant object (dtype, device function, ...)
+#   x_<name>_<k>  shape and strides of the array parameter <name> (hidden launch parameters)
+#   C, m, r_ret, r_file, r_val, _kernel, _device  fixed: context, active mask, function state and name
+assert all(k.startswith("h_") for k in HELPERS)
 
 
 class Source:
@@ -160,14 +174,15 @@ class Codegen:
     def __init__(self, src: Source, compiler: Compiler, kind: str, params: dict[str, Any]) -> None:
         self.src, self.compiler, self.kind = src, compiler, kind
         self.params = params  # name -> PtrType | np.dtype | None (device params may be untyped)
-        self.ptrs = {n for n, t in params.items() if isinstance(t, lang.PtrType)}
+        self.ptrs = {n for n, t in params.items() if isinstance(t, (lang.PtrType, lang.ArrayType))}
         self.locals = _assigned_names(src.node) | set(params)
-        self.shared: set[str] = set()
+        self.array_names: set[str] = set()  # shared, local and constant arrays declared here
+        self.const_arrays: set[str] = set()
         self.lines: list[str] = []
         self.ind = 1
         self.ntmp = 0
         self.loops: list[str] = []  # continue-mask variable of each enclosing loop
-        self.ret = "C.ret" if kind == "kernel" else "_dret"
+        self.ret = "C.ret" if kind == "kernel" else "r_ret"
         self.consts: dict[str, Any] = {}
         self.shared_bytes = 0  # per block, declared in this function
 
@@ -175,9 +190,9 @@ class Codegen:
     def emit(self, text: str) -> None:
         self.lines.append("    " * self.ind + text)
 
-    def tmp(self, prefix: str = "_t") -> str:
+    def tmp(self, kind: str = "t") -> str:
         self.ntmp += 1
-        return f"{prefix}{self.ntmp}"
+        return f"t_{kind}{self.ntmp}"
 
     def const(self, value: Any) -> str:
         if type(value) in (int, float, bool):
@@ -185,7 +200,7 @@ class Codegen:
         return self._obj(value)
 
     def _obj(self, value: Any) -> str:
-        name = f"_g{len(self.consts)}"
+        name = f"g_{len(self.consts)}"
         self.consts[name] = value
         return name
 
@@ -202,26 +217,31 @@ class Codegen:
         if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
             raise self.refuse(node, "*args, **kwargs, keyword-only or default parameters")
         names = [f"v_{a.arg}" for a in args.args]
+        arrays_in = [(a.arg, self.params[a.arg]) for a in args.args if isinstance(self.params[a.arg], lang.ArrayType)]
+        extents = {n: [f"x_{n}_{k}" for k in range(2 * t.ndim)] for n, t in arrays_in}  # shape..., strides...
+        names += [x for n, _ in arrays_in for x in extents[n]]
         head = "C, " + ", ".join(names) if self.kind == "kernel" else "C, m, " + ", ".join(names)
         fname = "_kernel" if self.kind == "kernel" else "_device"
         out_head = [f"def {fname}({head.rstrip(', ')}):"]
         for name in sorted(self.locals - set(self.params)):
-            self.emit(f"v_{name} = _U")
+            self.emit(f"v_{name} = h_U")
         for a in args.args:
             t = self.params[a.arg]
             if self.kind == "device" and isinstance(t, np.dtype):
-                self.emit(f"v_{a.arg} = _to(v_{a.arg}, {self._obj(t)})")
+                self.emit(f"v_{a.arg} = h_to(v_{a.arg}, {self._obj(t)})")
+        for n, _ in arrays_in:
+            self.emit(f"v_{n} = h_arr(v_{n}, ({''.join(x + ', ' for x in extents[n])}))")
         if self.kind == "kernel":
             self.emit("m = True")
         else:  # report lines of a device function against its own file
-            self.emit(f"_file, C.file = C.file, {self.src.file!r}")
-            self.emit("_dret = False")
-            self.emit("_rv = _U")
+            self.emit(f"r_file, C.file = C.file, {self.src.file!r}")
+            self.emit("r_ret = False")
+            self.emit("r_val = h_U")
         self.block(node.body)
         if self.kind == "device":
             self.ind = 1
-            self.emit("C.file = _file")
-            self.emit("return _rv")
+            self.emit("C.file = r_file")
+            self.emit("return r_val")
         return "\n".join(out_head + self.lines) + "\n"
 
     # -- statements -----------------------------------------------------------------------
@@ -259,7 +279,7 @@ class Codegen:
             if s.value is not None:
                 dt = self._annotation_dtype(s.annotation, s)
                 v = self.expr(s.value, "m")
-                self.assign_value(s.target, f"_to({v}, {self._obj(dt)})", s)
+                self.assign_value(s.target, f"h_to({v}, {self._obj(dt)})", s)
         elif isinstance(s, ast.AugAssign):
             self.augassign(s)
         elif isinstance(s, ast.If):
@@ -276,7 +296,7 @@ class Codegen:
             if not self.loops:
                 raise self.refuse(s, "'continue' outside a loop")
             c = self.loops[-1]
-            self.emit(f"{c} = _mor(C.N, {c}, m)")
+            self.emit(f"{c} = h_mor(C.N, {c}, m)")
             self.emit("m = False")
         elif isinstance(s, ast.Return):
             self.return_(s)
@@ -309,35 +329,43 @@ class Codegen:
         return dt
 
     def assign(self, target: ast.expr, value: ast.expr, s: ast.stmt) -> None:
-        if isinstance(target, ast.Name) and isinstance(value, ast.Call) and self._is_shared_array(value.func):
-            self.shared_decl(target, value)
+        decl = self._array_decl(value.func) if isinstance(value, ast.Call) else None
+        if decl is not None:
+            if not isinstance(target, ast.Name):
+                raise self.refuse(s, f"assigning a new array to {ast.unparse(target)!r}", "assign it to a name")
+            self.array_decl(decl, target, value)
             return
         if isinstance(target, ast.Tuple):
-            if not isinstance(value, ast.Tuple) or len(value.elts) != len(target.elts):
-                raise self.refuse(s, "unpacking anything but a tuple of the same length", "write a, b = x, y")
-            tmps = []
-            for v in value.elts:
+            if isinstance(value, ast.Tuple):
+                if len(value.elts) != len(target.elts):
+                    raise self.refuse(s, f"unpacking {len(value.elts)} values into {len(target.elts)} names")
+                tmps = []
+                for v in value.elts:
+                    t = self.tmp()
+                    self.emit(f"{t} = {self.expr(v, 'm')}")
+                    tmps.append(t)
+            else:
                 t = self.tmp()
-                self.emit(f"{t} = {self.expr(v, 'm')}")
-                tmps.append(t)
+                self.emit(f"{t} = {self.tuple_value(value, len(target.elts), s)}")
+                tmps = [f"{t}[{k}]" for k in range(len(target.elts))]
             for tgt, t in zip(target.elts, tmps, strict=False):
                 self.assign_value(tgt, t, s)
             return
         if isinstance(target, ast.Subscript) and isinstance(value, ast.BinOp) and type(value.op) in _FUSABLE:
-            base, idx = self.subscript_parts(target)
+            base, idx = self.subscript_parts(target, write=True)
             a, b = self.expr(value.left, "m"), self.expr(value.right, "m")
-            self.emit(f"_stb(C, {base}, {idx}, {_BINOPS[type(value.op)]!r}, {a}, {b}, m, {self.src.line(s)})")
+            self.emit(f"h_stb(C, {base}, {idx}, {_BINOPS[type(value.op)]!r}, {a}, {b}, m, {self.src.line(s)})")
             return
         self.assign_value(target, self.expr(value, "m"), s)
 
     def assign_value(self, target: ast.expr, code: str, s: ast.stmt) -> None:
         if isinstance(target, ast.Name):
-            if target.id in self.ptrs or target.id in self.shared:
+            if target.id in self.ptrs or target.id in self.array_names:
                 raise self.refuse(s, f"assigning to the pointer/shared array '{target.id}'", "index it instead")
-            self.emit(f"v_{target.id} = _asg(C, m, {code}, v_{target.id})")
+            self.emit(f"v_{target.id} = h_asg(C, m, {code}, v_{target.id})")
         elif isinstance(target, ast.Subscript):
-            base, idx = self.subscript_parts(target)
-            self.emit(f"_st(C, {base}, {idx}, {code}, m, {self.src.line(s)})")
+            base, idx = self.subscript_parts(target, write=True)
+            self.emit(f"h_st(C, {base}, {idx}, {code}, m, {self.src.line(s)})")
         else:
             raise self.refuse(s, f"assigning to {ast.unparse(target)!r}")
 
@@ -348,68 +376,86 @@ class Codegen:
         v = self.expr(s.value, "m")
         if isinstance(s.target, ast.Name):
             name = s.target.id
-            if name in self.ptrs or name in self.shared:
+            if name in self.ptrs or name in self.array_names:
                 raise self.refuse(s, f"arithmetic on the pointer '{name}'", f"index it: {name}[i] {ast.unparse(s.op)}= ...")
-            self.emit(f"v_{name} = _asg(C, m, _bin({op!r}, v_{name}, {v}), v_{name})")
+            self.emit(f"v_{name} = h_asg(C, m, h_bin({op!r}, v_{name}, {v}), v_{name})")
         elif isinstance(s.target, ast.Subscript):
-            base, idx = self.subscript_parts(s.target)
+            base, idx = self.subscript_parts(s.target, write=True)
             t = self.tmp()
             line = self.src.line(s)
             self.emit(f"{t} = {idx}")
-            self.emit(f"_stb(C, {base}, {t}, {op!r}, _ld(C, {base}, {t}, m, {line}), {v}, m, {line})")
+            self.emit(f"h_stb(C, {base}, {t}, {op!r}, h_ld(C, {base}, {t}, m, {line}), {v}, m, {line})")
         else:
             raise self.refuse(s, f"assigning to {ast.unparse(s.target)!r}")
 
-    def shared_decl(self, target: ast.Name, call: ast.Call) -> None:
-        args = list(call.args) + [k.value for k in call.keywords]
-        if len(args) != 2:
-            raise self.refuse(call, "simt.shared.array without exactly (shape, dtype)")
+    def array_decl(self, kind: str, target: ast.Name, call: ast.Call) -> None:
+        """name = simt.shared.array(shape, dtype) / simt.local.array(shape, dtype) / simt.const.array_like(a)."""
+        fname = ast.unparse(call.func)
+        names = ("ary",) if kind == "const" else ("shape", "dtype")
+        args = dict(zip(names, call.args, strict=False))
+        for k in call.keywords:
+            if k.arg not in names or k.arg in args:
+                raise self.refuse(call, f"{fname} with the argument {k.arg!r}", f"call it as {fname}({', '.join(names)})")
+            args[k.arg] = k.value
+        if len(call.args) > len(names) or set(args) != set(names):
+            raise self.refuse(call, f"{fname} without exactly ({', '.join(names)})")
+        if target.id in self.params:
+            raise self.refuse(call, f"rebinding the parameter '{target.id}' to a new array")
+        self.array_names.add(target.id)
+        key = f"{self.src.name}:{self.src.line(call)}"
+        if kind == "const":
+            host = self.constant(args["ary"])
+            if not isinstance(host, np.ndarray) or host.dtype.kind not in "biuf":
+                raise self.refuse(call, f"{fname} of a {type(host).__name__}",
+                                  "pass a module-level numpy array of bool, integer or float elements")
+            self.const_arrays.add(target.id)
+            self.emit(f"v_{target.id} = {self._obj(arrays.ConstArr(target.id, host))}")
+            return
         try:
-            shape = self.constant(args[0])
-            dtype = np.dtype(self.constant(args[1]))
+            shape = self.constant(args["shape"])
+            dtype = np.dtype(self.constant(args["dtype"]))
         except (SimtError, TypeError):
-            raise self.refuse(call, "a simt.shared.array whose shape or dtype is not a constant",
-                              "use literals or module-level constants") from None
+            raise self.refuse(call, f"a {fname} whose shape or dtype is not a constant",
+                              "use literals, module-level constants or arithmetic on them") from None
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         if not shape or not all(isinstance(n, int) and n > 0 for n in shape):
-            raise self.refuse(call, f"the shared array shape {shape!r}", "give positive integer dimensions")
-        if target.id in self.params:
-            raise self.refuse(call, f"rebinding the parameter '{target.id}' to a shared array")
-        self.shared.add(target.id)
-        self.shared_bytes += int(np.prod(shape)) * dtype.itemsize
-        key = f"{self.src.name}:{self.src.line(call)}"
-        self.emit(f"v_{target.id} = C.shared({key!r}, {target.id!r}, {shape!r}, {self._obj(dtype)})")
+            raise self.refuse(call, f"the array shape {shape!r}", "give positive integer dimensions")
+        if dtype.kind not in "biuf":
+            raise self.refuse(call, f"the element type {dtype}", "use a numpy bool, integer or float type")
+        if kind == "shared":
+            self.shared_bytes += int(np.prod(shape)) * dtype.itemsize
+        self.emit(f"v_{target.id} = C.{kind}({key!r}, {target.id!r}, {shape!r}, {self._obj(dtype)})")
 
     def if_(self, s: ast.If) -> None:
-        m0, mt, c = self.tmp("_m"), self.tmp("_m"), self.tmp("_c")
+        m0, mt, c = self.tmp("m"), self.tmp("m"), self.tmp("c")
         self.emit(f"{c} = {self.cond(s.test, 'm')}")
         self.emit(f"{m0} = m")
-        self.emit(f"m = _mand(C.N, {m0}, {c})")
+        self.emit(f"m = h_mand(C.N, {m0}, {c})")
         self.emit("if m is not False:")
         self.ind += 1
         self.block(s.body)
         self.ind -= 1
         self.emit(f"{mt} = m")
-        self.emit(f"m = _mandnot(C.N, {m0}, {c})")
+        self.emit(f"m = h_mandnot(C.N, {m0}, {c})")
         if s.orelse:
             self.emit("if m is not False:")
             self.ind += 1
             self.block(s.orelse)
             self.ind -= 1
-        self.emit(f"m = _mor(C.N, {mt}, m)")
+        self.emit(f"m = h_mor(C.N, {mt}, m)")
 
     def _loop_body(self, body: list[ast.stmt], live: str) -> None:
-        cnt = self.tmp("_cnt")
+        cnt = self.tmp("cnt")
         self.emit(f"m = {live}")
         self.emit(f"{cnt} = False")
         self.loops.append(cnt)
         self.block(body)
         self.loops.pop()
-        self.emit(f"{live} = _mor(C.N, m, {cnt})")
+        self.emit(f"{live} = h_mor(C.N, m, {cnt})")
 
     def _loop_exit(self, body: list[ast.stmt], enter: str) -> None:
         if _has(body, (ast.Return,), into_loops=True):
-            self.emit(f"m = _mandnot(C.N, {enter}, {self.ret})")
+            self.emit(f"m = h_mandnot(C.N, {enter}, {self.ret})")
         else:
             self.emit(f"m = {enter}")
 
@@ -418,7 +464,7 @@ class Codegen:
             raise self.refuse(s, "'for ... else'")
         if not isinstance(s.target, ast.Name):
             raise self.refuse(s, "a loop target that is not a single name")
-        if s.target.id in self.ptrs or s.target.id in self.shared:
+        if s.target.id in self.ptrs or s.target.id in self.array_names:
             raise self.refuse(s, f"using the pointer/shared array '{s.target.id}' as a loop variable")
         it = s.iter
         if not (isinstance(it, ast.Call) and self._intrinsic(it.func)[0] == "range"):
@@ -427,34 +473,34 @@ class Codegen:
             raise self.refuse(s, "range() with these arguments")
         vals = [self.expr(a, "m") for a in it.args]
         start, stop, step = (["0", vals[0], "1"] if len(vals) == 1 else [*vals, "1"] if len(vals) == 2 else vals)
-        a, b, st, iv = self.tmp("_a"), self.tmp("_b"), self.tmp("_s"), self.tmp("_i")
-        enter, live = self.tmp("_me"), self.tmp("_ml")
+        a, b, st, iv = self.tmp("a"), self.tmp("b"), self.tmp("s"), self.tmp("i")
+        enter, live = self.tmp("me"), self.tmp("ml")
         self.emit(f"{a}, {b}, {st} = {start}, {stop}, {step}")
-        self.emit(f"{iv} = _bin('add', {a}, _bin('sub', {b}, {b}))")  # start in the common type of start/stop
+        self.emit(f"{iv} = h_bin('add', {a}, h_bin('sub', {b}, {b}))")  # start in the common type of start/stop
         self.emit(f"{enter} = m")
         self.emit(f"{live} = m")
         self.emit("while True:")
         self.ind += 1
-        self.emit(f"{live} = _mand(C.N, {live}, _rmask(C, {iv}, {b}, {st}))")
+        self.emit(f"{live} = h_mand(C.N, {live}, h_rmask(C, {iv}, {b}, {st}))")
         self.emit(f"if {live} is False:")
         self.emit("    break")
-        self.emit(f"v_{s.target.id} = _asg(C, {live}, {iv}, v_{s.target.id})")
+        self.emit(f"v_{s.target.id} = h_asg(C, {live}, {iv}, v_{s.target.id})")
         self._loop_body(s.body, live)
-        self.emit(f"{iv} = _bin('add', {iv}, {st})")
+        self.emit(f"{iv} = h_bin('add', {iv}, {st})")
         self.ind -= 1
         self._loop_exit(s.body, enter)
 
     def while_(self, s: ast.While) -> None:
         if s.orelse:
             raise self.refuse(s, "'while ... else'")
-        enter, live = self.tmp("_me"), self.tmp("_ml")
+        enter, live = self.tmp("me"), self.tmp("ml")
         self.emit(f"{enter} = m")
         self.emit(f"{live} = m")
         self.emit("while True:")
         self.ind += 1
         self.emit(f"m = {live}")
         c = self.cond(s.test, "m")
-        self.emit(f"{live} = _mand(C.N, {live}, {c})")
+        self.emit(f"{live} = h_mand(C.N, {live}, {c})")
         self.emit(f"if {live} is False:")
         self.emit("    break")
         self._loop_body(s.body, live)
@@ -467,8 +513,8 @@ class Codegen:
                 raise self.refuse(s, "returning a value from a kernel", "store results through a Ptr parameter")
         else:
             if s.value is not None:
-                self.emit(f"_rv = _asg(C, m, {self.expr(s.value, 'm')}, _rv)")
-        self.emit(f"{self.ret} = _mor(C.N, {self.ret}, m)")
+                self.emit(f"r_val = h_asg(C, m, {self.expr(s.value, 'm')}, r_val)")
+        self.emit(f"{self.ret} = h_mor(C.N, {self.ret}, m)")
         self.emit("m = False")
 
     # -- conditions (masks) ---------------------------------------------------------------
@@ -477,28 +523,28 @@ class Codegen:
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _CMPOPS:
             a = self.expr(node.left, mv)
             b = self.expr(node.comparators[0], mv)
-            return f"_cmpm(C, {_CMPOPS[type(node.ops[0])]!r}, {a}, {b})"
+            return f"h_cmpm(C, {_CMPOPS[type(node.ops[0])]!r}, {a}, {b})"
         if isinstance(node, ast.BoolOp):
-            acc = self.tmp("_c")
+            acc = self.tmp("c")
             self.emit(f"{acc} = {self.cond(node.values[0], mv)}")
             for v in node.values[1:]:
-                sub = self.tmp("_m")
+                sub = self.tmp("m")
                 if isinstance(node.op, ast.And):
-                    self.emit(f"{sub} = _mand(C.N, {mv}, {acc})")
+                    self.emit(f"{sub} = h_mand(C.N, {mv}, {acc})")
                 else:
-                    self.emit(f"{sub} = _mandnot(C.N, {mv}, {acc})")
-                c2 = self.tmp("_c")
+                    self.emit(f"{sub} = h_mandnot(C.N, {mv}, {acc})")
+                c2 = self.tmp("c")
                 self.emit(f"{c2} = False")
                 self.emit(f"if {sub} is not False:")
                 self.ind += 1
                 self.emit(f"{c2} = {self.cond(v, sub)}")
                 self.ind -= 1
-                op = "_mand" if isinstance(node.op, ast.And) else "_mor"
+                op = "h_mand" if isinstance(node.op, ast.And) else "h_mor"
                 self.emit(f"{acc} = {op}(C.N, {acc}, {c2})")
             return acc
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            return f"_mandnot(C.N, True, {self.cond(node.operand, mv)})"
-        return f"_tomask(C.N, {self.expr(node, mv)})"
+            return f"h_mandnot(C.N, True, {self.cond(node.operand, mv)})"
+        return f"h_tomask(C.N, {self.expr(node, mv)})"
 
     # -- expressions ----------------------------------------------------------------------
     def expr(self, node: ast.expr, mv: str) -> str:
@@ -514,9 +560,9 @@ class Codegen:
             op = _BINOPS.get(type(node.op))
             if op is None:
                 raise self.refuse(node, "the '@' operator")
-            return f"_bin({op!r}, {self.expr(node.left, mv)}, {self.expr(node.right, mv)})"
+            return f"h_bin({op!r}, {self.expr(node.left, mv)}, {self.expr(node.right, mv)})"
         if isinstance(node, ast.UnaryOp):
-            return f"_un({_UNARY[type(node.op)]!r}, {self.expr(node.operand, mv)})"
+            return f"h_un({_UNARY[type(node.op)]!r}, {self.expr(node.operand, mv)})"
         if isinstance(node, ast.Compare):
             return self.compare(node, mv)
         if isinstance(node, ast.BoolOp):
@@ -524,8 +570,13 @@ class Codegen:
         if isinstance(node, ast.IfExp):
             return self.ifexp(node, mv)
         if isinstance(node, ast.Subscript):
+            if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":  # a.shape[k]
+                k = self.constant(node.slice)
+                if type(k) is not int:
+                    raise self.refuse(node, f"'{ast.unparse(node)}' with a non-constant index")
+                return f"{self.attribute(node.value)}[{k}]"
             base, idx = self.subscript_parts(node)
-            return f"_ld(C, {base}, {idx}, {mv}, {self.src.line(node)})"
+            return f"h_ld(C, {base}, {idx}, {mv}, {self.src.line(node)})"
         if isinstance(node, ast.Call):
             return self.call(node, mv)
         if isinstance(node, ast.Tuple):
@@ -553,19 +604,19 @@ class Codegen:
                 t = self.tmp()
                 self.emit(f"{t} = {r}")
                 r = t
-            parts.append(f"_cmp({_CMPOPS[type(op)]!r}, {left}, {r})")
+            parts.append(f"h_cmp({_CMPOPS[type(op)]!r}, {left}, {r})")
             left = r
         code = parts[0]
         for p in parts[1:]:
-            code = f"_logical('and', {code}, {p})"
+            code = f"h_logical('and', {code}, {p})"
         return code
 
     def boolop(self, node: ast.BoolOp, mv: str) -> str:
         name = "and" if isinstance(node.op, ast.And) else "or"
         if not any(self._impure(v) for v in node.values[1:]):
-            code = f"_truth({self.expr(node.values[0], mv)})"
+            code = f"h_truth({self.expr(node.values[0], mv)})"
             for v in node.values[1:]:
-                code = f"_logical({name!r}, {code}, {self.expr(v, mv)})"
+                code = f"h_logical({name!r}, {code}, {self.expr(v, mv)})"
             return code
         c = self.cond(node, mv)  # short-circuit per lane: later operands only where they run
         t = self.tmp()
@@ -574,26 +625,33 @@ class Codegen:
 
     def ifexp(self, node: ast.IfExp, mv: str) -> str:
         if not (self._impure(node.body) or self._impure(node.orelse)):
-            return f"_select({self.expr(node.test, mv)}, {self.expr(node.body, mv)}, {self.expr(node.orelse, mv)})"
-        c = self.tmp("_c")
+            return f"h_select({self.expr(node.test, mv)}, {self.expr(node.body, mv)}, {self.expr(node.orelse, mv)})"
+        c = self.tmp("c")
         self.emit(f"{c} = {self.cond(node.test, mv)}")
         out = self.tmp()
-        self.emit(f"{out} = _U")
-        for arm, maskop in ((node.body, "_mand"), (node.orelse, "_mandnot")):
-            sub = self.tmp("_m")
+        self.emit(f"{out} = h_U")
+        for arm, maskop in ((node.body, "h_mand"), (node.orelse, "h_mandnot")):
+            sub = self.tmp("m")
             self.emit(f"{sub} = {maskop}(C.N, {mv}, {c})")
             self.emit(f"if {sub} is not False:")
             self.ind += 1
-            self.emit(f"{out} = _asg(C, {sub}, {self.expr(arm, sub)}, {out})")
+            self.emit(f"{out} = h_asg(C, {sub}, {self.expr(arm, sub)}, {out})")
             self.ind -= 1
         return out
 
     def name(self, node: ast.Name) -> str:
         if node.id in self.locals:
-            if node.id in self.ptrs or node.id in self.shared:
+            if node.id in self.ptrs or node.id in self.array_names:
                 raise self.refuse(node, f"using the pointer/shared array '{node.id}' as a value",
                                   f"index it ({node.id}[i]) or pass it to a @simt.device function")
             return f"v_{node.id}"
+        return self.global_expr(node)
+
+    def global_expr(self, node: ast.expr) -> str:
+        """A global name or attribute chain read as a value: a numeric constant or simt.laneid/warpsize."""
+        obj = self.resolve(node)
+        if isinstance(obj, lang._Special):
+            return self.special(obj)
         return self.const(self._global_value(node))
 
     def _global_value(self, node: ast.expr) -> Any:
@@ -628,9 +686,23 @@ class Codegen:
             return node.value
         if isinstance(node, ast.Tuple):
             return tuple(self.constant(e) for e in node.elts)
-        return self.resolve(node)
+        if isinstance(node, ast.BinOp) and type(node.op) in _CONST_OPS:
+            a, b = self.constant(node.left), self.constant(node.right)
+            if type(a) is int and type(b) is int:
+                return _CONST_OPS[type(node.op)](a, b)
+            raise self.refuse(node, f"the constant expression '{ast.unparse(node)}'", "use integer constants")
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -self.constant(node.operand)
+        obj = self.resolve(node)
+        return int(obj) if isinstance(obj, np.integer) else obj
 
     def attribute(self, node: ast.Attribute) -> str:
+        if isinstance(node.value, ast.Name) and node.value.id in self.locals:
+            name = node.value.id
+            if node.attr in ("shape", "size", "ndim") and (name in self.ptrs or name in self.array_names
+                                                            or self.kind == "device"):
+                return f"h_{node.attr}(v_{name})"
+            raise self.refuse(node, f"'{ast.unparse(node)}'", "arrays have .shape, .size and .ndim")
         if isinstance(node.value, (ast.Name, ast.Attribute)):
             try:
                 base = self.resolve(node.value)
@@ -640,16 +712,18 @@ class Codegen:
                 if node.attr not in ("x", "y", "z"):
                     raise self.refuse(node, f"'{ast.unparse(node)}'", "use .x, .y or .z")
                 return f"C.{base._name}_{node.attr}"
-        return self.const(self._global_value(node))
+        return self.global_expr(node)
 
-    def subscript_parts(self, node: ast.Subscript) -> tuple[str, str]:
+    def subscript_parts(self, node: ast.Subscript, write: bool = False) -> tuple[str, str]:
         if type(node.value) in _CONSTRUCTS:
             raise self.refuse(node, _CONSTRUCTS[type(node.value)])
         if not isinstance(node.value, ast.Name) or node.value.id not in self.locals:
             raise self.refuse(node, f"indexing '{ast.unparse(node.value)}'",
                               "only simt.Ptr parameters and shared arrays can be indexed")
         name = node.value.id
-        if self.kind == "kernel" and name not in self.ptrs and name not in self.shared:
+        if write and name in self.const_arrays:
+            raise self.refuse(node, f"writing the constant array '{name}'", "constant arrays are read-only")
+        if self.kind == "kernel" and name not in self.ptrs and name not in self.array_names:
             raise self.refuse(node, f"indexing the scalar '{name}'", "only simt.Ptr parameters and shared arrays")
         sl = node.slice
         if isinstance(sl, ast.Tuple):
@@ -657,6 +731,53 @@ class Codegen:
         else:
             idx = self.expr(sl, "m")
         return f"v_{name}", idx
+
+    def tuple_value(self, node: ast.expr, n: int, s: ast.stmt) -> str:
+        """Code for a tuple-valued expression unpacked into n names (its arity is checked here)."""
+        arity, code = None, None
+        if isinstance(node, ast.Attribute) and node.attr == "shape":
+            t = self.params.get(node.value.id) if isinstance(node.value, ast.Name) else None
+            arity, code = (t.ndim if isinstance(t, lang.ArrayType) else n), self.attribute(node)
+        if isinstance(node, ast.Call):
+            kind, data = self._intrinsic(node.func)
+            if kind in ("grid", "gridsize"):
+                arity = self._ndim(node)
+                code = "(" + "".join(f"{c}, " for c in self.grid_code(kind, arity)) + ")"
+            elif kind == "math" and data.result == "split":
+                if len(node.args) != 1 or node.keywords:
+                    raise self.refuse(node, f"{ast.unparse(node.func)} with these arguments", "pass one value")
+                arity, code = 2, f"h_math({self._obj(data)}, {self.expr(node.args[0], 'm')})"
+        if code is None:
+            raise self.refuse(s, f"unpacking '{ast.unparse(node)}'",
+                              "unpack a tuple (a, b = x, y), simt.grid(n), simt.gridsize(n), math.frexp or math.modf")
+        if arity != n:
+            raise self.refuse(s, f"unpacking the {arity} values of '{ast.unparse(node)}' into {n} names")
+        return code
+
+    def _ndim(self, call: ast.Call) -> int:
+        name = ast.unparse(call.func)
+        try:
+            nd = self.constant(call.args[0]) if len(call.args) == 1 and not call.keywords else None
+        except SimtError:
+            nd = None
+        if type(nd) is not int or not 1 <= nd <= 3:
+            raise self.refuse(call, f"{name} without a constant number of dimensions", f"call it as {name}(1), (2) or (3)")
+        return nd
+
+    @staticmethod
+    def grid_code(kind: str, ndim: int) -> list[str]:
+        """Per dimension: blockIdx * blockDim + threadIdx (grid) or blockDim * gridDim (gridsize)."""
+        if kind == "grid":
+            return [f"h_bin('add', h_bin('mul', C.blockIdx_{d}, C.blockDim_{d}), C.threadIdx_{d})" for d in "xyz"[:ndim]]
+        return [f"h_bin('mul', C.blockDim_{d}, C.gridDim_{d})" for d in "xyz"[:ndim]]
+
+    def special(self, obj: lang._Special) -> str:
+        if obj is lang.warpsize:
+            return repr(lang.WARP_SIZE)
+        # laneid: the thread's linear index in its block, modulo the warp size
+        lin = "h_bin('add', C.threadIdx_x, h_bin('mul', h_bin('add', C.threadIdx_y, " \
+              "h_bin('mul', C.threadIdx_z, C.blockDim_y)), C.blockDim_x))"
+        return f"h_bin('and', {lin}, {lang.WARP_SIZE - 1})"
 
     # -- calls ----------------------------------------------------------------------------
     def _intrinsic(self, func: ast.expr) -> tuple[str, Any]:
@@ -676,12 +797,13 @@ class Codegen:
             return ("cast", dt)
         return ("unknown", obj)
 
-    def _is_shared_array(self, func: ast.expr) -> bool:
+    def _array_decl(self, func: ast.expr) -> str | None:
+        """'shared', 'local' or 'const' when func is simt.shared.array / local.array / const.array_like."""
         try:
             obj = self.resolve(func)
         except SimtError:
-            return False
-        return getattr(obj, "__func__", None) is lang._Shared.array
+            return None
+        return _ARRAY_DECLS.get(getattr(obj, "__func__", None))
 
     def call(self, node: ast.Call, mv: str) -> str:
         if node.keywords:
@@ -690,6 +812,10 @@ class Codegen:
         fname = ast.unparse(node.func)
         args = node.args
         line = self.src.line(node)
+        if kind == "len":
+            if len(args) != 1 or not isinstance(args[0], ast.Name) or args[0].id not in self.locals:
+                raise self.refuse(node, f"len({', '.join(ast.unparse(a) for a in args)})", "len() takes one array")
+            return f"h_shape(v_{args[0].id})[0]"
         if kind == "device":
             fn = self.compiler.device(data, node, self.src)
             if len(args) != fn.nparams:
@@ -701,31 +827,38 @@ class Codegen:
                 sig = "(array, index, compare, value)" if data == "cas" else "(array, index, value)"
                 raise self.refuse(node, f"{fname} with {len(args)} arguments", f"call it as {fname}{sig}")
             base = self.pointer_arg(args[0], node)
+            if ast.unparse(args[0]) in self.const_arrays:
+                raise self.refuse(node, f"an atomic on the constant array '{ast.unparse(args[0])}'")
             idx = self._index_arg(args[1])
             if data == "cas":
-                return (f"_atomic(C, 'cas', {base}, {idx}, {self.expr(args[3], mv)}, {mv}, {line}, "
+                return (f"h_atomic(C, 'cas', {base}, {idx}, {self.expr(args[3], mv)}, {mv}, {line}, "
                         f"{self.expr(args[2], mv)})")
-            return f"_atomic(C, {data!r}, {base}, {idx}, {self.expr(args[2], mv)}, {mv}, {line})"
+            return f"h_atomic(C, {data!r}, {base}, {idx}, {self.expr(args[2], mv)}, {mv}, {line})"
+        if kind in ("grid", "gridsize"):
+            nd = self._ndim(node)
+            if nd != 1:
+                raise self.refuse(node, f"{fname}({nd}) as a single value", f"unpack it: i, j = {fname}({nd})")
+            return self.grid_code(kind, 1)[0]
+        if kind == "math" and data.result == "split":
+            raise self.refuse(node, f"{fname}() as a single value", f"unpack it: a, b = {fname}(x)")
         vals = [self.expr(a, mv) for a in args]
-        if kind == "math1" and len(vals) == 1:
-            return f"_m1({self._obj(data)}, {vals[0]})"
-        if kind == "math2" and len(vals) == 2:
-            return f"_m2({self._obj(data)}, {vals[0]}, {vals[1]})"
+        if kind == "math" and len(vals) == data.nargs:
+            return f"h_math({self._obj(data)}, {', '.join(vals)})"
         if kind == "minmax" and len(vals) >= 2:
-            return f"_minmax({self._obj(data)}, {', '.join(vals)})"
+            return f"h_minmax({self._obj(data)}, {', '.join(vals)})"
         if kind == "abs" and len(vals) == 1:
-            return f"_abs({vals[0]})"
+            return f"h_abs({vals[0]})"
         if kind == "rsqrt" and len(vals) == 1:
-            return f"_rsqrt({vals[0]})"
+            return f"h_rsqrt({vals[0]})"
         if kind == "fma" and len(vals) == 3:
-            return f"_fma({', '.join(vals)})"
+            return f"h_fma({', '.join(vals)})"
         if kind == "cast" and len(vals) == 1:
-            return f"_to({vals[0]}, {self._obj(data)})"
+            return f"h_to({vals[0]}, {self._obj(data)})"
         if kind in ("sync", "print"):
             raise self.refuse(node, f"{fname}() inside an expression", "call it as a statement")
         if kind == "range":
             raise self.refuse(node, "range() outside a for loop")
-        if kind in ("math1", "math2", "minmax", "abs", "rsqrt", "fma", "cast"):
+        if kind in ("math", "minmax", "abs", "rsqrt", "fma", "cast"):
             raise self.refuse(node, f"{fname} with {len(vals)} argument(s)")
         if kind == "local":
             raise self.refuse(node, f"calling the local variable '{fname}'")
@@ -739,14 +872,14 @@ class Codegen:
 
     def pointer_arg(self, node: ast.expr, call: ast.AST) -> str:
         if isinstance(node, ast.Name) and node.id in self.locals:
-            if self.kind == "kernel" and node.id not in self.ptrs and node.id not in self.shared:
+            if self.kind == "kernel" and node.id not in self.ptrs and node.id not in self.array_names:
                 raise self.refuse(call, f"an atomic on the scalar '{node.id}'", "pass a simt.Ptr parameter or shared array")
             return f"v_{node.id}"
         raise self.refuse(call, f"an atomic on '{ast.unparse(node)}'", "pass a simt.Ptr parameter or shared array")
 
     def arg(self, node: ast.expr) -> str:
         """An argument of a device-function call: pointers and shared arrays pass through."""
-        if isinstance(node, ast.Name) and (node.id in self.ptrs or node.id in self.shared):
+        if isinstance(node, ast.Name) and (node.id in self.ptrs or node.id in self.array_names):
             return f"v_{node.id}"
         return self.expr(node, "m")
 

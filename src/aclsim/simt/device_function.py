@@ -11,11 +11,11 @@ import inspect
 from typing import Any
 
 from .ctype import scalar_dtype
-from .lang import PtrType, SimtError
+from .lang import ArrayType, PtrType, SimtError
 
 
 def params_of(fn: Any, what: str, require: bool) -> dict[str, Any]:
-    """Parameter name -> PtrType, scalar np.dtype, or None (untyped device-function parameter)."""
+    """Parameter name -> PtrType, ArrayType, scalar np.dtype, or None (untyped device-function parameter)."""
     try:
         ann = inspect.get_annotations(fn, eval_str=True)
     except Exception as e:
@@ -23,14 +23,15 @@ def params_of(fn: Any, what: str, require: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in inspect.signature(fn).parameters:
         a = ann.get(name)
-        if isinstance(a, PtrType):
+        if isinstance(a, (PtrType, ArrayType)):
             out[name] = a
             continue
         dt = scalar_dtype(a) if a is not None else None
         if dt is None and (require or a is not None):
             raise SimtError(
                 f"{what} {fn.__name__}: parameter '{name}' needs a type annotation: simt.Ptr[np.float32] (any bool, "
-                f"integer or float dtype) for a device pointer, or a scalar type (np.uint32, np.int32, np.float32, int, float)"
+                f"integer or float dtype) for a device pointer, simt.Array[np.float32, 2] for a device array, "
+                f"or a scalar type (np.uint32, np.int32, np.float32, int, float)"
                 + (f"; got {a!r}" if a is not None else "")
             )
         out[name] = dt

@@ -17,7 +17,7 @@ import numpy as np
 from ..runtime import KernelFault, KernelWork, Task, get_runtime
 from ..runtime.gm import GlobalMemory, array_of, has_array_interface
 from ..runtime.work import pointers_in
-from . import compiler
+from . import arrays, compiler
 from .device_function import params_of
 from .lang import PtrType, SimtError, dim3
 from .launchctx import LaunchContext
@@ -51,7 +51,8 @@ class Kernel:
         self.fn = fn
         self.name = fn.__name__
         self.file = _source_file(fn)
-        self.param_types = params_of(fn, "kernel", require=True)
+        self.declared = params_of(fn, "kernel", require=True)  # as written (simt.Array parameters)
+        self.param_types = arrays.launch_types(self.declared)  # as launched (arrays: pointer + extents)
         self.compiled: compiler.Compiled | None = None
         self._launchers: dict[Any, Launcher] = {}
         functools.update_wrapper(self, fn)
@@ -59,7 +60,7 @@ class Kernel:
     def compile(self) -> compiler.Compiled:
         """Compile now (launches do it on first use); raises SimtError for unsupported constructs."""
         if self.compiled is None:
-            self.compiled = compiler.Compiler().build(compiler.Source(self.fn, "kernel"), "kernel", self.param_types)
+            self.compiled = compiler.Compiler().build(compiler.Source(self.fn, "kernel"), "kernel", self.declared)
         return self.compiled
 
     @property
@@ -111,8 +112,10 @@ class Launcher:
     def __call__(self, *args: Any) -> Task:
         k = self.kernel
         compiled = k.compile()
-        if len(args) != len(k.param_types):
-            raise SimtError(f"kernel {k.name} takes {len(k.param_types)} arguments, got {len(args)}")
+        if len(args) != len(k.declared):
+            raise SimtError(f"kernel {k.name} takes {len(k.declared)} arguments, got {len(args)}")
+        if len(k.declared) != len(k.param_types):
+            args = tuple(arrays.expand_args(k.name, k.declared, args))
         vals = [_convert(k.name, name, t, a) for (name, t), a in zip(k.param_types.items(), args, strict=False)]
         rt = get_runtime()
         gm = GlobalMemory(rt)

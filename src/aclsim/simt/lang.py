@@ -10,6 +10,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .mathfns import MATH
+
 
 class SimtError(Exception):
     """A kernel the compiler refuses, or a launch with an invalid configuration."""
@@ -67,6 +69,38 @@ class Ptr:
         return PtrType(dtype)
 
 
+class ArrayType:
+    """The annotation `simt.Array[dtype, ndim]`: a device array with a shape (a.shape, a[i, j], len(a))."""
+
+    def __init__(self, dtype: Any, ndim: int) -> None:
+        self.dtype = np.dtype(dtype)
+        if self.dtype.kind not in "biuf":
+            raise SimtError(f"simt.Array[{self.dtype}, ...]: kernels handle bool, integer and float element types only")
+        if type(ndim) is not int or ndim < 1:
+            raise SimtError(f"simt.Array[{self.dtype}, {ndim!r}]: the number of dimensions must be an int >= 1")
+        self.ndim = ndim
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ArrayType) and (other.dtype, other.ndim) == (self.dtype, self.ndim)
+
+    def __hash__(self) -> int:
+        return hash((self.dtype, self.ndim))
+
+    def __repr__(self) -> str:
+        return f"simt.Array[{self.dtype}, {self.ndim}]"
+
+    def launch_params(self, name: str) -> list[tuple[str, Any]]:
+        """The hidden launch parameters after the pointer: shape then element strides (int64)."""
+        return [(f"{name}.{what}[{k}]", np.dtype(np.int64)) for what in ("shape", "strides") for k in range(self.ndim)]
+
+
+class Array:
+    """`simt.Array[np.float32, 2]` annotates a device-array parameter (`simt.Array[np.float32]`: 1-D)."""
+
+    def __class_getitem__(cls, spec: Any) -> ArrayType:
+        return ArrayType(*spec) if isinstance(spec, tuple) else ArrayType(spec, 1)
+
+
 class _Shared:
     """`simt.shared.array(shape, dtype)`: per-block shared memory (shape and dtype are constants)."""
 
@@ -75,6 +109,39 @@ class _Shared:
 
 
 shared = _Shared()
+
+
+class _Local:
+    """`simt.local.array(shape, dtype)`: an array private to each thread (shape and dtype are constants)."""
+
+    def array(self, shape: Any, dtype: Any) -> Any:
+        raise _only_in_kernel("local.array")
+
+
+class _Const:
+    """`simt.const.array_like(host_array)`: a read-only copy of a module-level numpy array, taken at compile time."""
+
+    def array_like(self, ary: Any) -> Any:
+        raise _only_in_kernel("const.array_like")
+
+
+local = _Local()
+const = _Const()
+
+
+class _Special:
+    """A value a kernel reads by name: simt.laneid (thread's lane in its warp of 32), simt.warpsize (32)."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return f"simt.{self._name}"
+
+
+WARP_SIZE = 32
+laneid = _Special("laneid")
+warpsize = _Special("warpsize")
 
 
 def syncthreads() -> None:
@@ -91,6 +158,11 @@ def _intrinsic(name: str, doc: str) -> Any:
     return fn
 
 
+grid = _intrinsic(
+    "grid", "grid(ndim): the thread's absolute position, blockIdx * blockDim + threadIdx (a tuple for ndim 2 or 3)"
+)
+gridsize = _intrinsic("gridsize", "gridsize(ndim): the number of threads of the grid, blockDim * gridDim (per dimension)")
+
 ATOMIC_OPS = ("add", "sub", "max", "min", "and", "or", "xor", "exch")
 atomic_add = _intrinsic("atomic_add", "atomic_add(array, index, value) -> old value: array[index] += value")
 atomic_sub = _intrinsic("atomic_sub", "atomic_sub(array, index, value) -> old value: array[index] -= value")
@@ -104,21 +176,10 @@ atomic_cas = _intrinsic(
     "atomic_cas", "atomic_cas(array, index, compare, value) -> old value; stores value where old == compare"
 )
 
-# Math: one-argument float functions keep float16/float32 and turn integers into float32.
-MATH1 = {
-    "sqrt": np.sqrt, "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "log10": np.log10,
-    "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
-    "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
-    "fabs": np.fabs, "round": np.rint,
-}
-MATH2 = {"pow": np.power, "atan2": np.arctan2}
-sqrt, exp, exp2, log, log2, log10 = (_intrinsic(n, f"{n}(x)") for n in ("sqrt", "exp", "exp2", "log", "log2", "log10"))
-sin, cos, tan, asin, acos, atan = (_intrinsic(n, f"{n}(x)") for n in ("sin", "cos", "tan", "asin", "acos", "atan"))
-sinh, cosh, tanh, floor, ceil, trunc = (_intrinsic(n, f"{n}(x)") for n in ("sinh", "cosh", "tanh", "floor", "ceil", "trunc"))
-fabs = _intrinsic("fabs", "fabs(x)")
+# Math (the table and argument rules are in mathfns): simt.sqrt(x), simt.hypot(x, y), ...
+for _name in MATH:
+    globals()[_name] = _intrinsic(_name, f"{_name}{'(x)' if MATH[_name].nargs == 1 else '(x, y)'}: math.{_name} per thread")
 rsqrt = _intrinsic("rsqrt", "rsqrt(x) = 1 / sqrt(x)")
-pow = _intrinsic("pow", "pow(x, y)")
-atan2 = _intrinsic("atan2", "atan2(y, x)")
 fma = _intrinsic("fma", "fma(a, b, c) = a * b + c")
 min = _intrinsic("min", "min(a, b, ...) with C conversions")
 max = _intrinsic("max", "max(a, b, ...) with C conversions")

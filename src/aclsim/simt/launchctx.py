@@ -9,6 +9,7 @@ import numpy as np
 
 from ..runtime.gm import GlobalMemory
 from ..runtime.work import KernelFault
+from .arrays import LocalArr
 from .memory import SharedArr
 from .ops import Idx, mask_array, val
 
@@ -59,6 +60,7 @@ class LaunchContext:
         self._comps: dict[int, np.ndarray] = {}
         self._terms: dict[tuple[int, ...], Any] = {}
         self._shared: dict[str, SharedArr] = {}
+        self._local: dict[str, LocalArr] = {}
         self._lane_block: np.ndarray | None = None
 
     def comp(self, k: int) -> np.ndarray:
@@ -131,6 +133,13 @@ class LaunchContext:
         if s is None:
             s = self._shared[key] = SharedArr(name, shape, dtype, self.nb)
         return s
+
+    def local(self, key: str, name: str, shape: tuple[int, ...], dtype: np.dtype) -> LocalArr:
+        """The chunk's copy of a local array (a row per lane; the same object on every execution)."""
+        a = self._local.get(key)
+        if a is None:
+            a = self._local[key] = LocalArr(name, shape, dtype, self.N)
+        return a
 
     def mask_value(self, m: Any) -> Any:
         """A mask as a condition value (bool or bool array)."""

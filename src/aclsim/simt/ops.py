@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .ctype import BOOL, F32, I32, WEAK_FLOAT, WEAK_INT, cast, common_type, default_dtype, dtype_of, wrap_int32
+from .mathfns import MathFn
 
 _M32 = (1 << 32) - 1
 ND = np.ndarray
@@ -130,7 +131,8 @@ def binop(op: str, a: Any, b: Any) -> Any:
     ta, tb = type(a), type(b)
     if ta is tb and op in _DIRECT and (ta is ND or ta.__module__ == "numpy") and a.dtype is b.dtype \
             and a.dtype in _SAME_TYPE_OK:
-        return _UFUNC[op](a, b)
+        # Uniform scalars (one thread, loop counters): numpy's scalar operators, several times cheaper.
+        return _UFUNC[op](a, b) if ta is ND else _PYOP[op](a, b)
     if ta is Idx or tb is Idx:
         r = _idx_binop(op, a, b)
         if r is not None:
@@ -169,6 +171,8 @@ def binop(op: str, a: Any, b: Any) -> Any:
 
 def compare(op: str, a: Any, b: Any) -> Any:
     """a <op> b (lt le gt ge eq ne) after C's usual conversions: a bool or bool array."""
+    if type(a) is type(b) and type(a).__module__ == "numpy" and a.dtype is b.dtype:  # same-type scalars
+        return _PYCMP[op](a, b)
     a, b = val(a), val(b)
     rt = common_type(dtype_of(a), dtype_of(b))
     if rt is WEAK_INT or rt is WEAK_FLOAT:
@@ -237,12 +241,31 @@ def _float_arg(v: Any) -> Any:
     return v
 
 
-def math1(ufunc: Any, v: Any) -> Any:
-    """A one-argument float function (sqrt, exp, ...): float types are kept, integers give float32."""
-    x = _float_arg(v)
-    if type(x) is float:
-        return float(ufunc(x))
-    return ufunc(x)
+def math_call(fn: MathFn, *args: Any) -> Any:
+    """A math function on C-converted arguments (see mathfns): float types are kept, integers give float32."""
+    if fn.nargs == 1:
+        xs = [_float_arg(args[0])]
+    elif fn.args == "float,int":  # ldexp(x, exp)
+        e = val(args[1])
+        if dtype_of(e) is WEAK_FLOAT or (dtype_of(e) is not WEAK_INT and dtype_of(e).kind not in "iub"):
+            raise TypeError(f"{fn.name}: the exponent must be an integer")
+        xs = [_float_arg(args[0]), e if dtype_of(e) is WEAK_INT else cast(e, I32)]
+    else:
+        a, b = val(args[0]), val(args[1])
+        rt = common_type(dtype_of(a), dtype_of(b))
+        if rt is WEAK_INT or rt is WEAK_FLOAT:
+            xs = [float(a), float(b)]
+        else:
+            rt = rt if rt.kind == "f" else F32
+            xs = [cast(a, rt), cast(b, rt)]
+    r = fn.impl(*xs)
+    if type(xs[0]) is not float:  # a typed or per-lane argument: numpy's result has the kernel type
+        return r
+    if fn.result == "bool":
+        return bool(r)
+    if fn.result == "split":
+        return float(r[0]), (int(r[1]) if r[1].dtype.kind == "i" else float(r[1]))
+    return float(r)
 
 
 def rsqrt(v: Any) -> Any:
@@ -252,25 +275,19 @@ def rsqrt(v: Any) -> Any:
     return np.reciprocal(np.sqrt(x))
 
 
-def math2(ufunc: Any, a: Any, b: Any) -> Any:
-    """A two-argument function (pow, atan2, min, max) on C-converted operands."""
+def _minmax2(ufunc: Any, a: Any, b: Any) -> Any:
     a, b = val(a), val(b)
     rt = common_type(dtype_of(a), dtype_of(b))
-    if ufunc in (np.minimum, np.maximum):
-        if rt is WEAK_INT or rt is WEAK_FLOAT:
-            return min(a, b) if ufunc is np.minimum else max(a, b)
-        return ufunc(cast(a, rt), cast(b, rt))
     if rt is WEAK_INT or rt is WEAK_FLOAT:
-        return float(ufunc(float(a), float(b)))
-    if rt.kind != "f":
-        rt = F32
+        return min(a, b) if ufunc is np.minimum else max(a, b)
     return ufunc(cast(a, rt), cast(b, rt))
 
 
 def minmax(ufunc: Any, *args: Any) -> Any:
+    """min/max of two or more values with C conversions."""
     r = args[0]
     for x in args[1:]:
-        r = math2(ufunc, r, x)
+        r = _minmax2(ufunc, r, x)
     return val(r)
 
 

@@ -1,0 +1,257 @@
+"""The `numba.cuda` face: numba CUDA kernels and their host code on the emulated Ascend runtime.
+
+    from aclsim.simt import cuda          # instead of: from numba import cuda
+
+    @cuda.jit
+    def axpy(a, x, y, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = a * x[i] + y[i]
+
+    d_out = cuda.device_array_like(x)
+    axpy[blocks, threads](2.0, cuda.to_device(x), cuda.to_device(y), d_out)
+    result = d_out.copy_to_host()
+
+Kernels compile with `aclsim.simt` (so the sanitizer and the trace see every launch) once per
+combination of argument types, as numba specializes: device arrays (and host numpy arrays,
+copied in and back around the launch as numba does) become `simt.Array[dtype, ndim]`, Python ints
+int64 and floats float64. Arithmetic inside follows simt's C rules, not numba's numpy promotion
+(see the README's table of differences). Like numba, the first use of the device makes device 0
+current when no device is.
+
+This is a face over the runtime and the simt engine, like `aclsim.api`; names numba has and this
+face does not emulate raise an AttributeError saying so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+from typing import Any
+
+import numpy as np
+
+from . import api
+from .errors import AclError
+from .runtime import get_runtime
+from .runtime.gm import array_of, has_array_interface
+from .simt import lang
+from .simt.arrays import launch_types
+from .simt.device_function import DeviceFunction
+from .simt.kernel import Kernel
+from .simt.lang import (
+    ArrayType,
+    SimtError,
+    blockDim,
+    blockIdx,
+    const,
+    grid,
+    gridDim,
+    gridsize,
+    laneid,
+    local,
+    shared,
+    syncthreads,
+    threadIdx,
+    warpsize,
+)
+
+
+class _Atomic:
+    """`cuda.atomic.add(array, index, value)` & co: the old value; index may be a tuple for n-D arrays."""
+
+    def __init__(self) -> None:
+        self.add, self.sub, self.max, self.min = lang.atomic_add, lang.atomic_sub, lang.atomic_max, lang.atomic_min
+        self.and_, self.or_, self.xor, self.exch = lang.atomic_and, lang.atomic_or, lang.atomic_xor, lang.atomic_exch
+        self.cas = lang.atomic_cas  # cas(array, index, old, value), as numba
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(
+            f"cuda.atomic.{name} is not emulated by aclsim; available: add, sub, max, min, and_, or_, xor, exch, cas"
+        )
+
+
+atomic = _Atomic()
+_OPTIONS = {"debug", "opt", "lineinfo", "fastmath", "cache", "max_registers", "inline", "forceinline"}
+
+
+def _ensure_device() -> None:
+    """numba's implicit primary context: device 0 becomes current when this thread has none."""
+    rt = get_runtime()
+    try:
+        rt.get_device()
+    except AclError:
+        rt.set_device(0)
+
+
+def jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:
+    """`@cuda.jit`, `@cuda.jit("void(float32[:])")`, `@cuda.jit(device=True)`: a kernel or device function.
+
+    Signatures are accepted and not needed: kernels specialize on the argument types of each launch.
+    Performance options (fastmath, opt, lineinfo, ...) change nothing here; others are refused.
+    """
+    unknown = set(options) - _OPTIONS
+    if unknown:
+        raise SimtError(f"cuda.jit: the option(s) {sorted(unknown)} are not emulated by aclsim")
+
+    def wrap(fn: Any) -> Any:
+        return DeviceFunction(fn) if device else CudaKernel(fn)
+
+    if callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)):
+        return wrap(func_or_sig)
+    return wrap
+
+
+class CudaKernel:
+    """A `@cuda.jit` kernel: `kernel[griddim, blockdim](*args)` or `[griddim, blockdim, stream]`."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        self.params = list(inspect.signature(fn).parameters)
+        self._specs: dict[tuple, _Specialized] = {}
+        functools.update_wrapper(self, fn)
+
+    def __getitem__(self, config: Any) -> Any:
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+            raise SimtError(f"launch as {self.fn.__name__}[griddim, blockdim](...) (optionally stream, sharedmem)")
+        if len(config) == 4 and config[3]:
+            raise SimtError(f"{self.fn.__name__}[..., sharedmem={config[3]}]: dynamic shared memory is not emulated "
+                            "yet; declare cuda.shared.array with a constant shape")
+        return functools.partial(self._launch, config[0], config[1], config[2] if len(config) > 2 else 0)
+
+    def __call__(self, *args: Any) -> None:
+        raise SimtError(f"kernel {self.fn.__name__} needs a launch configuration: {self.fn.__name__}[griddim, blockdim](...)")
+
+    def _launch(self, griddim: Any, blockdim: Any, stream: Any, *args: Any) -> None:
+        if len(args) != len(self.params):
+            raise SimtError(f"kernel {self.fn.__name__} takes {len(self.params)} arguments, got {len(args)}")
+        _ensure_device()
+        copies = []  # host numpy arrays: copied in, and back after the kernel, as numba does
+        dev_args = []
+        for a in args:
+            if isinstance(a, np.ndarray):
+                d = api.to_device(a)
+                copies.append((a, d))
+                a = d
+            dev_args.append(a)
+        types = tuple(_typeof(name, a) for name, a in zip(self.params, dev_args, strict=True))
+        spec = self._specs.get(types)
+        if spec is None:
+            spec = self._specs[types] = _Specialized(self.fn, dict(zip(self.params, types, strict=True)))
+        spec[griddim, blockdim, _stream_of(stream)](*dev_args)
+        if copies:
+            get_runtime().synchronize_device()
+            for host, d in copies:
+                if host.flags.writeable:
+                    host[...] = d.copy_to_host()
+                d.free()
+
+
+class _Specialized(Kernel):
+    """One specialization of a `@cuda.jit` kernel: its parameter types come from the launch arguments."""
+
+    def __init__(self, fn: Any, declared: dict[str, Any]) -> None:
+        self.fn, self.name = fn, fn.__name__
+        self.file = inspect.getsourcefile(fn) or "<unknown>"
+        self.declared = declared
+        self.param_types = launch_types(declared)
+        self.compiled = None
+        self._launchers = {}
+
+
+def _typeof(name: str, a: Any) -> Any:
+    """numba's typeof for a launch argument: arrays by (dtype, ndim), Python int/float as int64/float64."""
+    if has_array_interface(a):
+        ref = array_of(a)
+        if ref.shape is None:
+            raise SimtError(f"kernel argument '{name}': a typed pointer without a shape; pass a device array")
+        return ArrayType(ref.dtype, len(ref.shape))
+    if isinstance(a, bool):
+        return np.dtype(np.bool_)
+    if isinstance(a, int):
+        return np.dtype(np.int64)
+    if isinstance(a, float):
+        return np.dtype(np.float64)
+    if isinstance(a, (np.integer, np.floating, np.bool_)):
+        return a.dtype
+    raise SimtError(f"kernel argument '{name}': a {type(a).__name__} cannot be passed to a kernel here "
+                    "(device arrays, numpy arrays, ints, floats and numpy scalars can)")
+
+
+def _stream_of(stream: Any) -> Any:
+    return 0 if stream is None or (isinstance(stream, int) and stream == 0) else stream
+
+
+# ---------------------------------------------------------------------------- host API
+def to_device(obj: Any, stream: Any = 0, copy: bool = True, to: api.DeviceArray | None = None) -> api.DeviceArray:
+    """A device copy of a host array (or copy into `to`)."""
+    _ensure_device()
+    if to is not None:
+        to.copy_from_host(np.asarray(obj), stream=_stream_of(stream) or None)
+        return to
+    return api.to_device(np.asarray(obj))
+
+
+def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C", stream: Any = 0) -> Any:
+    """An uninitialised device array (C order)."""
+    if strides is not None or order != "C":
+        raise SimtError("cuda.device_array: only C-ordered arrays without explicit strides are emulated")
+    _ensure_device()
+    return api.empty(shape, dtype)
+
+
+def device_array_like(ary: Any, stream: Any = 0) -> Any:
+    return device_array(ary.shape, ary.dtype)
+
+
+def pinned_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C") -> np.ndarray:
+    """Host memory for fast copies: an ordinary numpy array here (every host array is 'pinned' for the emulator)."""
+    return np.empty(shape, dtype, order=order)  # type: ignore[call-overload]
+
+
+def pinned_array_like(ary: np.ndarray) -> np.ndarray:
+    return np.empty_like(ary)
+
+
+@contextlib.contextmanager
+def pinned(*arrays: Any) -> Any:
+    """`with cuda.pinned(a):` page-locks host arrays on a GPU; nothing to do on the emulator."""
+    yield
+
+
+def stream() -> api.Stream:
+    _ensure_device()
+    return api.Stream()
+
+
+def default_stream() -> api.Stream:
+    _ensure_device()
+    return api.Stream.default()
+
+
+def synchronize() -> None:
+    """Wait for all work on the current device."""
+    _ensure_device()
+    get_runtime().synchronize_device()
+
+
+def event(timing: bool = True) -> api.Event:
+    _ensure_device()
+    return api.Event()
+
+
+def is_available() -> bool:
+    return True
+
+
+def __getattr__(name: str) -> Any:
+    raise AttributeError(f"aclsim.simt.cuda does not emulate numba.cuda.{name}; see the README's SIMT section "
+                         "for what the cuda namespace offers")
+
+
+__all__ = [
+    "atomic", "blockDim", "blockIdx", "const", "default_stream", "device_array", "device_array_like", "event", "grid",
+    "gridDim", "gridsize", "is_available", "jit", "laneid", "local", "pinned", "pinned_array", "pinned_array_like",
+    "shared", "stream", "synchronize", "syncthreads", "threadIdx", "to_device", "warpsize",
+]

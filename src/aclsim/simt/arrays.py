@@ -1,0 +1,278 @@
+"""Arrays in kernels: device-array parameters (shape and strides over a pointer), per-thread local
+arrays (`simt.local.array`) and constant arrays (`simt.const.array_like`).
+
+A device-array parameter is a `PtrArg` plus its shape and element strides: `a[i, j]` checks every
+index against its dimension, then loads or stores element `i * strides[0] + j * strides[1]`
+through the pointer (whose own checks still apply).
+
+A local array holds one row per lane of the running chunk (shape (lanes, size)); a constant array
+is one read-only copy, taken when the kernel is compiled, that every thread reads. Both are
+indexed with C-order multi-dimensional indices; an index outside a dimension faults the launch
+naming the array, the index tuple, the thread and the line (hardware would read or write some
+other thread's memory: never what the program meant).
+
+`load`/`store`/`atomic` here are the helpers compiled kernels call for every subscript: they
+handle these arrays and hand pointers and shared arrays on to `memory`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..runtime.gm import array_of, has_array_interface
+from ..runtime.work import KernelFault
+from . import memory
+from .atomics import as_values, serial_apply
+from .ctype import cast
+from .lang import ArrayType, PtrType, SimtError
+from .ops import ND, Idx, mask_array, val
+
+
+class LocalArr:
+    """A `simt.local.array`: C-order elements per thread, one row per lane of the chunk."""
+
+    __slots__ = ("data", "dtype", "name", "shape", "size")
+
+    def __init__(self, name: str, shape: tuple[int, ...], dtype: np.dtype, lanes: int) -> None:
+        self.name, self.shape, self.dtype = name, shape, dtype
+        self.size = int(np.prod(shape))
+        self.data = np.zeros((lanes, self.size), dtype)
+
+
+class ConstArr:
+    """A `simt.const.array_like(host_array)`: a read-only copy every thread reads."""
+
+    __slots__ = ("data", "dtype", "name", "shape", "size")
+
+    def __init__(self, name: str, host: np.ndarray) -> None:
+        self.name, self.shape, self.dtype = name, host.shape, host.dtype
+        self.size = host.size
+        self.data = np.ascontiguousarray(host).reshape(1, -1).copy()
+        self.data.flags.writeable = False
+
+
+class ArrayArg:
+    """A device-array parameter of a running kernel: its pointer, shape and strides (in elements)."""
+
+    __slots__ = ("contiguous", "dtype", "name", "ptr", "shape", "size", "span", "strides")
+
+    def __init__(self, name: str, ptr: Any, shape: tuple[int, ...], strides: tuple[int, ...]) -> None:
+        self.name, self.ptr, self.shape, self.strides = name, ptr, shape, strides
+        self.dtype = ptr.dtype
+        self.size = int(np.prod(shape))
+        self.contiguous = strides == c_strides(shape)
+        self.span = sum((n - 1) * abs(st) for n, st in zip(shape, strides, strict=True))  # largest |offset|
+
+
+def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Element strides of a C-ordered array of this shape."""
+    out, acc = [], 1
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= n
+    return tuple(reversed(out))
+
+
+def launch_types(declared: dict[str, Any]) -> dict[str, Any]:
+    """A kernel's launch parameters: each array parameter becomes a pointer, with its shape and strides
+    appended as hidden int64 parameters (in parameter order)."""
+    out = {n: PtrType(t.dtype) if isinstance(t, ArrayType) else t for n, t in declared.items()}
+    for n, t in declared.items():
+        if isinstance(t, ArrayType):
+            out.update(t.launch_params(n))
+    return out
+
+
+def expand_args(kname: str, declared: dict[str, Any], args: tuple) -> list[Any]:
+    """Launch arguments for launch_types(declared): each device array (any object with the
+    `__acl_array_interface__` protocol) is followed by its shape and element strides."""
+    extents: list[int] = []
+    for (name, t), a in zip(declared.items(), args, strict=True):
+        if not isinstance(t, ArrayType):
+            continue
+        if not has_array_interface(a):
+            raise SimtError(f"kernel {kname}: argument '{name}' must be a device array ({t}), got {type(a).__name__}"
+                            + ("; copy it to the device first (aclsim.to_device)" if isinstance(a, np.ndarray) else ""))
+        ref = array_of(a)
+        if ref.shape is None or ref.dtype != t.dtype or len(ref.shape) != t.ndim:
+            what = "a pointer without a shape" if ref.shape is None else f"a {len(ref.shape)}-D {ref.dtype} array"
+            raise SimtError(f"kernel {kname}: argument '{name}' is {what}; the kernel takes {t}")
+        isz = t.dtype.itemsize
+        if ref.strides is None:
+            strides = c_strides(ref.shape)
+        elif any(s % isz for s in ref.strides):
+            raise SimtError(f"kernel {kname}: argument '{name}' has byte strides {ref.strides}, "
+                            f"not multiples of its {isz}-byte elements")
+        else:
+            strides = tuple(s // isz for s in ref.strides)
+        extents += [*ref.shape, *strides]
+    return [*args, *extents]
+
+
+def make_array(ptr: Any, extents: tuple[int, ...]) -> ArrayArg:
+    """The kernel-side array from its pointer and hidden (shape..., strides...) parameters."""
+    nd = len(extents) // 2
+    return ArrayArg(ptr.name, ptr, tuple(int(e) for e in extents[:nd]), tuple(int(e) for e in extents[nd:]))
+
+
+def shape_of(A: Any) -> tuple[Any, ...]:
+    """a.shape of any kernel array, as int64 values (numba's intp)."""
+    if not hasattr(A, "shape"):
+        raise TypeError(f"a {type(A).__name__} has no shape (only arrays do)")
+    return tuple(np.int64(n) for n in A.shape)
+
+
+def size_of(A: Any) -> Any:
+    return np.int64(np.prod(shape_of(A), dtype=np.int64))
+
+
+def ndim_of(A: Any) -> int:
+    return len(shape_of(A))
+
+
+def _array_flat(C: Any, A: ArrayArg, idx: Any, m: Any, line: int, what: str) -> Any:
+    """The element offset from the pointer of A[idx]; a contiguous 1-D index stays lazy when in bounds."""
+    if type(idx) is not tuple and A.contiguous and len(A.shape) == 1 and type(idx) is Idx \
+            and (m is True or type(m) is slice):
+        r = C.ramp(idx)
+        if r is not None:
+            k, lo = r
+            a, b = (0, C.N) if m is True else (m.start, m.stop)
+            if lo + k * (b - 1) < A.shape[0] and lo + k * a >= 0:
+                return idx  # loads and stores keep their slice fast path
+    flat = _flat(C, A, idx, m, line, what, A.strides)
+    if type(flat) is ND and A.span < 1 << 31:
+        flat = flat.astype(np.int32)  # small indices keep the pointer's gather fast path
+    return flat
+
+
+_OWN = (LocalArr, ConstArr)
+
+
+def _flat(C: Any, A: Any, idx: Any, m: Any, line: int, what: str, strides: tuple[int, ...] | None = None) -> Any:
+    """The element number of idx in every lane (an int when uniform; C order unless strides are given);
+    faults when an index is outside its dimension."""
+    strides = strides or c_strides(A.shape)
+    parts = idx if type(idx) is tuple else (idx,)
+    if len(parts) != len(A.shape):
+        raise TypeError(f"{what}: '{A.name}' has {len(A.shape)} dimension(s), indexed with {len(parts)}")
+    vals = [val(p) for p in parts]
+    for v in vals:
+        kind = v.dtype.kind if isinstance(v, (ND, np.generic)) else ("f" if type(v) is float else "i")
+        if kind not in "iub":
+            raise TypeError(f"the index in {what} must be an integer, got {getattr(v, 'dtype', type(v).__name__)}")
+    if not any(type(v) is ND for v in vals):  # uniform: plain Python arithmetic
+        ints = [int(v) for v in vals]
+        if any(not 0 <= i < n for i, n in zip(ints, A.shape, strict=True)):
+            lane = C.lane0 if m is True else C.lane0 + int(np.argmax(mask_array(C.N, m)))
+            _fault(C, A, tuple(ints), lane, line, what)
+        return sum(i * st for i, st in zip(ints, strides, strict=True))
+    ma = None if m is True else mask_array(C.N, m)
+    flat = np.zeros(C.N, np.int64)
+    bad = np.zeros(C.N, bool)
+    for v, n, st in zip(vals, A.shape, strides, strict=True):
+        v = np.asarray(v).astype(np.int64)
+        bad |= (v < 0) | (v >= n)
+        flat = flat + v * st
+    if ma is not None:
+        bad &= ma
+    if bad.any():
+        lane = int(np.argmax(bad))
+        at = tuple(int(np.asarray(val(p)).reshape(-1)[lane if np.ndim(val(p)) else 0]) for p in parts)
+        _fault(C, A, at, C.lane0 + lane, line, what)
+    return flat
+
+
+def _fault(C: Any, A: Any, at: tuple[int, ...], lane: int, line: int, what: str) -> None:
+    kind = {LocalArr: "local", ConstArr: "constant"}.get(type(A), "device")
+    index = at[0] if len(at) == 1 else at
+    raise KernelFault(
+        f"kernel '{C.name}': index {index} out of bounds in {what} of the {kind} array '{A.name}' "
+        f"(shape {A.shape}, {A.dtype}) by {C.describe(lane)} at {C.where(line)}"
+    )
+
+
+def _rows(A: Any, C: Any, ma: np.ndarray | None) -> Any:
+    """The row of each active lane: local arrays have one per lane, constant arrays one for all."""
+    if type(A) is ConstArr:
+        return 0
+    return np.arange(C.N) if ma is None else np.flatnonzero(ma)
+
+
+def load(C: Any, A: Any, idx: Any, m: Any, line: int) -> Any:
+    """A[idx] in every active lane (a pointer or shared array goes to memory.load)."""
+    if type(A) is ArrayArg:
+        return memory.load(C, A.ptr, _array_flat(C, A, idx, m, line, "load"), m, line)
+    if type(A) not in _OWN:
+        return memory.load(C, A, idx, m, line)
+    k = _flat(C, A, idx, m, line, "load")
+    if type(k) is int:
+        return A.data[:, k].copy() if type(A) is LocalArr else A.data[0, k]
+    if m is True:
+        return A.data[_rows(A, C, None), k]
+    ma = mask_array(C.N, m)
+    out = np.zeros(C.N, A.dtype)
+    out[ma] = A.data[_rows(A, C, ma), k[ma]]
+    return out
+
+
+def store(C: Any, A: Any, idx: Any, value: Any, m: Any, line: int) -> None:
+    if type(A) is ArrayArg:
+        return memory.store(C, A.ptr, _array_flat(C, A, idx, m, line, "store"), value, m, line)
+    if type(A) not in _OWN:
+        return memory.store(C, A, idx, value, m, line)
+    if type(A) is ConstArr:
+        raise TypeError(f"the constant array '{A.name}' is read-only")
+    k = _flat(C, A, idx, m, line, "store")
+    v = cast(val(value), A.dtype)
+    ma = None if m is True else mask_array(C.N, m)
+    if type(k) is int:
+        if ma is None:
+            A.data[:, k] = v
+        else:
+            A.data[ma, k] = v[ma] if type(v) is ND else v
+        return None
+    rows = _rows(A, C, ma)
+    A.data[rows, k if ma is None else k[ma]] = v if type(v) is not ND or ma is None else v[ma]
+    return None
+
+
+def store_binop(C: Any, A: Any, idx: Any, op: str, a: Any, b: Any, m: Any, line: int) -> None:
+    if type(A) is ArrayArg:
+        return memory.store_binop(C, A.ptr, _array_flat(C, A, idx, m, line, "store"), op, a, b, m, line)
+    if type(A) not in _OWN:
+        return memory.store_binop(C, A, idx, op, a, b, m, line)
+    from .ops import binop
+
+    return store(C, A, idx, binop(op, a, b), m, line)
+
+
+def atomic(C: Any, op: str, A: Any, idx: Any, value: Any, m: Any, line: int, compare: Any = None) -> Any:
+    """Atomics on a local array are plain read-modify-writes (only the thread itself sees it)."""
+    if type(A) is ArrayArg:
+        flat = _array_flat(C, A, idx, m, line, f"atomic_{op}")
+        return memory.atomic(C, op, A.ptr, flat, value, m, line, compare)
+    if type(A) not in _OWN:
+        return memory.atomic(C, op, A, idx, value, m, line, compare)
+    if type(A) is ConstArr:
+        raise TypeError(f"the constant array '{A.name}' is read-only")
+    k = _flat(C, A, idx, m, line, f"atomic_{op}")
+    ma = None if m is True else mask_array(C.N, m)
+    rows = _rows(A, C, ma)
+    n = C.N if ma is None else rows.shape[0]
+    kk = np.full(n, k, np.int64) if type(k) is int else (k if ma is None else k[ma])
+    flat = A.data.reshape(-1)
+    v = cast(val(value), A.dtype)
+    v = as_values(v if type(v) is not ND or ma is None else v[ma], n, A.dtype)
+    cmp = None
+    if op == "cas":
+        c = cast(val(compare), A.dtype)
+        cmp = as_values(c if type(c) is not ND or ma is None else c[ma], n, A.dtype)
+    old = serial_apply(flat, rows * A.size + kk, v, op, cmp)
+    if ma is None:
+        return old
+    out = np.zeros(C.N, A.dtype)
+    out[ma] = old
+    return out

@@ -1,0 +1,266 @@
+"""The numba.cuda face (`from aclsim.simt import cuda`): kernels and host code written for numba, and
+device arrays with shapes and strides in kernels."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import aclsim
+from aclsim.simt import cuda
+
+TPB = 8
+
+
+@pytest.fixture(autouse=True)
+def device(fresh_runtime):
+    with aclsim.Device(0):
+        yield
+
+
+# ------------------------------------------------------------------------------------ kernels
+@cuda.jit
+def add_kernel(x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = x[i] + y[i]
+
+
+def test_host_arrays_are_copied_in_and_back_like_numba():
+    x, y = np.arange(1000.0), np.linspace(0, 1, 1000)
+    out = np.zeros(1000)
+    add_kernel[(1000 + 127) // 128, 128](x, y, out)
+    assert np.array_equal(out, x + y)
+
+
+@cuda.jit
+def naive_matmul(a, b, c):
+    i, j = cuda.grid(2)
+    if i < c.shape[0] and j < c.shape[1]:
+        acc = 0.0
+        for k in range(a.shape[1]):
+            acc += a[i, k] * b[k, j]
+        c[i, j] = acc
+
+
+def test_two_dimensional_arrays_with_shape_and_grid2():
+    rng = np.random.default_rng(0)
+    a, b = rng.random((37, 21)), rng.random((21, 29))
+    d_c = cuda.device_array((37, 29))
+    naive_matmul[(3, 2), (16, 16)](cuda.to_device(a), cuda.to_device(b), d_c)
+    np.testing.assert_allclose(d_c.copy_to_host(), a @ b, rtol=1e-13)
+
+
+@cuda.jit
+def tiled_matmul(a, b, c):
+    sa = cuda.shared.array(shape=(TPB, TPB), dtype=np.float32)
+    sb = cuda.shared.array(shape=(TPB, TPB), dtype=np.float32)
+    x, y = cuda.grid(2)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    acc = np.float32(0.0)
+    for t in range(cuda.gridDim.x):
+        sa[tx, ty] = 0
+        sb[tx, ty] = 0
+        if x < a.shape[0] and ty + t * TPB < a.shape[1]:
+            sa[tx, ty] = a[x, ty + t * TPB]
+        if y < b.shape[1] and tx + t * TPB < b.shape[0]:
+            sb[tx, ty] = b[tx + t * TPB, y]
+        cuda.syncthreads()
+        for k in range(TPB):
+            acc += sa[tx, k] * sb[k, ty]
+        cuda.syncthreads()
+    if x < c.shape[0] and y < c.shape[1]:
+        c[x, y] = acc
+
+
+def test_shared_memory_tiled_matmul():
+    rng = np.random.default_rng(1)
+    n = 4 * TPB
+    a, b = (rng.random((n, n)).astype(np.float32) for _ in range(2))
+    c = np.zeros((n, n), np.float32)
+    tiled_matmul[(n // TPB, n // TPB), (TPB, TPB)](a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5)
+
+
+@cuda.jit
+def block_sum(x, total):
+    partial = cuda.shared.array(64, np.float64)
+    i = cuda.grid(1)
+    t = cuda.threadIdx.x
+    partial[t] = x[i] if i < len(x) else 0.0
+    cuda.syncthreads()
+    s = 32
+    while s > 0:
+        if t < s:
+            partial[t] += partial[t + s]
+        cuda.syncthreads()
+        s //= 2
+    if t == 0:
+        cuda.atomic.add(total, 0, partial[0])
+
+
+def test_reduction_with_shared_memory_and_atomics():
+    x = np.random.default_rng(2).random(1000)
+    total = cuda.to_device(np.zeros(1))
+    block_sum[16, 64](cuda.to_device(x), total)
+    cuda.synchronize()
+    assert total.copy_to_host()[0] == pytest.approx(x.sum(), rel=1e-12)
+
+
+@cuda.jit(device=True)
+def clamp_at(a, i, j):
+    n, m = a.shape
+    return a[min(max(i, 0), n - 1), min(max(j, 0), m - 1)]
+
+
+@cuda.jit
+def blur(a, out):
+    i, j = cuda.grid(2)
+    if i < out.shape[0] and j < out.shape[1]:
+        ii, jj = np.int64(i), np.int64(j)
+        s = 0.0
+        for di in range(-1, 2):
+            for dj in range(-1, 2):
+                s += clamp_at(a, ii + di, jj + dj)
+        out[i, j] = s / 9
+
+
+def test_device_functions_take_arrays_and_read_their_shape():
+    a = np.random.default_rng(3).random((20, 13))
+    out = np.zeros_like(a)
+    blur[(3, 2), (8, 8)](a, out)
+    padded = np.pad(a, 1, mode="edge")
+    expect = sum(padded[1 + di : 21 + di, 1 + dj : 14 + dj] for di in (-1, 0, 1) for dj in (-1, 0, 1)) / 9
+    np.testing.assert_allclose(out, expect, rtol=1e-13)
+
+
+@cuda.jit
+def hist2d(xs, ys, h):
+    i = cuda.grid(1)
+    if i < xs.shape[0]:
+        cuda.atomic.add(h, (ys[i], xs[i]), 1)
+
+
+def test_atomics_take_index_tuples_on_2d_arrays():
+    rng = np.random.default_rng(4)
+    xs, ys = rng.integers(0, 5, 500).astype(np.int32), rng.integers(0, 3, 500).astype(np.int32)
+    h = np.zeros((3, 5), np.int32)
+    hist2d[4, 128](xs, ys, h)
+    expect = np.zeros((3, 5), np.int32)
+    np.add.at(expect, (ys, xs), 1)
+    assert np.array_equal(h, expect)
+
+
+@cuda.jit
+def copy_2d(src, dst):
+    i, j = cuda.grid(2)
+    if i < src.shape[0] and j < src.shape[1]:
+        dst[i, j] = src[i, j]
+
+
+@settings(max_examples=25, deadline=None)
+@given(rows=st.integers(1, 12), cols=st.integers(1, 12), r0=st.integers(0, 3), c0=st.integers(0, 3),
+       rs=st.integers(1, 3), cs=st.integers(1, 3), flip=st.booleans())
+def test_strided_views_index_like_numpy(rows, cols, r0, c0, rs, cs, flip):
+    with aclsim.Device(0):
+        host = np.arange(rows * cols, dtype=np.float32).reshape(rows, cols)
+        d = cuda.to_device(host)
+        view = d[r0::rs, c0::cs]
+        ref = host[r0::rs, c0::cs]
+        if flip:
+            view, ref = view[::-1], ref[::-1]
+        if ref.size == 0:
+            return
+        out = cuda.device_array(ref.shape, np.float32)
+        copy_2d[((ref.shape[0] + 3) // 4, (ref.shape[1] + 3) // 4), (4, 4)](view, out)
+        assert np.array_equal(out.copy_to_host(), ref)
+
+
+@cuda.jit
+def past_the_columns(a):
+    i, j = cuda.grid(2)
+    a[i, j + 1] = 1.0
+
+
+def test_an_index_outside_its_dimension_faults_naming_the_index_tuple():
+    d = cuda.to_device(np.zeros((4, 4)))  # a[0, 4] is inside the allocation (row 1) but outside dimension 1
+    past_the_columns[1, (4, 4)](d)
+    with pytest.raises(aclsim.AclError, match=r"index \(0, 4\) out of bounds in store of the device array 'a' "
+                                              r"\(shape \(4, 4\), float64\) by block \(0, 0, 0\) thread \(0, 3, 0\)"):
+        cuda.synchronize()
+
+
+@cuda.jit
+def shape_facts(a, out):
+    out[0] = len(a)
+    out[1] = a.ndim
+    out[2] = a.size
+    n, m, k = a.shape
+    out[3] = n * 100 + m * 10 + k
+
+
+def test_len_ndim_size_and_shape_unpacking():
+    out = np.zeros(4, np.int64)
+    shape_facts[1, 1](cuda.device_array((2, 3, 4), np.float32), out)
+    assert out.tolist() == [2, 3, 24, 234]
+
+
+@cuda.jit("void(float64[:], float64)")
+def scale(x, f):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] = math.sqrt(x[i]) * f
+
+
+def test_signatures_streams_and_numba_host_calls():
+    x = np.arange(256.0)
+    s = cuda.stream()
+    d = cuda.to_device(x, stream=s)
+    scale[2, 128, s](d, 3.0)
+    s.synchronize()
+    got = cuda.pinned_array(256)
+    d.copy_to_host(got)
+    assert np.array_equal(got, np.sqrt(x) * 3.0)
+
+
+def test_what_is_not_emulated_says_so():
+    with pytest.raises(AttributeError, match=r"does not emulate numba.cuda.cg"):
+        _ = cuda.cg
+    with pytest.raises(AttributeError, match=r"cuda.atomic.inc is not emulated.*add, sub"):
+        _ = cuda.atomic.inc
+    with pytest.raises(aclsim.simt.SimtError, match=r"option.*link"):
+        cuda.jit(link=["x.cu"])
+    with pytest.raises(aclsim.simt.SimtError, match="dynamic shared memory"):
+        add_kernel[1, 32, 0, 256]
+
+
+# ------------------------------------------------------------------------------------ simt.Array
+@aclsim.simt.kernel
+def row_sums(a: aclsim.simt.Array[np.float32, 2], out: aclsim.simt.Array[np.float64]):
+    r = aclsim.simt.grid(1)
+    if r < a.shape[0]:
+        acc = 0.0
+        for k in range(a.shape[1]):
+            acc += a[r, k]
+        out[r] = acc
+
+
+def test_simt_array_annotations_take_device_arrays_and_views():
+    host = np.random.default_rng(5).random((30, 12)).astype(np.float32)
+    d, out = aclsim.to_device(host), aclsim.zeros(15, np.float64)
+    row_sums[1, 32](d[::2, 3:], out)  # every other row, columns 3..11
+    aclsim.Stream.default().synchronize()
+    np.testing.assert_allclose(out.copy_to_host(), host[::2, 3:].astype(np.float64).sum(axis=1), rtol=1e-6)
+
+
+def test_simt_array_arguments_must_match_the_annotation():
+    out = aclsim.zeros(4, np.float64)
+    with pytest.raises(aclsim.simt.SimtError, match=r"'a' is a 1-D float32 array; the kernel takes "
+                                                    r"simt.Array\[float32, 2\]"):
+        row_sums[1, 4](aclsim.zeros(4, np.float32), out)
+    with pytest.raises(aclsim.simt.SimtError, match="'a' must be a device array"):
+        row_sums[1, 4](np.zeros((2, 2), np.float32), out)
