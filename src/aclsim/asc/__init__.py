@@ -13,7 +13,26 @@ from __future__ import annotations
 
 import builtins
 
+from . import adv
 from .context import AscError, AscWarning, get_block_idx, get_block_num
+from .cube import ascend_is_aic, ascend_is_aiv, fixpipe, load_data, mmad
+from .cube import property_ as property
+from .cube_types import (
+    DEFAULT_C0_SIZE,
+    ONE_BLK_SIZE,
+    TOTAL_L0C_SIZE,
+    TOTAL_L1_SIZE,
+    CO2Layout,
+    CubeFormat,
+    FixpipeConfig,
+    FixpipeParamsV220,
+    IterateOrder,
+    LayoutMode,
+    LoadData2DParams,
+    MmadParams,
+    Nd2NzParams,
+    QuantModes,
+)
 from .data_copy import data_copy, data_copy_pad, set_atomic_add, set_atomic_max, set_atomic_min, set_atomic_none
 from .debug import dump_tensor, printf
 from .dtypes import (
@@ -89,4 +108,9 @@ __all__ = [
     "reduce_min", "reduce_sum", "relu", "rsqrt", "select", "set_atomic_add", "set_atomic_max", "set_atomic_min",
     "set_atomic_none", "set_flag", "sqrt", "static_range", "sub", "uint8",
     "uint16", "uint32", "uint64", "wait_flag",
+]
+__all__ += [  # the Cube path (cube.py, cube_types.py) and the high-level APIs (adv/)
+    "DEFAULT_C0_SIZE", "ONE_BLK_SIZE", "TOTAL_L0C_SIZE", "TOTAL_L1_SIZE", "CO2Layout", "CubeFormat", "FixpipeConfig",
+    "FixpipeParamsV220", "IterateOrder", "LayoutMode", "LoadData2DParams", "MmadParams", "Nd2NzParams", "QuantModes",
+    "adv", "ascend_is_aic", "ascend_is_aiv", "fixpipe", "load_data", "mmad", "property",
 ]

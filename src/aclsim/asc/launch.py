@@ -29,6 +29,7 @@ from ..runtime import KernelFault, Site, Task, get_runtime
 from . import context as ctx
 from .context import AscError, Core, Pool, pool_geometry
 from .dtypes import from_numpy
+from .rewrite import iterate_loops
 from .sync import check_flags
 from .tensors import GlobalAddress
 
@@ -61,6 +62,8 @@ class Launch:
         self.bytes_written = 0
         self.error: BaseException | None = None
         self.pools: dict[str, Pool] = {}
+        self.options: dict[str, Any] = {}  # @asc.jit options (matmul_cube_only=True: the cores are AICs)
+        self.cube_flops = 0  # whole-fractal Cube work of mmad, for the modeled time
 
     def fresh_pool(self, name: str) -> Pool:
         """A local memory for a core starting a block: cores run one after another, so they share it."""
@@ -100,6 +103,8 @@ class Launch:
         finally:
             task.info["bytes_read"] = self.bytes_read
             task.info["bytes_written"] = self.bytes_written
+            if self.cube_flops:
+                task.info["cube_flops"] = self.cube_flops
 
     def _run_core(self, core: Core) -> None:
         ctx.CORE = core
@@ -134,7 +139,7 @@ class JITFunction:
     """A kernel: `kernel[core_num](*args)` launches it; called inside a kernel it is a plain helper."""
 
     def __init__(self, fn: Callable, **options: Any) -> None:
-        self.fn = fn
+        self.fn = iterate_loops(fn)  # `with mm.iterate() as count:` loops, as pyasc compiles it
         self.options = options
         self.signature = inspect.signature(fn)
         functools.update_wrapper(self, fn)
@@ -166,6 +171,7 @@ class JITFunction:
         try:
             values = tuple(self._device_arg(name, v, hosts) for name, v in bound.arguments.items())
             launch = Launch(self.fn, core_num, values)
+            launch.options = self.options
             task = Task("kernel", self.fn.__name__, launch.run, cores=core_num, keep=values,
                         source=self.fn.__code__.co_filename)  # reports print the kernel's file:line
             handle = _stream_handle(stream)
