@@ -388,7 +388,17 @@ def ascend_is_aiv() -> bool:
 
 
 def _cube_only(core: ctx.Core) -> bool:
-    return bool(getattr(core.launch, "options", {}).get("matmul_cube_only"))
+    return bool(core.launch.options.get("matmul_cube_only"))
+
+
+def mix_ratio(fn: Any, options: dict[str, Any], chip: Any) -> int:
+    """Kernel bodies per launched block. pyasc compiles a kernel that builds an `asc.adv.Matmul`
+    without `matmul_cube_only=True` as a MIX kernel on A2/A3: each block is one AIC serving the
+    Matmul plus two AIVs running the body, so the body runs twice per block, as AIV
+    `block_idx * 2 + sub_block_idx` of `2 * block_num` (reference §2.1, "logical AIV")."""
+    if not chip.separated or options.get("matmul_cube_only") or "Matmul" not in fn.__code__.co_names:
+        return 1
+    return 2
 
 
 def property_(prop: Property) -> int:

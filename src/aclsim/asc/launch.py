@@ -28,6 +28,7 @@ from ..errors import AclError
 from ..runtime import KernelFault, Site, Task, get_runtime
 from . import context as ctx
 from .context import AscError, Core, Pool, pool_geometry
+from .cube import mix_ratio
 from .dtypes import from_numpy
 from .rewrite import iterate_loops
 from .sync import check_flags
@@ -172,6 +173,7 @@ class JITFunction:
             values = tuple(self._device_arg(name, v, hosts) for name, v in bound.arguments.items())
             launch = Launch(self.fn, core_num, values)
             launch.options = self.options
+            launch.core_num *= mix_ratio(self.fn, self.options, launch.chip)  # the AIVs of mix groups
             task = Task("kernel", self.fn.__name__, launch.run, cores=core_num, keep=values,
                         source=self.fn.__code__.co_filename)  # reports print the kernel's file:line
             handle = _stream_handle(stream)
