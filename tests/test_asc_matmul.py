@@ -221,3 +221,32 @@ def test_iterate_as_a_with_outside_a_kernel_function_is_refused():
     a = np.zeros((32, 32), np.float16)
     with pytest.raises(asc.AscError, match=r"is a loop over the base blocks of C"):
         k[1](a, a, np.zeros((32, 32), np.float32), make_tiling(32, 32, 32, 1))
+
+
+def test_cube_work_is_reported_and_modeled_against_the_cube_roof():
+    from aclsim.runtime import get_runtime
+    from aclsim.trace import CostModel
+
+    done = []
+
+    class Watch:
+        def on_task_done(self, task):
+            done.append(task)
+
+    m, n, k = 256, 256, 512
+    a = np.ones((m, k), np.float16)
+    c = np.zeros((m, n), np.float32)
+    tiling = make_tiling(m, n, k, 1)
+    rt = get_runtime()
+    watch = Watch()
+    rt.bus.subscribe(watch)
+    try:
+        mm_plain[1](a, np.ones((k, n), np.float16), c, tiling, np.zeros(64, np.uint8))
+    finally:
+        rt.bus.unsubscribe(watch)
+    assert (c == k).all()
+    kernel = next(t for t in done if t.kind == "kernel")
+    assert kernel.info["cube_flops"] == 2 * m * n * k
+    model = CostModel.for_chip(rt.chip)
+    cube_s = 2 * m * n * k / (1 * rt.chip.cube_flops_per_cycle * rt.chip.cube_mhz * 1e6)  # one AIC busy
+    assert model.kernel_time(kernel.info) >= cube_s

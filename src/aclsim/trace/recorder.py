@@ -18,7 +18,8 @@ from ..runtime.observe import ApiCall, now
 SYNC_WORK = {"acl.rt.memcpy", "acl.rt.memset", "acl.rt.memcpy2d"}
 # task.info keys worth keeping (others may be large: closures, arrays, regions); lists become tuples
 # so that spans of one kernel shape can share their modeled time and encoded details.
-INFO_KEYS = ("bytes", "direction", "grid", "block", "cores", "bytes_read", "bytes_written", "ops", "event")
+INFO_KEYS = ("bytes", "direction", "grid", "block", "cores", "bytes_read", "bytes_written", "ops", "event",
+             "cube_flops")
 
 
 class Call(NamedTuple):
