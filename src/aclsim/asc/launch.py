@@ -174,7 +174,7 @@ class JITFunction:
             launch = Launch(self.fn, core_num, values)
             launch.options = self.options
             launch.core_num *= mix_ratio(self.fn, self.options, launch.chip)  # the AIVs of mix groups
-            task = Task("kernel", self.fn.__name__, launch.run, cores=core_num, keep=values,
+            task = Task("kernel", self.fn.__name__, launch.run, cores=launch.core_num, keep=values,
                         source=self.fn.__code__.co_filename)  # reports print the kernel's file:line
             handle = _stream_handle(stream)
             rt.launch(handle, task, fn=f"{self.fn.__name__}[{core_num}]")
