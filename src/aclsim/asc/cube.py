@@ -60,10 +60,9 @@ def up(x: int, k: int) -> int:
 def as_float(a: np.ndarray, dt: DataType) -> np.ndarray:
     """Cube operand values for numpy: bfloat16 bit patterns decoded, int8 widened, halves to float32."""
     if dt is bfloat16:
-        return (a.astype(np.uint32) << 16).view(np.float32)
-    if dt is int8:
-        return a.astype(np.int32)
-    return a.astype(np.float32, copy=False)
+        return (np.ascontiguousarray(a, dtype=np.uint32) << 16).view(np.float32)
+    # C order: np.matmul uses BLAS only on contiguous operands (L0 views are fractal-strided)
+    return np.ascontiguousarray(a, dtype=np.int32 if dt is int8 else np.float32)
 
 
 def to_bfloat16(x: np.ndarray) -> np.ndarray:
@@ -181,12 +180,14 @@ def load_data(dst: LocalTensor, src: Any, params: Any) -> None:
 
 # -- the Cube: L0A x L0B -> L0C --------------------------------------------------------------------
 
-def _fractals(t: LocalTensor, nbytes: int, dt: DataType) -> tuple[np.ndarray, np.ndarray]:
-    """(values, per-element written flags) of the first `nbytes` of a local tensor."""
+def _fractals(t: LocalTensor, nbytes: int, dt: DataType) -> tuple[np.ndarray, np.ndarray | None]:
+    """(values, per-element written flags) of the first `nbytes` of a local tensor; flags None when
+    every byte is written (the common case, found without numpy)."""
     pool = t.buf.pool
     vals = pool.bytes[t.lo : t.lo + nbytes].view(dt.np)
-    flags = pool.wview[t.lo : t.lo + nbytes].reshape(-1, dt.itemsize).min(axis=1)
-    return vals, flags
+    if pool.written.find(0, t.lo, t.lo + nbytes) < 0:
+        return vals, None
+    return vals, pool.wview[t.lo : t.lo + nbytes].reshape(-1, dt.itemsize).min(axis=1)
 
 
 def _first_hole(flags: np.ndarray) -> tuple[int, int]:
@@ -240,19 +241,20 @@ def mmad(dst: LocalTensor, fm: LocalTensor, filter: LocalTensor, *args: Any, **k
     c3 = pool.bytes[dst.lo : dst.lo + mp * np_ * 4].view(ct.np).reshape(nb, mp, 16)
     w3 = pool.wview[dst.lo : dst.lo + mp * np_ * 4].reshape(nb, mp, 64)
     accumulate = p.is_bias or not p.cmatrix_init_val
-    if accumulate and not _nz_get(w3.reshape(nb, mp, 16, 4).min(axis=3), m, n).all():
+    if accumulate and pool.written.find(0, dst.lo, dst.lo + mp * np_ * 4) >= 0 and \
+            not _nz_get(w3.reshape(nb, mp, 16, 4).min(axis=3), m, n).all():
         fail(api, f"accumulates (cmatrix_init_val=False) into L0C, but C[{m} x {n}] was not all written by an "
                   "earlier mmad: the first mmad of a K loop must set cmatrix_init_val=True")
     av, af = _fractals(fm, mp * kp * isz, at)
     a = av.reshape(mb, kb, 16, k0).transpose(0, 2, 1, 3).reshape(mp, kp)[:m]
-    fa = af.reshape(mb, kb, 16, k0).transpose(0, 2, 1, 3).reshape(mp, kp)[:m]
-    if not fa.all():
+    fa = None if af is None else af.reshape(mb, kb, 16, k0).transpose(0, 2, 1, 3).reshape(mp, kp)[:m]
+    if fa is not None and not fa.all():
         r, c = _first_hole(fa)
         _hole(api, "A", "L0A", r, c, (r // 16, c // k0), k, at, 1, "zZ")
     bv, bf = _fractals(filter, kp * np_ * isz, bt)
     b = bv.reshape(kb, nb, 16, k0).transpose(0, 3, 1, 2).reshape(kp, np_)[:, :n]
-    fb = bf.reshape(kb, nb, 16, k0).transpose(0, 3, 1, 2).reshape(kp, np_)[:, :n]
-    if not fb.all():
+    fb = None if bf is None else bf.reshape(kb, nb, 16, k0).transpose(0, 3, 1, 2).reshape(kp, np_)[:, :n]
+    if fb is not None and not fb.all():
         r, c = _first_hole(fb)
         _hole(api, "B", "L0B", r, c, (r // k0, c // 16), k, bt, 0, "nZ (each fractal transposed)")
     acc = np.matmul(as_float(a, at), as_float(b, bt))
@@ -261,7 +263,10 @@ def mmad(dst: LocalTensor, fm: LocalTensor, filter: LocalTensor, *args: Any, **k
     if bias is not None:
         acc += _bias(bias, n, ct, api)
     _nz_put(c3, acc.astype(ct.np, copy=False), m, n)
-    _nz_put(w3.reshape(nb, mp, 16, 4), np.ones((m, n, 4), np.uint8), m, n)
+    if m == mp and n == np_:
+        w3[...] = 1
+    else:
+        _nz_put(w3.reshape(nb, mp, 16, 4), np.ones((m, n, 4), np.uint8), m, n)
     ctx.CORE.launch.cube_flops += 2 * mp * np_ * kp  # whole fractals: what the Cube spends time on
 
 
@@ -345,7 +350,7 @@ def fixpipe(dst: GlobalTensor, src: LocalTensor, *args: Any, **kwargs: Any) -> N
         shape, strides = (nb, m, 16 * osz), (ss * 16 * osz, 16 * osz, 1)
         flags = _strided(pool.wview[lo:], shape=shape, strides=strides)
         fl = np.moveaxis(flags, 0, 1).reshape(m, nb * 16, osz)[:, :n]
-        if not fl.all():
+        if pool.written.find(0, lo, lo + span) >= 0 and not fl.all():
             r, c, _ = np.argwhere(fl == 0)[0]
             fail(api, f"reads C[{r}][{c}] of L0C (byte {lo + (c // 16) * ss * 16 * osz + (r * 16 + c % 16) * osz}), "
                       "which no mmad wrote since the buffer was allocated (reading L0C before mmad wrote it)")
