@@ -170,3 +170,45 @@ def test_int8_matmul_with_bias_matches_numpy_int32():
     c = np.zeros((m, n), np.int32)
     cube_int8_bias[1](a, np.ascontiguousarray(b.T), bias, c, m, k, n)
     np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32) + bias)
+
+
+@asc.jit
+def cube_16(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, quant: int, nz: bool):
+    """One 16 x 32 x 16 float16 product, written out as float16 by the fixpipe (ND or NZ layout)."""
+    a_gm, b_gm, c_gm = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+    a_gm.set_global_buffer(a)
+    b_gm.set_global_buffer(b)
+    c_gm.set_global_buffer(c)
+    pipe = asc.TPipe()
+    l1, l0a, l0b, l0c = asc.TBuf(asc.TPosition.A1), asc.TBuf(asc.TPosition.A2), asc.TBuf(asc.TPosition.B2), \
+        asc.TBuf(asc.TPosition.CO1)
+    for buf, nbytes in ((l1, 2048), (l0a, 1024), (l0b, 1024), (l0c, 1024)):
+        pipe.init_buffer(buf, nbytes)
+    a1, b1 = l1.get(asc.half), l1.get(asc.half)[512:]
+    asc.data_copy(a1, a_gm, asc.Nd2NzParams(1, 16, 32, 0, 32, 16, 1, 0))
+    asc.data_copy(b1, b_gm, asc.Nd2NzParams(1, 32, 16, 0, 16, 32, 1, 0))
+    asc.load_data(l0a.get(asc.half), a1, asc.LoadData2DParams(0, 2, 1, 0, 0, False))
+    asc.load_data(l0b.get(asc.half), b1, asc.LoadData2DParams(0, 2, 1, 0, 0, True))
+    asc.mmad(l0c.get(asc.float32), l0a.get(asc.half), l0b.get(asc.half), asc.MmadParams(16, 16, 32))
+    config = asc.FixpipeConfig.cfg_nz if nz else asc.FixpipeConfig.cfg_row_major
+    asc.fixpipe(c_gm, l0c.get(asc.float32), asc.FixpipeParamsV220(16, 16, 16, 16 if not nz else 1, quant_pre=quant),
+                config)
+
+
+@pytest.mark.parametrize("nz", [False, True])
+def test_fixpipe_converts_to_float16(nz):
+    rng = np.random.default_rng(4)
+    a = rng.uniform(-1, 1, (16, 32)).astype(np.float16)
+    b = rng.uniform(-1, 1, (32, 16)).astype(np.float16)
+    c = np.zeros((16, 16), np.float16)
+    cube_16[1](a, b, c, int(asc.QuantModes.F322F16), nz)
+    want = (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
+    np.testing.assert_array_equal(c, want)  # one 16-column block: NZ and ND coincide
+
+
+def test_fixpipe_quantisation_must_match_the_dst_type():
+    a = np.zeros((16, 32), np.float16)
+    with pytest.raises(asc.AscError, match=r"asc\.fixpipe: dst is float32 but L0C float32 with "
+                                           r"quant_pre=QuantModes.F322F16 gives float16"):
+        cube_16[1](a, np.zeros((32, 16), np.float16), np.zeros((16, 16), np.float32), int(asc.QuantModes.F322F16),
+                   False)

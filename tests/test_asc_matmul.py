@@ -250,3 +250,37 @@ def test_cube_work_is_reported_and_modeled_against_the_cube_roof():
     model = CostModel.for_chip(rt.chip)
     cube_s = 2 * m * n * k / (1 * rt.chip.cube_flops_per_cycle * rt.chip.cube_mhz * 1e6)  # one AIC busy
     assert model.kernel_time(kernel.info) >= cube_s
+
+
+@asc.jit
+def mm_dequant(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, scale_bits: int,
+               tiling: asc.adv.TCubeTiling):
+    a_gm, b_gm, c_gm = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+    a_gm.set_global_buffer(a)
+    b_gm.set_global_buffer(b)
+    c_gm.set_global_buffer(c)
+    mm = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, a_gm.dtype),
+                        b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, b_gm.dtype),
+                        c=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, c_gm.dtype))
+    asc.adv.register_matmul(asc.TPipe(), None, mm, tiling)
+    mm.set_tensor_a(a_gm)
+    mm.set_tensor_b(b_gm)
+    if scale_bits:
+        mm.set_quant_scalar(scale_bits)
+    mm.iterate_all(c_gm)
+    mm.end()
+
+
+def test_int8_to_float16_dequantises_with_the_scalar_scale():
+    rng = np.random.default_rng(6)
+    m, n, k = 32, 32, 64
+    a = rng.integers(-8, 8, (m, k), dtype=np.int8)
+    b = rng.integers(-8, 8, (k, n), dtype=np.int8)
+    c = np.zeros((m, n), np.float16)
+    scale = np.float32(0.125)
+    tiling = make_tiling(m, n, k, 1, a_type=H.DataType.DT_INT8, c_type=H.DataType.DT_FLOAT16)
+    mm_dequant[1](a, b, c, int(scale.view(np.uint32)), tiling)
+    want = ((a.astype(np.int32) @ b.astype(np.int32)).astype(np.float32) * scale).astype(np.float16)
+    np.testing.assert_array_equal(c, want)
+    with pytest.raises(asc.AscError, match=r"int8 x int8 -> float16 needs set_quant_scalar or set_quant_vector"):
+        mm_dequant[1](a, b, c, 0, tiling)
