@@ -1,4 +1,4 @@
-"""aclsim.asc speed: per-call overhead of the tile API, and AddCustom against numpy's `x + y`.
+"""aclsim.asc speed: per-call overhead of the tile API, mask/repeat add and AddCustom against numpy.
 
 Run: python benchmarks/bench_asc.py. Prints microseconds per call and time ratios measured in
 this run (best of several repeats); no figure is hard-coded.
@@ -89,6 +89,33 @@ def overhead(x: asc.GlobalAddress, z: asc.GlobalAddress, iters: int):
     record("pipeline step (9 calls), per call", (clock() - t0) / (9 * iters))
 
 
+REPS = 64  # mask/repeat add: 64 repeats of 256 bytes = 8192 halves
+MASK_FORMS = {
+    "full mask, contiguous": (128, asc.BinaryRepeatParams()),
+    "bit mask (every other lane)": ([0x5555_5555_5555_5555] * 2, asc.BinaryRepeatParams()),
+    "block stride 2 on dst": (128, asc.BinaryRepeatParams(2, 1, 1, 16, 8, 8)),
+}
+
+
+@asc.jit
+def mask_repeat(x: asc.GlobalAddress, iters: int):
+    xg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    pipe = asc.TPipe()
+    bufs = [asc.TBuf(asc.TPosition.VECCALC) for _ in range(3)]
+    for b in bufs:
+        pipe.init_buffer(b, REPS * 256 * 2)
+    a, b, d = (t.get(asc.half) for t in bufs)
+    asc.data_copy(a, xg, REPS * 128)
+    asc.data_copy(b, xg, REPS * 128)
+    clock = time.perf_counter
+    for name, (mask, params) in MASK_FORMS.items():
+        t0 = clock()
+        for _ in range(iters):
+            asc.add(d, a, b, mask, REPS, params)
+        record(f"mask/repeat add, {name}", (clock() - t0) / iters)
+
+
 def best(fn, repeat: int) -> float:
     times = []
     for _ in range(repeat):
@@ -129,11 +156,25 @@ def main() -> None:
             overhead[1](x, np.zeros_like(x), ITERS)
         print(f"Per-call overhead of the tile API on {TILE}-element half tiles (best of {REPEATS} x {ITERS} calls):")
         for name, secs in timings.items():
+            if name.startswith("mask/repeat"):
+                continue
             print(f"  {name:<36} {secs * 1e6:6.2f} us")
         a = np.ones(2 * TILE, np.float16)
         src, out = a[:TILE], a[TILE:]
         floor = best(lambda: [np.add(src, src, out=out) for _ in range(ITERS)], REPEATS) / ITERS
         print(f"  {'(numpy np.add on the same tile)':<36} {floor * 1e6:6.2f} us: the part of asc.add that is arithmetic")
+        mask_iters = ITERS // 10
+        x = np.ones(REPS * 128, np.float16)
+        for _ in range(REPEATS):
+            mask_repeat[1](x, mask_iters)
+        big = np.ones(3 * REPS * 128, np.float16)
+        s0, s1, o = big[: REPS * 128], big[REPS * 128 : 2 * REPS * 128], big[2 * REPS * 128 :]
+        numpy_add = best(lambda: [np.add(s0, s1, out=o) for _ in range(mask_iters)], REPEATS) / mask_iters
+        print(f"Mask/repeat asc.add over {REPS} repeats ({REPS * 256} bytes per operand) against numpy's add on the "
+              f"same bytes ({numpy_add * 1e6:.2f} us):")
+        for name in MASK_FORMS:
+            secs = timings[f"mask/repeat add, {name}"]
+            print(f"  {name:<36} {secs * 1e6:7.2f} us  ({secs / numpy_add:.1f}x numpy)")
         add_custom_vs_numpy(8, 2048, 20)
         add_custom_vs_numpy(48, 65536, 7)
 

@@ -84,7 +84,7 @@ def test_an_access_past_the_end_is_measured_from_the_bytes_requested():
     # a misaligned element that starts inside the padding but runs over its end
     msg = past_end_message(dx.ptr + 2, first_past - 1)
     assert (f"{reserved - 2 - 4000} bytes past the 4000 bytes requested for the allocation at {dx.ptr:#x} "
-            f"(its 4-byte element runs over the end of the {reserved} bytes the runtime reserved)") in msg
+            f"(its 4-byte access runs 2 bytes over the end of the {reserved} bytes the runtime reserved)") in msg
 
 
 def test_offset_pointer_may_index_backwards_inside_its_allocation():

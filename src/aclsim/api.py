@@ -14,6 +14,7 @@ import numpy as np
 from . import constants as C
 from .errors import AclError, Code
 from .runtime import Allocation, get_runtime
+from .runtime.gm import array_interface
 from .runtime.streams import Event as _Event
 from .runtime.streams import Stream as _Stream
 
@@ -184,6 +185,11 @@ class DeviceArray:
     @property
     def allocation(self) -> Allocation:
         return self._alloc
+
+    @property
+    def __acl_array_interface__(self) -> dict:
+        """Address, shape, typestr and strides for kernel engines (numba's `__cuda_array_interface__` idea)."""
+        return array_interface(self.ptr, self.dtype, self.shape, None if self.is_contiguous else self.strides)
 
     def __len__(self) -> int:
         return self.shape[0]

@@ -203,6 +203,14 @@ def record_error(text: str) -> None:
     del msgs[:-32]
 
 
+def withdraw(err: AclError) -> None:
+    """Forget the message `err` recorded when it was made: for a caught probe, not a failure of the user's."""
+    msgs = getattr(_tls, "msgs", None)
+    text = str(err)
+    if msgs and text in msgs:
+        del msgs[len(msgs) - 1 - msgs[::-1].index(text)]
+
+
 def take_recent_errors() -> str | None:
     """This thread's pending error messages, newest first, and clear them (None if none)."""
     msgs = getattr(_tls, "msgs", None)

@@ -16,7 +16,8 @@ import numpy as np
 
 from ..chips import ChipProfile
 from ..errors import AclError, Code
-from ..runtime import KernelAccess, KernelFault, Site, user_site
+from ..runtime import KernelFault, Site, user_site
+from ..runtime.gm import Span
 
 if TYPE_CHECKING:
     from .tpipe import TPipe
@@ -89,6 +90,7 @@ class Core:
         self.pos_live = [0] * 12  # live (allocated, not freed) queue tensors per TPosition
         self.flags: dict[tuple[int, int], int] = {}  # (HardEvent, event id) -> set_flag minus wait_flag
         self.atomic: tuple[str, Any, Any] | None = None  # (API, numpy ufunc, DataType) while set_atomic_* is on
+        self.vmask: Any = None  # the vector mask register (mask.MaskRegister), made on first use
 
     def pool(self, name: str) -> Pool:
         p = self.pools.get(name)
@@ -97,14 +99,22 @@ class Core:
         return p
 
     def emit_gm(
-        self, alloc: Any, lo: int, hi: int, write: bool, itemsize: int, api: str, offsets: Any = None,
+        self, where: Any, lo: int, hi: int, write: bool, itemsize: int, api: str, offsets: Any = None,
     ) -> None:
-        """Tell observers (sanitizer) which GM bytes this core moved; only called when observed."""
+        """Tell observers (sanitizer) which GM bytes this core moved; only called when observed.
+
+        `where`, lo, hi and offsets are as `GlobalTensor.region` returned them: an allocation and offsets
+        from its start, or the door's Span over several allocations and offsets in its bytes.
+        """
         site = user_site()
-        self.launch.bus.emit("kernel_access", KernelAccess(
-            self.launch.task, alloc, write, lo, hi, itemsize, offsets=offsets, core=self.idx,
-            line=site.lineno if site else None, api=api, atomic=write and self.atomic is not None,
-        ))
+        kw = {"core": self.idx, "line": site.lineno if site else None, "api": api,
+              "atomic": write and self.atomic is not None}
+        gm = self.launch.gm
+        if isinstance(where, Span):
+            gm.emit_span(self.launch.task, where, write, lo - where.off, hi - where.off, itemsize,
+                         offsets=None if offsets is None else offsets - where.off, **kw)
+        else:
+            gm.emit(self.launch.task, where, write, lo, hi, itemsize, offsets=offsets, **kw)
 
 
 CORE: Core | None = None

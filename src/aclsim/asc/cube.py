@@ -23,17 +23,12 @@ import numpy as np
 from . import context as ctx
 from .context import fail
 from .cube_types import (
-    DEFAULT_C0_SIZE,
-    ONE_BLK_SIZE,
-    TOTAL_L0C_SIZE,
-    TOTAL_L1_SIZE,
     CO2Layout,
     FixpipeConfig,
     FixpipeParamsV220,
     LoadData2DParams,
     MmadParams,
     Nd2NzParams,
-    Property,
     QuantModes,
 )
 from .data_copy import _gm_rows, _store
@@ -380,41 +375,17 @@ def _convert(c: np.ndarray, q: QuantModes, params: FixpipeParamsV220, want: Data
     return np.ascontiguousarray(c, dtype=want.np)
 
 
-# -- core kind and device constants ---------------------------------------------------------------
-
-def ascend_is_aic() -> bool:
-    """True on a Cube core (AIC): in `@asc.jit(matmul_cube_only=True)` kernels."""
-    return _cube_only(ctx.current("ascend_is_aic"))
-
-
-def ascend_is_aiv() -> bool:
-    """True on a Vector core (AIV): every kernel that is not cube-only."""
-    return not _cube_only(ctx.current("ascend_is_aiv"))
-
-
-def _cube_only(core: ctx.Core) -> bool:
-    return bool(core.launch.options.get("matmul_cube_only"))
-
+# -- mix launches ---------------------------------------------------------------------------------
 
 def mix_ratio(fn: Any, options: dict[str, Any], chip: Any) -> int:
-    """Kernel bodies per launched block. pyasc compiles a kernel that builds an `asc.adv.Matmul`
-    without `matmul_cube_only=True` as a MIX kernel on A2/A3: each block is one AIC serving the
-    Matmul plus two AIVs running the body, so the body runs twice per block, as AIV
-    `block_idx * 2 + sub_block_idx` of `2 * block_num` (reference §2.1, "logical AIV")."""
+    """Kernel bodies (AIVs) per launched block. `kernel_type=KernelType.MIX_AIC_1_2` says so; and
+    pyasc compiles a kernel that builds an `asc.adv.Matmul` without `matmul_cube_only=True` or a
+    kernel_type as a MIX kernel on A2/A3: each block is one AIC serving the Matmul plus two AIVs
+    running the body, AIV `block_idx * 2 + sub_block_idx` of `2 * block_num` (reference §2.1,
+    "logical AIV"). The AIC's side (the Matmul server) needs no body of its own here."""
+    kt = options.get("kernel_type")
+    if kt is not None:
+        return 2 if getattr(kt, "value", kt) == 7 else 1  # KernelType.MIX_AIC_1_2
     if not chip.separated or options.get("matmul_cube_only") or "Matmul" not in fn.__code__.co_names:
         return 1
     return 2
-
-
-def property_(prop: Property) -> int:
-    """`asc.property(asc.TOTAL_L1_SIZE)`: the running chip's constant (kernel_utils_constants.h)."""
-    chip = ctx.current("property").chip
-    values = {
-        DEFAULT_C0_SIZE: 32,
-        ONE_BLK_SIZE: 32,
-        TOTAL_L1_SIZE: chip.l1_size - (128 if chip.separated else 0),  # KFC_L1_RESERVER_SIZE on 220
-        TOTAL_L0C_SIZE: chip.l0c_size,
-    }
-    if prop not in values:
-        raise TypeError(f"asc.property: unknown property {prop!r}")
-    return values[prop]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any
 
 
 class CubeFormat(IntEnum):
@@ -140,21 +139,3 @@ class FixpipeConfig:
     @classmethod
     def cfg_row_major(cls) -> FixpipeConfig:
         return cls(CO2Layout.ROW_MAJOR)
-
-
-@dataclass(frozen=True)
-class Property:
-    """A device constant read with `asc.property(asc.TOTAL_L1_SIZE)` (pyasc `core/properties.py`)."""
-
-    name: str
-
-
-DEFAULT_C0_SIZE = Property("DEFAULT_C0_SIZE")
-ONE_BLK_SIZE = Property("ONE_BLK_SIZE")
-TOTAL_L1_SIZE = Property("TOTAL_L1_SIZE")
-TOTAL_L0C_SIZE = Property("TOTAL_L0C_SIZE")
-
-
-def unsupported(api: str, what: Any) -> TypeError:
-    """The error for a parameter form aclsim does not emulate."""
-    return TypeError(f"asc.{api}: {what} is not emulated by aclsim")

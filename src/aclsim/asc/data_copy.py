@@ -88,11 +88,11 @@ def _count(dst: Any, src: Any, count: int) -> None:
         lo = dst.lo
         dst.span(count, api)
         if isinstance(src, GlobalTensor):
-            a, off = src.region(moved, api)
-            dst.buf.pool.bytes[lo : lo + moved] = a.data[off : off + moved]
+            gm, off, where = src.region(moved, api)
+            dst.buf.pool.bytes[lo : lo + moved] = gm[off : off + moved]
             launch.bytes_read += moved
             if launch.observe:
-                core.emit_gm(a, off, off + moved, False, dt.itemsize, api)
+                core.emit_gm(where, off, off + moved, False, dt.itemsize, api)
         else:
             slo = src.lo
             src.span(count, api)
@@ -108,11 +108,11 @@ def _count(dst: Any, src: Any, count: int) -> None:
     bad = src.buf.pool.written.find(0, slo, slo + moved)
     if bad >= 0:
         src.uninit(api, bad, count)
-    a, off = dst.region(moved, api)
-    _store(a.data[off : off + moved], src.buf.pool.bytes[slo : slo + moved], dt, api)
+    gm, off, where = dst.region(moved, api)
+    _store(gm[off : off + moved], src.buf.pool.bytes[slo : slo + moved], dt, api)
     launch.bytes_written += moved
     if launch.observe:
-        core.emit_gm(a, off, off + moved, True, dt.itemsize, api)
+        core.emit_gm(where, off, off + moved, True, dt.itemsize, api)
 
 
 def _store(gm: np.ndarray, ub: np.ndarray, dt: Any, api: str) -> None:
@@ -179,7 +179,7 @@ def _local_rows(t: LocalTensor, rows: int, width: int, pitch: int, api: str, rea
 
 def _gm_rows(g: GlobalTensor, rows: int, width: int, pitch: int, api: str, write: bool) -> np.ndarray:
     span = (rows - 1) * pitch + width
-    a, off = g.region(span, api)
+    gm, off, where = g.region(span, api)
     core = ctx.CORE
     launch = core.launch
     if write:
@@ -190,8 +190,8 @@ def _gm_rows(g: GlobalTensor, rows: int, width: int, pitch: int, api: str, write
         isz = g.dtype.itemsize
         offsets = (off + np.arange(rows, dtype=np.int64)[:, None] * pitch
                    + np.arange(0, width, isz, dtype=np.int64)[None, :]).ravel()
-        core.emit_gm(a, off, off + span, write, isz, api, offsets=None if pitch == width else offsets)
-    return _rows(a.data, off, rows, width, pitch)
+        core.emit_gm(where, off, off + span, write, isz, api, offsets=None if pitch == width else offsets)
+    return _rows(gm, off, rows, width, pitch)
 
 
 def _blocked(dst: Any, src: Any, p: DataCopyParams) -> None:

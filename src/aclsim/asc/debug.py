@@ -43,8 +43,8 @@ def dump_tensor(tensor: LocalTensor | GlobalTensor, desc: int, dump_size: int, s
         tensor.bounds(n, api)
         values, addr, where = tensor.arr[:n], tensor.lo, tensor.buf.pool.name
     else:
-        a, off = tensor.region(n * dt.itemsize, api)
-        values, addr, where = a.data[off : off + n * dt.itemsize].view(dt.np), tensor.addr, "GM"
+        buf, off, _ = tensor.region(n * dt.itemsize, api)
+        values, addr, where = buf[off : off + n * dt.itemsize].view(dt.np), tensor.addr, "GM"
     if dt is bfloat16:
         values = (values.astype(np.uint32) << 16).view(np.float32)
     shown = ", ".join(f"{float(v):f}" if dt.is_float else str(int(v)) for v in values)

@@ -107,3 +107,10 @@ class SelMode(IntEnum):
     VSEL_CMPMASK_SPR = 0
     VSEL_TENSOR_SCALAR_MODE = 1
     VSEL_TENSOR_TENSOR_MODE = 2
+
+
+class MaskMode(IntEnum):
+    """How the vector mask register is read: lanes of each repeat (NORMAL) or an element count (COUNTER)."""
+
+    NORMAL = 0
+    COUNTER = 1

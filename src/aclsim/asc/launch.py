@@ -1,8 +1,9 @@
 """`@asc.jit` kernels and their launch: `kernel[core_num](*args)` / `kernel[core_num, stream](*args)`.
 
-As pyasc's `runtime/jit.py` + `launcher.py`: host numpy arrays are copied to device memory before
-the launch, the launch is synchronised, and every array is copied back (the call raises
-`AscError` if the kernel faulted). With device arguments only (`DeviceArray`,
+As pyasc's `runtime/jit.py` + `launcher.py`: host arrays (numpy, torch CPU tensors, DLPack /
+array-interface / buffer objects; `hostargs.py`) are copied to device memory before the launch,
+the launch is synchronised, and every array is copied back (the call raises `AscError` if the
+kernel faulted). Anything that is neither memory nor a plain value is refused at the launch. With device arguments only (`DeviceArray`,
 `asc.GlobalAddress(ptr, dtype)`), the launch is queued on the stream like any device task and
 the host waits with `synchronize_stream`, as after an Ascend C `<<<>>>` launch.
 
@@ -12,24 +13,27 @@ own freshly garbage-filled UB (as TIK's debugger fills local buffers with random
 
 from __future__ import annotations
 
+import atexit
 import functools
 import inspect
 import linecache
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .. import constants as C
-from ..api import DeviceArray
-from ..api import Stream as PyStream
 from ..errors import AclError
-from ..runtime import KernelFault, Site, Task, get_runtime
+from ..runtime import KernelFault, Site, Stream, Task, get_runtime
+from ..runtime.gm import GlobalMemory, array_of, has_array_interface
 from . import context as ctx
 from .context import AscError, Core, Pool, pool_geometry
 from .cube import mix_ratio
 from .dtypes import from_numpy
+from .hostargs import ACCEPTED, by_value, host_view
+from .lib.runtime import current_context
 from .rewrite import iterate_loops
 from .sync import check_flags
 from .tensors import GlobalAddress
@@ -55,15 +59,17 @@ class Launch:
         self.core_num = core_num
         self.args = args
         self.chip = rt.chip
-        self.bus = rt.bus
+        self.gm = GlobalMemory(rt)  # the door to GM for every core of the launch
         self.observe = False
         self.task: Task | None = None
         self.warned: set = set()
         self.bytes_read = 0
         self.bytes_written = 0
         self.error: BaseException | None = None
+        self.kernel_type: Any = None  # @asc.jit(kernel_type=...), read by ascend_is_aic/aiv
         self.pools: dict[str, Pool] = {}
         self.options: dict[str, Any] = {}  # @asc.jit options (matmul_cube_only=True: the cores are AICs)
+        self.mix = 1  # AIVs per launched block (2 for mix kernels: cube.mix_ratio)
         self.cube_flops = 0  # whole-fractal Cube work of mmad, for the modeled time
 
     def fresh_pool(self, name: str) -> Pool:
@@ -96,7 +102,7 @@ class Launch:
     def run(self, task: Task) -> None:
         """The device side: run every core of the launch in turn."""
         self.task = task
-        self.observe = self.bus.wants("kernel_access")
+        self.observe = self.gm.observed()
         try:
             with np.errstate(all="ignore"):  # the vector unit yields inf/nan silently
                 for i in range(self.core_num):
@@ -162,63 +168,96 @@ class JITFunction:
 
     def _launch(self, core_num: int, stream: Any, *args: Any, **kwargs: Any) -> None:
         rt = get_runtime()
-        try:
-            rt.current_context("kernel launch")
-        except AclError:
-            rt.set_device(0)  # like pyasc's runtime: a script that never chose a device gets device 0
+        current_context("kernel launch")  # a script that never chose a device gets device 0
         bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
         hosts: list[tuple[np.ndarray, Any]] = []
         try:
             values = tuple(self._device_arg(name, v, hosts) for name, v in bound.arguments.items())
             launch = Launch(self.fn, core_num, values)
+            launch.kernel_type = self.options.get("kernel_type")
             launch.options = self.options
-            launch.core_num *= mix_ratio(self.fn, self.options, launch.chip)  # the AIVs of mix groups
+            launch.mix = mix_ratio(self.fn, self.options, launch.chip)
+            launch.core_num *= launch.mix  # a mix block's body runs on each of its AIVs
             task = Task("kernel", self.fn.__name__, launch.run, cores=launch.core_num, keep=values,
                         source=self.fn.__code__.co_filename)  # reports print the kernel's file:line
             handle = _stream_handle(stream)
             rt.launch(handle, task, fn=f"{self.fn.__name__}[{core_num}]")
             if not hosts:
+                _track(task, f"{self.fn.__name__}[{core_num}]")
                 return
             try:
                 rt.synchronize_stream(handle if isinstance(handle, int) else handle.handle)
             except AclError as e:
                 cause = launch.error.__cause__ if launch.error is not None else None
                 raise AscError(e.message) from cause
-            for arr, alloc in hosts:
-                if arr.nbytes and arr.flags.writeable:  # read-only inputs are not copied back
-                    rt.memcpy(arr.ctypes.data, arr.nbytes, alloc.start, arr.nbytes, C.ACL_MEMCPY_DEVICE_TO_HOST)
+            for view, alloc in hosts:
+                if view.nbytes and view.flags.writeable:  # read-only inputs are not copied back
+                    out = view if view.flags.c_contiguous else np.empty(view.shape, view.dtype)
+                    rt.memcpy(out.ctypes.data, out.nbytes, alloc.start, out.nbytes, C.ACL_MEMCPY_DEVICE_TO_HOST)
+                    if out is not view:
+                        np.copyto(view, out)
         finally:
             for _, alloc in hosts:
                 rt.free(alloc.start)
 
     def _device_arg(self, name: str, v: Any, hosts: list) -> Any:
-        if isinstance(v, np.ndarray):
-            if not v.flags.c_contiguous:
-                raise ValueError(f"kernel argument {name!r}: pass a C-contiguous numpy array (np.ascontiguousarray)")
-            dt = from_numpy(v.dtype)
-            rt = get_runtime()
-            alloc = rt.malloc(max(v.nbytes, 1), C.ACL_MEM_MALLOC_HUGE_FIRST)
-            hosts.append((v, alloc))
-            if v.nbytes:
-                rt.memcpy(alloc.start, v.nbytes, v.ctypes.data, v.nbytes, C.ACL_MEMCPY_HOST_TO_DEVICE)
-            return GlobalAddress(alloc.start, dt)
-        if isinstance(v, DeviceArray):
-            return GlobalAddress(v.ptr, from_numpy(v.dtype))
+        """What the kernel receives for argument `name`: host arrays are copied to device memory."""
+        if isinstance(v, GlobalAddress):
+            return v
+        if has_array_interface(v):
+            ref = array_of(v)
+            return GlobalAddress(ref.addr, from_numpy(ref.dtype))
         if self.signature.parameters[name].annotation in (GlobalAddress, "asc.GlobalAddress", "GlobalAddress") \
                 and isinstance(v, int) and not isinstance(v, bool):
             raise TypeError(f"kernel argument {name!r} is a GM address: pass asc.GlobalAddress(ptr, dtype) (or a "
                             "DeviceArray / numpy array) so the kernel knows its element type")
-        return v
+        plain, value = by_value(v)
+        if plain and not isinstance(v, np.ndarray):
+            return value
+        view = host_view(name, v)
+        if view is None:
+            raise TypeError(f"kernel argument {name!r}: a {type(v).__module__}.{type(v).__qualname__} cannot be "
+                            f"passed to a kernel; accepted: {ACCEPTED}")
+        dt = from_numpy(view.dtype)
+        rt = get_runtime()
+        alloc = rt.malloc(max(view.nbytes, 1), C.ACL_MEM_MALLOC_HUGE_FIRST)
+        hosts.append((view, alloc))
+        if view.nbytes:
+            src = np.ascontiguousarray(view)
+            rt.memcpy(alloc.start, src.nbytes, src.ctypes.data, src.nbytes, C.ACL_MEMCPY_HOST_TO_DEVICE)
+        return GlobalAddress(alloc.start, dt)
+
+
+_PENDING: list[tuple[Task, str]] = []  # launches queued with device memory only, until they run
+
+
+def _track(task: Task, label: str) -> None:
+    """Remember a queued launch so that exiting before it ran is reported."""
+    if not _PENDING:
+        atexit.register(_report_never_ran)
+    _PENDING[:] = [p for p in _PENDING if not p[0].done]
+    _PENDING.append((task, label))
+
+
+def _report_never_ran() -> None:
+    """atexit: say which queued kernel launches never ran (nothing synchronized their stream)."""
+    left = [label for task, label in _PENDING if not task.done]
+    _PENDING.clear()
+    if left:
+        print(f"aclsim: the program exited with {len(left)} kernel launch(es) that never ran: {', '.join(left)}. "
+              "A launch with device memory is queued on its stream; synchronize it (asc.lib.runtime.synchronize(), "
+              "acl.rt.synchronize_stream(stream) or stream.synchronize()) to run it and see its results.",
+              file=sys.stderr)
 
 
 def _stream_handle(stream: Any) -> Any:
-    """A pyACL handle (int) or a runtime Stream for `rt.launch`."""
+    """A pyACL handle (int) or a runtime Stream for `rt.launch` (from those, None, or an `aclsim.Stream`)."""
     if stream is None:
         return 0
-    if isinstance(stream, PyStream):
-        return stream.handle
-    return stream
+    if isinstance(stream, Stream | int):
+        return stream
+    return getattr(stream, "handle", stream)  # anything else: rt.launch reports the bad handle
 
 
 def jit(fn: Callable | None = None, **options: Any) -> Any:

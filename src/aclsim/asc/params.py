@@ -51,3 +51,59 @@ class DataCopyPadParams:
     left_padding: int = 0
     right_padding: int = 0
     padding_value: Any = 0
+
+
+# Repeat parameters of the mask/repeat form of vector instructions (pyasc `core/types.py`): block
+# strides count 32-byte blocks between the 8 blocks of one repeat, repeat strides count 32-byte
+# blocks between the starts of consecutive repeats (reference `ascendc-device.md` §2.3).
+@dataclass
+class BinaryRepeatParams:
+    """Strides of dst, src0, src1 (default: contiguous repeats of 8 blocks)."""
+
+    dst_blk_stride: int = 1
+    src0_blk_stride: int = 1
+    src1_blk_stride: int = 1
+    dst_rep_stride: int = 8
+    src0_rep_stride: int = 8
+    src1_rep_stride: int = 8
+
+    def strides(self) -> list[tuple[int, int]]:
+        """(block stride, repeat stride) per operand: dst, src0, src1."""
+        return [(self.dst_blk_stride, self.dst_rep_stride), (self.src0_blk_stride, self.src0_rep_stride),
+                (self.src1_blk_stride, self.src1_rep_stride)]
+
+
+@dataclass
+class UnaryRepeatParams:
+    """Strides of dst and src (also the scalar forms such as adds)."""
+
+    dst_blk_stride: int = 1
+    src_blk_stride: int = 1
+    dst_rep_stride: int = 8
+    src_rep_stride: int = 8
+
+    def strides(self) -> list[tuple[int, int]]:
+        """(block stride, repeat stride) per operand: dst, src."""
+        return [(self.dst_blk_stride, self.dst_rep_stride), (self.src_blk_stride, self.src_rep_stride)]
+
+
+@dataclass
+class CopyRepeatParams:
+    """Strides of `copy`: block strides dst_stride/src_stride, repeat strides dst/src_repeat_size."""
+
+    dst_stride: int = 0
+    src_stride: int = 0
+    dst_repeat_size: int = 0
+    src_repeat_size: int = 0
+
+    def strides(self) -> list[tuple[int, int]]:
+        """(block stride, repeat stride) per operand: dst, src."""
+        return [(self.dst_stride, self.dst_repeat_size), (self.src_stride, self.src_repeat_size)]
+
+
+@dataclass
+class BrcbRepeatParams:
+    """Strides of `brcb`'s destination blocks."""
+
+    dst_blk_stride: int = 1
+    dst_rep_stride: int = 8

@@ -13,27 +13,32 @@ from typing import Any
 
 import numpy as np
 
-from ..api import DeviceArray
 from ..runtime import get_runtime
+from ..runtime.gm import GlobalMemory, Verdict, array_interface, array_of, has_array_interface
 from . import context as ctx
 from .context import ONES, Pool, fail
 from .dtypes import DataType, as_dtype
 from .enums import TPosition
 
 FREE, ALLOCATED, ENQUEUED, DEQUEUED, FIXED = range(5)
+_U8 = np.dtype(np.uint8)
 STATE_NAMES = ("free", "allocated", "enqueued", "dequeued", "fixed")
 
 
 class GlobalAddress:
     """A typed GM pointer (`__gm__ T*`): `x + n` advances n elements; `asc.GlobalAddress(ptr, dtype)`
-    types a pyACL device pointer (int) or a DeviceArray for a launch."""
+    types a pyACL device pointer (int) or a device array (a DeviceArray) for a launch."""
 
     __slots__ = ("addr", "dtype")
 
-    def __init__(self, addr: int | DeviceArray, dtype: Any = None) -> None:
-        if isinstance(addr, DeviceArray):
-            dtype = dtype if dtype is not None else addr.dtype
-            addr = addr.ptr
+    def __init__(self, addr: Any, dtype: Any = None) -> None:
+        if isinstance(addr, GlobalAddress):
+            dtype = dtype if dtype is not None else addr.dtype  # keeps bfloat16, which numpy names uint16
+            addr = addr.addr
+        elif has_array_interface(addr):
+            ref = array_of(addr)
+            dtype = dtype if dtype is not None else ref.dtype
+            addr = ref.addr
         if dtype is None:
             raise TypeError("GlobalAddress needs an element type: asc.GlobalAddress(ptr, asc.float16)")
         self.addr = int(addr)
@@ -50,20 +55,31 @@ class GlobalAddress:
     def __int__(self) -> int:
         return self.addr
 
+    @property
+    def __acl_array_interface__(self) -> dict:
+        """A typed pointer of unknown extent (shape None) in the device-array protocol."""
+        return array_interface(self.addr, self.dtype.np, None)
+
     def __repr__(self) -> str:
         return f"GlobalAddress({self.addr:#x}, {self.dtype!r})"
 
 
 class GlobalTensor:
-    """A typed view of GM, set with `set_global_buffer(x + offset[, size])`; `gm[i:]` offsets it."""
+    """A typed view of GM, set with `set_global_buffer(x + offset[, size])`; `gm[i:]` offsets it.
 
-    __slots__ = ("addr", "alloc", "dtype", "off", "size")
+    GM is reached only through the launch's door (`runtime.gm`): the allocation holding the buffer
+    address and its bytes are resolved once; any access outside them is placed by the door's bounds rule.
+    """
+
+    __slots__ = ("addr", "alloc", "base", "buf", "dtype", "off", "size")
 
     def __init__(self) -> None:
         self.dtype: DataType | None = None
         self.addr = 0
+        self.base = 0  # the address set_global_buffer was given: the pointer accesses are made through
         self.size: int | None = None
         self.alloc: Any = None
+        self.buf: np.ndarray | None = None  # the allocation's bytes (uint8), from the door
         self.off = 0  # byte offset of element 0 inside `alloc`
 
     def set_global_buffer(self, buffer: GlobalAddress | None = None, buffer_size: int | None = None) -> None:
@@ -75,10 +91,12 @@ class GlobalTensor:
             fail("GlobalTensor.set_global_buffer",
                  f"GM address {buffer.addr:#x} is not aligned to sizeof({dt.name}) = {dt.itemsize} bytes")
         self.dtype = dt
-        self.addr = buffer.addr
+        self.addr = self.base = buffer.addr
         self.size = None if buffer_size is None else int(buffer_size)
-        self.alloc = get_runtime().find_allocation(buffer.addr)
-        self.off = buffer.addr - self.alloc.start if self.alloc is not None else 0
+        gm = _door()
+        self.alloc = a = gm.find(buffer.addr)
+        self.buf = gm.view(a, _U8) if a is not None else None
+        self.off = buffer.addr - a.start if a is not None else 0
 
     def _at(self, index: Any) -> GlobalTensor:
         if isinstance(index, slice):
@@ -89,7 +107,7 @@ class GlobalTensor:
             raise RuntimeError("GlobalTensor used before set_global_buffer")
         g = GlobalTensor.__new__(GlobalTensor)
         k = int(index)
-        g.dtype, g.alloc = self.dtype, self.alloc
+        g.dtype, g.alloc, g.buf, g.base = self.dtype, self.alloc, self.buf, self.base
         g.addr = self.addr + k * self.dtype.itemsize
         g.off = self.off + k * self.dtype.itemsize
         g.size = None if self.size is None else self.size - k
@@ -97,36 +115,36 @@ class GlobalTensor:
 
     __getitem__ = _at
 
-    def region(self, nbytes: int, api: str) -> tuple[Any, int]:
-        """(allocation, byte offset) for `nbytes` from element 0, after the GM bounds check."""
-        a = self.alloc
-        if a is None or a.freed:
-            state = "was freed before the kernel ran" if a is not None else "is not inside any live device allocation"
-            fail(api, f"GM address {self.addr:#x} {state}: the DMA would fault on hardware")
-        end = self.off + nbytes
-        if self.off < 0 or end > a.alloc_size:
-            fail(api, f"accesses {nbytes} bytes at GM {self.addr:#x}, byte {self.off} of the allocation at "
-                      f"{a.start:#x} ({a.size} bytes requested, {a.alloc_size} reserved): "
-                      f"{'runs ' + str(end - a.alloc_size) + ' bytes past its end' if self.off >= 0 else 'starts before it'}")
-        return a, self.off
+    def region(self, nbytes: int, api: str) -> tuple[np.ndarray, int, Any]:
+        """(bytes, offset of element 0 in them, where) for `nbytes` from element 0, after the door's bounds rule.
+
+        `where` is the allocation (or the door's Span over several) that `Core.emit_gm` reports to observers.
+        """
+        a, off = self.alloc, self.off
+        if a is not None and off >= 0 and off + nbytes <= a.alloc_size and not a.freed:
+            return self.buf, off, a  # inside the buffer's own allocation: the common case
+        got = _door().span(self.addr, nbytes, self.base)
+        if isinstance(got, Verdict):
+            fail(api, f"accesses {nbytes} bytes at GM {self.addr:#x}: {got.text}")
+        return got.buf, got.off, got
 
     def get_value(self, offset: int) -> Any:
         """Scalar read through the core's data cache."""
         dt = self.dtype
-        a, off = self._at(offset).region(dt.itemsize, "GlobalTensor.get_value")
+        buf, off, where = self._at(offset).region(dt.itemsize, "GlobalTensor.get_value")
         core = ctx.CORE
         if core is not None and core.launch.observe:
-            core.emit_gm(a, off, off + dt.itemsize, False, dt.itemsize, "get_value")
-        return a.data[off : off + dt.itemsize].view(dt.np)[0]
+            core.emit_gm(where, off, off + dt.itemsize, False, dt.itemsize, "get_value")
+        return buf[off : off + dt.itemsize].view(dt.np)[0]
 
     def set_value(self, offset: int, value: Any) -> None:
         """Scalar write. On hardware it lands in the core's DCache, not GM, until flushed (reference §1.1)."""
         dt = self.dtype
-        a, off = self._at(offset).region(dt.itemsize, "GlobalTensor.set_value")
-        a.data[off : off + dt.itemsize].view(dt.np)[0] = value
+        buf, off, where = self._at(offset).region(dt.itemsize, "GlobalTensor.set_value")
+        buf[off : off + dt.itemsize].view(dt.np)[0] = value
         core = ctx.CORE
         if core is not None and core.launch.observe:
-            core.emit_gm(a, off, off + dt.itemsize, True, dt.itemsize, "set_value")
+            core.emit_gm(where, off, off + dt.itemsize, True, dt.itemsize, "set_value")
 
     def get_size(self) -> int | None:
         return self.size
@@ -136,6 +154,12 @@ class GlobalTensor:
 
     def __repr__(self) -> str:
         return f"GlobalTensor({self.dtype!r}, {self.addr:#x}, size={self.size})"
+
+
+def _door() -> GlobalMemory:
+    """The running launch's door to GM (a fresh one outside a kernel)."""
+    core = ctx.CORE
+    return core.launch.gm if core is not None else GlobalMemory(get_runtime())
 
 
 class Buffer:

@@ -199,6 +199,23 @@ class TBuf:
             t.arr = t.arr[: int(len)]
         return t
 
+    # Ascend C's TBuf derives from TQueBind<pos, pos, 0, 0>: the queue calls work on its one buffer.
+    def alloc_tensor(self, dtype: Any) -> LocalTensor:
+        """The whole buffer as a tensor of `dtype` (as get)."""
+        return self.get(dtype)
+
+    def enque(self, tensor: LocalTensor, *user_positions: Any) -> None:
+        """Nothing waits on a TBuf: the tensor must still be live."""
+        tensor.bounds(0, "TBuf.enque")
+
+    def deque(self, dtype: Any) -> LocalTensor:
+        """The whole buffer as a tensor of `dtype` (as get)."""
+        return self.get(dtype)
+
+    def free_tensor(self, tensor: LocalTensor) -> None:
+        """A TBuf's memory stays with it until the pipe is reset: the tensor must still be live."""
+        tensor.bounds(0, "TBuf.free_tensor")
+
     def get_with_offset(self, size: int, buf_offset: int, dtype: Any) -> LocalTensor:
         """`size` elements starting `buf_offset` bytes (32-byte aligned) into the buffer."""
         api = "TBuf.get_with_offset"
@@ -231,7 +248,14 @@ class TPipe:
         self.destroyed = False
 
     def init(self) -> None:
-        """Ascend C `TPipe::Init` (the constructor already did it)."""
+        """Ascend C `TPipe::Init`: the constructor already did it; after `destroy` it makes the pipe usable
+        again (and the kernel's current pipe)."""
+        core = self.core
+        if self.destroyed:
+            if core.pipe is not self and core.pipe is not None and not core.pipe.destroyed:
+                fail("TPipe.init", "another TPipe is live in this kernel; destroy it first")
+            core.pipe = self
+            self.destroyed = False
 
     def init_buffer(self, *args: Any, **kwargs: Any) -> None:
         """`init_buffer(que, num, len)`: `num` blocks of `len` bytes for a queue;
@@ -242,6 +266,10 @@ class TPipe:
         if target is None and rest:
             target = rest.pop(0)
         names = ["num", "len"] if isinstance(target, TQueBind) else ["num"]
+        if isinstance(target, TBuf) and "len" in kwargs:  # pyasc's newer spelling: init_buffer(buf=, len=)
+            if "num" in kwargs or rest[1:]:
+                raise TypeError(f"{api}: a TBuf takes one size, num= (pyasc 1.1.1) or len= (newer pyasc)")
+            kwargs["num"] = kwargs.pop("len")
         vals = dict(zip(names, rest, strict=False))
         vals.update({k: kwargs.pop(k) for k in names if k in kwargs})
         if kwargs or len(rest) > len(names):

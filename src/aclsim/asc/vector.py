@@ -1,4 +1,5 @@
-"""Vector instructions in count form ("the first n elements"), on numpy views of the UB.
+"""Vector instructions on numpy views of the UB, in count form ("the first n elements") and, for
+element-wise instructions, `copy` and `brcb`, in mask/repeat form (`repeat.py`).
 
 Arithmetic stays in the tensor's dtype (float16 in, float16 out). Supported element types follow
 the 910B `[AICoreintrinsicDtypeMap]` (reference `ascendc-device.md` §2.3): add/sub/mul/max/min and
@@ -18,17 +19,18 @@ import numpy as np
 
 from . import context as ctx
 from .context import fail
+from .coverage import not_emulated
 from .dtypes import DataType, bfloat16
 from .enums import CMPMODE, RoundMode, SelMode
+from .params import BinaryRepeatParams, BrcbRepeatParams, CopyRepeatParams, UnaryRepeatParams
+from .repeat import Repeat, elementwise, form, gather, mark, repeat_of
 from .tensors import LocalTensor
 
 ARITH = ("float16", "float32", "int16", "int32")
 FLOAT = ("float16", "float32")
-
-
-def _only_count(api: str, rest: tuple) -> None:
-    if rest:
-        raise TypeError(f"asc.{api}: only the count form (..., count) is emulated, not the mask/repeat form")
+BITS16 = ("int16", "uint16")
+SHIFT = ("int16", "uint16", "int32", "uint32")
+B16_32 = ("float16", "float32", "int16", "uint16", "int32", "uint32")
 
 
 def _check_types(api: str, types: tuple[str, ...], dt: DataType, *others: LocalTensor) -> None:
@@ -51,116 +53,215 @@ def _overlap(api: str, dst: LocalTensor, src: LocalTensor, count: int) -> None:
                       "the hardware allows only full (in-place) overlap")
 
 
+def _run(api: str, fn: Callable, types: tuple[str, ...], dst: LocalTensor, srcs: tuple[LocalTensor, ...],
+         args: tuple, kwargs: dict, params: type | None = UnaryRepeatParams) -> None:
+    """Both call forms of an element-wise instruction: `fn(*source values, out=destination values)`."""
+    n = form(api, args, kwargs, params)
+    if n is None:
+        return
+    dt = dst.dtype
+    if dt.name not in types or any(s.dtype is not dt for s in srcs):
+        _check_types(api, types, dt, *srcs)
+    if type(n) is Repeat:
+        elementwise(api, fn, dst, srcs, n)
+        return
+    xs = [s.read(n, api) for s in srcs]
+    for s in srcs:
+        _overlap(api, dst, s, n)
+    fn(*xs, out=dst.write(n, api))
+
+
+def _count_only(api: str, args: tuple, kwargs: dict) -> int | None:
+    """The count of an instruction whose mask/repeat form aclsim does not emulate yet."""
+    n = form(api, args, kwargs, UnaryRepeatParams)
+    if type(n) is Repeat:
+        raise not_emulated(f"asc.{api} in its mask/repeat form")
+    return n
+
+
 def _binary(api: str, fn: Callable, types: tuple[str, ...], dst: LocalTensor, a: LocalTensor, b: LocalTensor,
-            count: int) -> None:
-    if count <= 0:
-        if count < 0:
-            fail(api, f"count must be >= 0, got {count}")
+            args: tuple, kwargs: dict) -> None:
+    if len(args) == 1 and not kwargs and args[0] > 0:  # the count form inlined: the hottest path
+        count = args[0]
+        dt = dst.dtype
+        if a.dtype is not dt or b.dtype is not dt or dt.name not in types:
+            _check_types(api, types, dt, a, b)
+        x = a.read(count, api)
+        y = b.read(count, api)
+        _overlap(api, dst, a, count)
+        _overlap(api, dst, b, count)
+        fn(x, y, out=dst.write(count, api))
         return
-    dt = dst.dtype
-    if a.dtype is not dt or b.dtype is not dt or dt.name not in types:
-        _check_types(api, types, dt, a, b)
-    x = a.read(count, api)
-    y = b.read(count, api)
-    _overlap(api, dst, a, count)
-    _overlap(api, dst, b, count)
-    fn(x, y, out=dst.write(count, api))
+    _run(api, fn, types, dst, (a, b), args, kwargs, BinaryRepeatParams)
 
 
-def add(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, count: int, *rest: Any) -> None:
-    """dst[i] = src0[i] + src1[i] for the first `count` elements."""
-    _only_count("add", rest)
-    _binary("add", np.add, ARITH, dst, src0, src1, count)
+def add(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *args: Any, **kwargs: Any) -> None:
+    """dst[i] = src0[i] + src1[i]; `(count[, is_set_mask])` or `(mask, repeat_times, repeat_params[, is_set_mask])`."""
+    _binary("add", np.add, ARITH, dst, src0, src1, args, kwargs)
 
 
-def sub(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, count: int, *rest: Any) -> None:
+def sub(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *args: Any, **kwargs: Any) -> None:
     """dst[i] = src0[i] - src1[i]."""
-    _only_count("sub", rest)
-    _binary("sub", np.subtract, ARITH, dst, src0, src1, count)
+    _binary("sub", np.subtract, ARITH, dst, src0, src1, args, kwargs)
 
 
-def mul(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, count: int, *rest: Any) -> None:
+def mul(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *args: Any, **kwargs: Any) -> None:
     """dst[i] = src0[i] * src1[i]."""
-    _only_count("mul", rest)
-    _binary("mul", np.multiply, ARITH, dst, src0, src1, count)
+    _binary("mul", np.multiply, ARITH, dst, src0, src1, args, kwargs)
 
 
-def div(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, count: int, *rest: Any) -> None:
+def div(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *args: Any, **kwargs: Any) -> None:
     """dst[i] = src0[i] / src1[i] (float types)."""
-    _only_count("div", rest)
-    _binary("div", np.divide, FLOAT, dst, src0, src1, count)
+    _binary("div", np.divide, FLOAT, dst, src0, src1, args, kwargs)
 
 
-def max(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, count: int, *rest: Any) -> None:
+def max(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *args: Any, **kwargs: Any) -> None:
     """dst[i] = max(src0[i], src1[i])."""
-    _only_count("max", rest)
-    _binary("max", np.maximum, ARITH, dst, src0, src1, count)
+    _binary("max", np.maximum, ARITH, dst, src0, src1, args, kwargs)
 
 
-def min(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, count: int, *rest: Any) -> None:
+def min(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *args: Any, **kwargs: Any) -> None:
     """dst[i] = min(src0[i], src1[i])."""
-    _only_count("min", rest)
-    _binary("min", np.minimum, ARITH, dst, src0, src1, count)
+    _binary("min", np.minimum, ARITH, dst, src0, src1, args, kwargs)
 
 
-def _scalar(api: str, fn: Callable, dst: LocalTensor, src: LocalTensor, scalar: Any, count: int, rest: tuple) -> None:
-    _only_count(api, rest)
-    if count <= 0:
-        if count < 0:
-            fail(api, f"count must be >= 0, got {count}")
+def bitwise_and(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *args: Any, **kwargs: Any) -> None:
+    """dst[i] = src0[i] & src1[i] (int16/uint16)."""
+    _binary("bitwise_and", np.bitwise_and, BITS16, dst, src0, src1, args, kwargs)
+
+
+def bitwise_or(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *args: Any, **kwargs: Any) -> None:
+    """dst[i] = src0[i] | src1[i] (int16/uint16)."""
+    _binary("bitwise_or", np.bitwise_or, BITS16, dst, src0, src1, args, kwargs)
+
+
+def _then_relu(fn: Callable) -> Callable:
+    def op(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
+        fn(x, y, out=out)
+        np.maximum(out, 0, out=out)
+    return op
+
+
+_add_relu, _sub_relu = _then_relu(np.add), _then_relu(np.subtract)
+
+
+def add_relu(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *args: Any, **kwargs: Any) -> None:
+    """dst[i] = max(src0[i] + src1[i], 0)."""
+    _binary("add_relu", _add_relu, ("float16", "float32", "int16"), dst, src0, src1, args, kwargs)
+
+
+def sub_relu(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *args: Any, **kwargs: Any) -> None:
+    """dst[i] = max(src0[i] - src1[i], 0)."""
+    _binary("sub_relu", _sub_relu, ("float16", "float32", "int16"), dst, src0, src1, args, kwargs)
+
+
+def _mul_add(x: np.ndarray, y: np.ndarray, acc: np.ndarray, out: np.ndarray) -> None:
+    np.add(x * y, acc, out=out)
+
+
+def _fma_relu(x: np.ndarray, y: np.ndarray, acc: np.ndarray, out: np.ndarray) -> None:
+    np.add(x * y, acc, out=out)
+    np.maximum(out, 0, out=out)
+
+
+def _ternary(api: str, fn: Callable, dst: LocalTensor, a: LocalTensor, b: LocalTensor, c: LocalTensor,
+             args: tuple, kwargs: dict) -> None:
+    """An instruction that also reads its destination; params are BinaryRepeatParams (dst, src0, src1)."""
+    n = form(api, args, kwargs, BinaryRepeatParams)
+    if n is None:
         return
     dt = dst.dtype
-    if src.dtype is not dt or dt.name not in ARITH:
-        _check_types(api, ARITH, dt, src)
-    x = src.read(count, api)
-    _overlap(api, dst, src, count)
-    fn(x, dt.np.type(scalar), out=dst.write(count, api))
+    _check_types(api, FLOAT, dt, a, b)
+    if type(n) is Repeat:
+        (ds, s0, s1) = n.strides
+        strides = {id(dst): ds, id(a): s0, id(b): s1}
+        n.strides = [ds] + [strides[id(t)] for t in (a, b, c)]
+        elementwise(api, fn, dst, (a, b, c), n)
+        return
+    x, y, z = a.read(n, api), b.read(n, api), c.read(n, api)
+    _overlap(api, dst, a, n)
+    _overlap(api, dst, b, n)
+    fn(x, y, z, out=dst.write(n, api))
 
 
-def adds(dst: LocalTensor, src: LocalTensor, scalar: Any, count: int, *rest: Any) -> None:
+def mul_add_dst(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *args: Any, **kwargs: Any) -> None:
+    """dst[i] = src0[i] * src1[i] + dst[i]."""
+    _ternary("mul_add_dst", _mul_add, dst, src0, src1, dst, args, kwargs)
+
+
+def fused_mul_add(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *args: Any, **kwargs: Any) -> None:
+    """dst[i] = src0[i] * dst[i] + src1[i]."""
+    _ternary("fused_mul_add", _mul_add, dst, src0, dst, src1, args, kwargs)
+
+
+def fused_mul_add_relu(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *args: Any, **kwargs: Any) -> None:
+    """dst[i] = max(src0[i] * dst[i] + src1[i], 0)."""
+    _ternary("fused_mul_add_relu", _fma_relu, dst, src0, dst, src1, args, kwargs)
+
+
+def _scalar(api: str, fn: Callable, types: tuple[str, ...], dst: LocalTensor, src: LocalTensor, scalar: Any,
+            args: tuple, kwargs: dict) -> None:
+    value = dst.dtype.np.type(scalar)
+
+    def op(x: np.ndarray, out: np.ndarray) -> None:
+        fn(x, value, out=out)
+
+    _run(api, op, types, dst, (src,), args, kwargs)
+
+
+def adds(dst: LocalTensor, src: LocalTensor, scalar: Any, *args: Any, **kwargs: Any) -> None:
     """dst[i] = src[i] + scalar."""
-    _scalar("adds", np.add, dst, src, scalar, count, rest)
+    _scalar("adds", np.add, ARITH, dst, src, scalar, args, kwargs)
 
 
-def muls(dst: LocalTensor, src: LocalTensor, scalar: Any, count: int, *rest: Any) -> None:
+def muls(dst: LocalTensor, src: LocalTensor, scalar: Any, *args: Any, **kwargs: Any) -> None:
     """dst[i] = src[i] * scalar."""
-    _scalar("muls", np.multiply, dst, src, scalar, count, rest)
+    _scalar("muls", np.multiply, ARITH, dst, src, scalar, args, kwargs)
 
 
-def maxs(dst: LocalTensor, src: LocalTensor, scalar: Any, count: int, *rest: Any) -> None:
+def maxs(dst: LocalTensor, src: LocalTensor, scalar: Any, *args: Any, **kwargs: Any) -> None:
     """dst[i] = max(src[i], scalar)."""
-    _scalar("maxs", np.maximum, dst, src, scalar, count, rest)
+    _scalar("maxs", np.maximum, ARITH, dst, src, scalar, args, kwargs)
 
 
-def mins(dst: LocalTensor, src: LocalTensor, scalar: Any, count: int, *rest: Any) -> None:
+def mins(dst: LocalTensor, src: LocalTensor, scalar: Any, *args: Any, **kwargs: Any) -> None:
     """dst[i] = min(src[i], scalar)."""
-    _scalar("mins", np.minimum, dst, src, scalar, count, rest)
+    _scalar("mins", np.minimum, ARITH, dst, src, scalar, args, kwargs)
 
 
 def _leaky(x: np.ndarray, alpha: Any, out: np.ndarray) -> None:
     np.copyto(out, np.where(x >= 0, x, x * alpha))
 
 
-def leaky_relu(dst: LocalTensor, src: LocalTensor, scalar: Any, count: int, *rest: Any) -> None:
+def leaky_relu(dst: LocalTensor, src: LocalTensor, scalar: Any, *args: Any, **kwargs: Any) -> None:
     """dst[i] = src[i] if src[i] >= 0 else src[i] * scalar."""
-    _scalar("leaky_relu", _leaky, dst, src, scalar, count, rest)
+    _scalar("leaky_relu", _leaky, FLOAT, dst, src, scalar, args, kwargs)
 
 
-def axpy(dst: LocalTensor, src: LocalTensor, scalar: Any, count: int, *rest: Any) -> None:
+def shift_left(dst: LocalTensor, src: LocalTensor, scalar: Any, *args: Any, **kwargs: Any) -> None:
+    """dst[i] = src[i] << scalar."""
+    _scalar("shift_left", np.left_shift, SHIFT, dst, src, scalar, args, kwargs)
+
+
+def shift_right(dst: LocalTensor, src: LocalTensor, scalar: Any, *args: Any, **kwargs: Any) -> None:
+    """dst[i] = src[i] >> scalar (arithmetic for signed types)."""
+    _scalar("shift_right", np.right_shift, SHIFT, dst, src, scalar, args, kwargs)
+
+
+def axpy(dst: LocalTensor, src: LocalTensor, scalar: Any, *args: Any, **kwargs: Any) -> None:
     """dst[i] = src[i] * scalar + dst[i] (computed in the tensors' type; the NPU may fuse it differently)."""
-    api = "axpy"
-    _only_count(api, rest)
-    if count <= 0:
-        if count < 0:
-            fail(api, f"count must be >= 0, got {count}")
-        return
-    dt = dst.dtype
-    if src.dtype is not dt or dt.name not in FLOAT:
-        _check_types(api, FLOAT, dt, src)
-    x = src.read(count, api)
-    acc = dst.read(count, api)
-    _overlap(api, dst, src, count)
-    np.add(x * dt.np.type(scalar), acc, out=dst.write(count, api))
+    value = dst.dtype.np.type(scalar)
+
+    def op(x: np.ndarray, acc: np.ndarray, out: np.ndarray) -> None:
+        np.add(x * value, acc, out=out)
+
+    n = form("axpy", args, kwargs, UnaryRepeatParams)
+    if type(n) is Repeat:
+        n.strides = [n.strides[0], n.strides[1], n.strides[0]]  # the accumulator is dst itself
+        _check_types("axpy", FLOAT, dst.dtype, src)
+        elementwise("axpy", op, dst, (src, dst), n)
+    elif n is not None:
+        _run("axpy", op, FLOAT, dst, (src, dst), (n,), {})
 
 
 def _rsqrt(x: np.ndarray, out: np.ndarray) -> None:
@@ -172,70 +273,101 @@ def _relu(x: np.ndarray, out: np.ndarray) -> None:
     np.maximum(x, 0, out=out)
 
 
-def _unary(api: str, fn: Callable, types: tuple[str, ...], dst: LocalTensor, src: LocalTensor, count: int,
-           rest: tuple) -> None:
-    _only_count(api, rest)
-    if count <= 0:
-        if count < 0:
-            fail(api, f"count must be >= 0, got {count}")
-        return
-    dt = dst.dtype
-    if src.dtype is not dt or dt.name not in types:
-        _check_types(api, types, dt, src)
-    x = src.read(count, api)
-    _overlap(api, dst, src, count)
-    fn(x, out=dst.write(count, api))
-
-
-def exp(dst: LocalTensor, src: LocalTensor, count: int, *rest: Any) -> None:
+def exp(dst: LocalTensor, src: LocalTensor, *args: Any, **kwargs: Any) -> None:
     """dst[i] = e ** src[i]."""
-    _unary("exp", np.exp, FLOAT, dst, src, count, rest)
+    _run("exp", np.exp, FLOAT, dst, (src,), args, kwargs)
 
 
-def ln(dst: LocalTensor, src: LocalTensor, count: int, *rest: Any) -> None:
+def ln(dst: LocalTensor, src: LocalTensor, *args: Any, **kwargs: Any) -> None:
     """dst[i] = log(src[i])."""
-    _unary("ln", np.log, FLOAT, dst, src, count, rest)
+    _run("ln", np.log, FLOAT, dst, (src,), args, kwargs)
 
 
-def abs(dst: LocalTensor, src: LocalTensor, count: int, *rest: Any) -> None:
+def abs(dst: LocalTensor, src: LocalTensor, *args: Any, **kwargs: Any) -> None:
     """dst[i] = |src[i]|."""
-    _unary("abs", np.absolute, FLOAT, dst, src, count, rest)
+    _run("abs", np.absolute, FLOAT, dst, (src,), args, kwargs)
 
 
-def relu(dst: LocalTensor, src: LocalTensor, count: int, *rest: Any) -> None:
+def relu(dst: LocalTensor, src: LocalTensor, *args: Any, **kwargs: Any) -> None:
     """dst[i] = max(src[i], 0)."""
-    _unary("relu", _relu, ("float16", "float32", "int32"), dst, src, count, rest)
+    _run("relu", _relu, ("float16", "float32", "int32"), dst, (src,), args, kwargs)
 
 
-def sqrt(dst: LocalTensor, src: LocalTensor, count: int, *rest: Any) -> None:
+def sqrt(dst: LocalTensor, src: LocalTensor, *args: Any, **kwargs: Any) -> None:
     """dst[i] = sqrt(src[i])."""
-    _unary("sqrt", np.sqrt, FLOAT, dst, src, count, rest)
+    _run("sqrt", np.sqrt, FLOAT, dst, (src,), args, kwargs)
 
 
-def rsqrt(dst: LocalTensor, src: LocalTensor, count: int, *rest: Any) -> None:
+def rsqrt(dst: LocalTensor, src: LocalTensor, *args: Any, **kwargs: Any) -> None:
     """dst[i] = 1 / sqrt(src[i])."""
-    _unary("rsqrt", _rsqrt, FLOAT, dst, src, count, rest)
+    _run("rsqrt", _rsqrt, FLOAT, dst, (src,), args, kwargs)
 
 
-def reciprocal(dst: LocalTensor, src: LocalTensor, count: int, *rest: Any) -> None:
+def reciprocal(dst: LocalTensor, src: LocalTensor, *args: Any, **kwargs: Any) -> None:
     """dst[i] = 1 / src[i]."""
-    _unary("reciprocal", np.reciprocal, FLOAT, dst, src, count, rest)
+    _run("reciprocal", np.reciprocal, FLOAT, dst, (src,), args, kwargs)
 
 
-def duplicate(dst: LocalTensor, scalar: Any, count: int, *rest: Any) -> None:
-    """dst[i] = scalar for the first `count` elements."""
+def bitwise_not(dst: LocalTensor, src: LocalTensor, *args: Any, **kwargs: Any) -> None:
+    """dst[i] = ~src[i] (int16/uint16)."""
+    _run("bitwise_not", np.invert, BITS16, dst, (src,), args, kwargs)
+
+
+def _copy(x: np.ndarray, out: np.ndarray) -> None:
+    np.copyto(out, x)
+
+
+def copy(dst: LocalTensor, src: LocalTensor, mask: Any, repeat_time: int, repeat_params: CopyRepeatParams,
+         is_set_mask: bool = True) -> None:
+    """UB -> UB copy in mask/repeat form (16- and 32-bit types). In COUNTER mask mode the mask counts
+    elements per repeat and repeat_time applies (pyasc `copy.md`)."""
+    api = "copy"
+    if not isinstance(repeat_params, CopyRepeatParams):
+        raise TypeError(f"asc.copy: repeat_params must be asc.CopyRepeatParams, got {type(repeat_params).__name__}")
+    _check_types(api, B16_32, dst.dtype, src)
+    rep = repeat_of(api, mask, repeat_time, repeat_params.strides(), is_set_mask)
+    elementwise(api, _copy, dst, (src,), rep, per_repeat_count=True)
+
+
+def brcb(dst: LocalTensor, src0: LocalTensor, repeat_times: int, repeat_params: BrcbRepeatParams) -> None:
+    """Each repeat takes 8 elements of src0 and fills one 32-byte block of dst with each."""
+    api = "brcb"
+    if not isinstance(repeat_params, BrcbRepeatParams):
+        raise TypeError(f"asc.brcb: repeat_params must be asc.BrcbRepeatParams, got {type(repeat_params).__name__}")
+    _check_types(api, ("float16", "float32", "int16", "uint16", "int32", "uint32"), dst.dtype, src0)
+    rep = repeat_of(api, 0, repeat_times, [(repeat_params.dst_blk_stride, repeat_params.dst_rep_stride)], True)
+    if rep.times == 0:
+        return
+    if dst.buf.pool is src0.buf.pool and dst.lo == src0.lo:
+        fail(api, "src0 and dst must not be the same memory")
+    epb = 32 // dst.dtype.itemsize
+    blk, stride = rep.strides[0]
+    r, b, e = np.ogrid[: rep.times, :8, :epb]
+    di = (r * stride * epb + b * blk * epb + e).ravel()
+    values = gather(src0, np.arange(rep.times * 8), api)
+    mark(dst, di, api)
+    dst.arr[di] = np.repeat(values, epb)
+
+
+def duplicate(dst: LocalTensor, scalar: Any, *args: Any, **kwargs: Any) -> None:
+    """dst[i] = scalar; `(count)` or `(mask, repeat_times, dst_block_stride, dst_repeat_stride[, is_set_mask])`."""
     api = "duplicate"
-    _only_count(api, rest)
-    if count <= 0:
-        if count < 0:
-            fail(api, f"count must be >= 0, got {count}")
+    n = form(api, args, kwargs, None)
+    if n is None:
         return
     dt = dst.dtype
     types = ("float16", "float32", "bfloat16", "int16", "int32", "uint16", "uint32")
     if dt.name not in types:
         _check_types(api, types, dt)
     value = _to_bf16(np.array([scalar], np.float32), RoundMode.CAST_RINT)[0] if dt is bfloat16 else scalar
-    dst.write(count, api)[...] = value
+
+    def fill(out: np.ndarray) -> None:
+        out[...] = value
+
+    if type(n) is Repeat:
+        elementwise(api, fill, dst, (), n)
+    else:
+        fill(dst.write(n, api))
 
 
 # ------------------------------------------------------------------------------- cast
@@ -294,17 +426,15 @@ _INT_ROUND = {
 }
 
 
-def cast(dst: LocalTensor, src: LocalTensor, round_mode: int, count: int, *rest: Any) -> None:
+def cast(dst: LocalTensor, src: LocalTensor, round_mode: int, *args: Any, **kwargs: Any) -> None:
     """Convert the first `count` elements of `src` into `dst`'s type, rounding by `round_mode`.
 
     CAST_NONE rounds to nearest even when precision is lost; float -> integer saturates (inference:
     the vector unit's conversions saturate rather than wrap); CAST_ODD applies to float narrowing.
     """
     api = "cast"
-    _only_count(api, rest)
-    if count <= 0:
-        if count < 0:
-            fail(api, f"count must be >= 0, got {count}")
+    count = _count_only(api, args, kwargs)
+    if count is None:
         return
     mode = RoundMode(round_mode)
     sd, dd = src.dtype, dst.dtype
@@ -330,12 +460,10 @@ def cast(dst: LocalTensor, src: LocalTensor, round_mode: int, count: int, *rest:
 
 
 # ------------------------------------------------------------------------------- reductions
-def _reduce(api: str, dst: LocalTensor, src: LocalTensor, tmp: LocalTensor, count: int, cal_index: bool,
-            rest: tuple) -> None:
-    _only_count(api, rest)
-    if count <= 0:
-        if count < 0:
-            fail(api, f"count must be >= 0, got {count}")
+def _reduce(api: str, dst: LocalTensor, src: LocalTensor, tmp: LocalTensor, cal_index: bool, args: tuple,
+            kwargs: dict) -> None:
+    count = _count_only(api, args, kwargs)
+    if count is None:
         return
     dt = src.dtype
     _check_types(api, FLOAT, dt, dst)
@@ -353,21 +481,21 @@ def _reduce(api: str, dst: LocalTensor, src: LocalTensor, tmp: LocalTensor, coun
         out[1:2].view(np.uint16 if dt.itemsize == 2 else np.uint32)[0] = i
 
 
-def reduce_sum(dst: LocalTensor, src: LocalTensor, shared_tmp_buffer: LocalTensor, count: int, *rest: Any) -> None:
+def reduce_sum(dst: LocalTensor, src: LocalTensor, shared_tmp_buffer: LocalTensor, *args: Any, **kwargs: Any) -> None:
     """dst[0] = sum of the first `count` elements of src."""
-    _reduce("reduce_sum", dst, src, shared_tmp_buffer, count, False, rest)
+    _reduce("reduce_sum", dst, src, shared_tmp_buffer, False, args, kwargs)
 
 
-def reduce_max(dst: LocalTensor, src: LocalTensor, shared_tmp_buffer: LocalTensor, count: int, *rest: Any,
-               cal_index: bool = False) -> None:
+def reduce_max(dst: LocalTensor, src: LocalTensor, shared_tmp_buffer: LocalTensor, *args: Any,
+               cal_index: bool = False, **kwargs: Any) -> None:
     """dst[0] = max of the first `count` elements (dst[1] = its index with cal_index)."""
-    _reduce("reduce_max", dst, src, shared_tmp_buffer, count, cal_index, rest)
+    _reduce("reduce_max", dst, src, shared_tmp_buffer, cal_index, args, kwargs)
 
 
-def reduce_min(dst: LocalTensor, src: LocalTensor, shared_tmp_buffer: LocalTensor, count: int, *rest: Any,
-               cal_index: bool = False) -> None:
+def reduce_min(dst: LocalTensor, src: LocalTensor, shared_tmp_buffer: LocalTensor, *args: Any,
+               cal_index: bool = False, **kwargs: Any) -> None:
     """dst[0] = min of the first `count` elements (dst[1] = its index with cal_index)."""
-    _reduce("reduce_min", dst, src, shared_tmp_buffer, count, cal_index, rest)
+    _reduce("reduce_min", dst, src, shared_tmp_buffer, cal_index, args, kwargs)
 
 
 # ------------------------------------------------------------------------------- compare / select
@@ -382,35 +510,35 @@ def _store_bits(api: str, dst: LocalTensor, bits: np.ndarray) -> None:
     dst.write(packed.size, api)[...] = packed.view(dst.dtype.np)
 
 
-def compare(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, cmp_mode: int, count: int, *rest: Any) -> None:
+def compare(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, cmp_mode: int, *args: Any, **kwargs: Any) -> None:
     """Bit i of dst (LSB first) = src0[i] <cmp_mode> src1[i]."""
     api = "compare"
-    _only_count(api, rest)
-    if count <= 0:
+    count = _count_only(api, args, kwargs)
+    if count is None:
         return
     _check_types(api, ARITH, src0.dtype, src1)
     _store_bits(api, dst, _CMP[CMPMODE(cmp_mode)](src0.read(count, api), src1.read(count, api)))
 
 
-def compare_scalar(dst: LocalTensor, src0: LocalTensor, src1_scalar: Any, cmp_mode: int, count: int,
-                   *rest: Any) -> None:
+def compare_scalar(dst: LocalTensor, src0: LocalTensor, src1_scalar: Any, cmp_mode: int, *args: Any,
+                   **kwargs: Any) -> None:
     """Bit i of dst = src0[i] <cmp_mode> scalar."""
     api = "compare_scalar"
-    _only_count(api, rest)
-    if count <= 0:
+    count = _count_only(api, args, kwargs)
+    if count is None:
         return
     _check_types(api, ARITH, src0.dtype)
     x = src0.read(count, api)
     _store_bits(api, dst, _CMP[CMPMODE(cmp_mode)](x, x.dtype.type(src1_scalar)))
 
 
-def select(dst: LocalTensor, sel_mask: LocalTensor, src0: LocalTensor, src1: Any, sel_mode: int, count: int,
-           *rest: Any) -> None:
+def select(dst: LocalTensor, sel_mask: LocalTensor, src0: LocalTensor, src1: Any, sel_mode: int, *args: Any,
+           **kwargs: Any) -> None:
     """dst[i] = src0[i] where bit i of sel_mask is 1, else src1[i] (or the scalar src1 in
     VSEL_TENSOR_SCALAR_MODE)."""
     api = "select"
-    _only_count(api, rest)
-    if count <= 0:
+    count = _count_only(api, args, kwargs)
+    if count is None:
         return
     mode = SelMode(sel_mode)
     dt = dst.dtype

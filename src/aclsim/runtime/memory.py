@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import mmap
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,17 @@ from ..errors import AclError, Code
 # address on x86-64 (47/56-bit) and AArch64 (48/52-bit), so no host pointer ever falls in it.
 DEVICE_BASE = 1 << 60
 DEVICE_STRIDE = 1 << 48
+FREED_RECORD = 4096  # freed allocations each heap remembers, to tell "freed" from "never allocated"
+
+
+def device_base(device_id: int) -> int:
+    """The first address of device `device_id`'s memory."""
+    return DEVICE_BASE + device_id * DEVICE_STRIDE
+
+
+def device_of(addr: int) -> int | None:
+    """The device whose address range holds `addr`, or None for a host (or NULL) address."""
+    return (addr - DEVICE_BASE) // DEVICE_STRIDE if addr >= DEVICE_BASE else None
 
 NORMAL_PAGE = 4096
 HUGE_PAGE = 2 * MiB
@@ -194,7 +206,7 @@ class DeviceHeap:
         self.device_id = device_id
         self.chip = chip
         self.capacity = chip.memory_size
-        self.base = DEVICE_BASE + device_id * DEVICE_STRIDE
+        self.base = device_base(device_id)
         self._mm = mmap.mmap(
             -1, self.capacity, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _MAP_NORESERVE
         )
@@ -202,6 +214,7 @@ class DeviceHeap:
         self._ranges = _RangeAllocator(self.capacity)
         self._starts: list[int] = []
         self._live: dict[int, Allocation] = {}
+        self._freed: deque[Allocation] = deque(maxlen=FREED_RECORD)
         self.used = {"normal": 0, "huge": 0, "huge1g": 0}
         self.peak_used = 0
         self._serial = 0
@@ -250,6 +263,7 @@ class DeviceHeap:
         del self._starts[i]
         self.used[alloc.page_kind] -= alloc.reserved
         alloc.freed = True
+        self._freed.append(alloc)
         if alloc.reserved >= _RELEASE_AT:
             self._mm.madvise(mmap.MADV_DONTNEED, alloc.offset, alloc.reserved)
         self._ranges.free(alloc.offset, alloc.reserved)
@@ -273,6 +287,20 @@ class DeviceHeap:
         a = self._live[self._starts[i]]
         return a if addr < a.end else None
 
+    def neighbours(self, addr: int) -> tuple[Allocation | None, Allocation | None]:
+        """The live allocations starting at or before `addr` and after it."""
+        i = bisect.bisect_right(self._starts, addr)
+        before = self._live[self._starts[i - 1]] if i > 0 else None
+        after = self._live[self._starts[i]] if i < len(self._starts) else None
+        return before, after
+
+    def freed_at(self, addr: int) -> Allocation | None:
+        """The most recently freed of the last FREED_RECORD allocations whose reserved bytes held `addr`."""
+        for a in reversed(self._freed):
+            if a.start <= addr < a.end:
+                return a
+        return None
+
     def live(self) -> list[Allocation]:
         return [self._live[s] for s in self._starts]
 
@@ -283,7 +311,7 @@ class DeviceHeap:
         return s, e
 
     def owns(self, addr: int) -> bool:
-        return self.base <= addr < self.base + DEVICE_STRIDE
+        return device_of(addr) == self.device_id
 
     # -- accounting ---------------------------------------------------------------------------
     @property

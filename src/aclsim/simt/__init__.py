@@ -17,7 +17,8 @@ and store is checked: an address outside every live allocation faults the launch
 next synchronize, with kernel, block, thread, index, address and line in acl.get_recent_err_msg()).
 """
 
-from .kernel import MAX_THREADS_PER_BLOCK, DeviceFunction, Kernel, device, kernel
+from .device_function import DeviceFunction, device
+from .kernel import MAX_THREADS_PER_BLOCK, Kernel, kernel
 from .lang import (
     Ptr,
     PtrType,

@@ -24,6 +24,7 @@ import numpy as np
 
 from . import lang, memory, ops
 from .ctype import scalar_dtype
+from .device_function import DeviceFunction
 from .lang import SimtError
 
 _BINOPS = {
@@ -668,8 +669,6 @@ class Codegen:
         hit = INTRINSICS.get(id(obj))
         if hit is not None:
             return hit
-        from .kernel import DeviceFunction
-
         if isinstance(obj, DeviceFunction):
             return ("device", obj)
         dt = scalar_dtype(obj)
@@ -786,7 +785,7 @@ class Compiler:
         if dev.compiled is None:
             self._active.append(dev)
             try:
-                dev.compiled = self.build(dev.source(), "device", dev.params())
+                dev.compiled = self.build(Source(dev.fn, "device function"), "device", dev.params())
             finally:
                 self._active.pop()
         return dev.compiled

@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 
 from ..runtime import get_runtime
+from ..runtime.gm import GlobalMemory, array_of, has_array_interface
 from ..runtime.streams import KernelFault, Task
 from . import compiler
-from .ctype import scalar_dtype
+from .device_function import params_of
 from .lang import PtrType, SimtError, dim3
 from .launchctx import LaunchContext
 from .memory import PtrArg
@@ -26,52 +27,6 @@ MAX_THREADS_PER_BLOCK = 2048  # GetSimtMaxThreadNum: "maximum number of SIMT thr
 CHUNK_LANES = 1 << 18  # lanes per chunk: bounds the size of every temporary array
 CHUNK_SHARED_BYTES = 64 << 20  # and the shared memory of the blocks of a chunk
 _U32_MAX = (1 << 32) - 1
-
-
-def _params(fn: Any, what: str, require: bool) -> dict[str, Any]:
-    """Parameter name -> PtrType, scalar np.dtype, or None (untyped device-function parameter)."""
-    try:
-        ann = inspect.get_annotations(fn, eval_str=True)
-    except Exception as e:
-        raise SimtError(f"{what} {fn.__name__}: cannot evaluate its annotations ({e})") from None
-    out: dict[str, Any] = {}
-    for name in inspect.signature(fn).parameters:
-        a = ann.get(name)
-        if isinstance(a, PtrType):
-            out[name] = a
-            continue
-        dt = scalar_dtype(a) if a is not None else None
-        if dt is None and (require or a is not None):
-            raise SimtError(
-                f"{what} {fn.__name__}: parameter '{name}' needs a type annotation: simt.Ptr[np.float32] (any bool, "
-                f"integer or float dtype) for a device pointer, or a scalar type (np.uint32, np.int32, np.float32, int, float)"
-                + (f"; got {a!r}" if a is not None else "")
-            )
-        out[name] = dt
-    return out
-
-
-class DeviceFunction:
-    """A `@simt.device` helper, callable from kernels and other device functions."""
-
-    def __init__(self, fn: Any) -> None:
-        self.fn = fn
-        self.compiled: compiler.Compiled | None = None
-        functools.update_wrapper(self, fn)
-
-    def source(self) -> compiler.Source:
-        return compiler.Source(self.fn, "device function")
-
-    def params(self) -> dict[str, Any]:
-        return _params(self.fn, "device function", require=False)
-
-    def __call__(self, *args: Any) -> Any:
-        raise SimtError(f"@simt.device function {self.fn.__name__} can only be called from a kernel")
-
-
-def device(fn: Any) -> DeviceFunction:
-    """Decorator: a function kernels can call (compiled along with them)."""
-    return DeviceFunction(fn)
 
 
 def _dims(v: Any, what: str) -> tuple[int, int, int]:
@@ -96,7 +51,7 @@ class Kernel:
         self.fn = fn
         self.name = fn.__name__
         self.file = _source_file(fn)
-        self.param_types = _params(fn, "kernel", require=True)
+        self.param_types = params_of(fn, "kernel", require=True)
         self.compiled: compiler.Compiled | None = None
         self._launchers: dict[Any, Launcher] = {}
         functools.update_wrapper(self, fn)
@@ -160,15 +115,16 @@ class Launcher:
             raise SimtError(f"kernel {k.name} takes {len(k.param_types)} arguments, got {len(args)}")
         vals = [_convert(k.name, name, t, a) for (name, t), a in zip(k.param_types.items(), args, strict=False)]
         rt = get_runtime()
+        gm = GlobalMemory(rt)
         # Pointers resolve at launch: queued work still uses memory freed before it runs, as on hardware.
-        vals = [PtrArg(rt, name, v, t.dtype) if isinstance(t, PtrType) else v
+        vals = [PtrArg(gm, name, v, t.dtype) if isinstance(t, PtrType) else v
                 for (name, t), v in zip(k.param_types.items(), vals, strict=False)]
         if self.context is None:
             self.context = LaunchContext(k.name, k.file, self.grid, self.block)
         C = self.context
 
         def run(task: Task) -> None:
-            _execute(rt, task, C, k, compiled, vals)
+            _execute(gm, task, C, k, compiled, vals)
 
         task = Task("kernel", k.name, run, grid=self.grid, block=self.block, keep=args, engine="simt", source=k.file)
         return rt.launch(self.stream, task, f"{k.name}[...] launch")
@@ -183,8 +139,8 @@ def _is_runtime_stream(s: Any) -> bool:
 def _convert(kname: str, name: str, t: Any, a: Any) -> Any:
     """A launch argument as the kernel receives it: device address (int) or typed scalar."""
     if isinstance(t, PtrType):
-        if hasattr(a, "ptr") and hasattr(a, "allocation"):
-            return int(a.ptr)
+        if has_array_interface(a):
+            return array_of(a).addr
         if isinstance(a, np.ndarray):
             raise SimtError(
                 f"kernel {kname}: argument '{name}' is a host numpy array; copy it to the device first "
@@ -205,9 +161,10 @@ def _convert(kname: str, name: str, t: Any, a: Any) -> Any:
     return t.type(a)
 
 
-def _execute(rt: Any, task: Task, C: LaunchContext, k: Kernel, compiled: compiler.Compiled, vals: list) -> None:
+def _execute(gm: GlobalMemory, task: Task, C: LaunchContext, k: Kernel, compiled: compiler.Compiled,
+             vals: list) -> None:
     """The device side of a launch: run every chunk of blocks."""
-    C.begin(rt, task, bool(rt.bus.observers) and rt.bus.wants("kernel_access"))
+    C.begin(gm, task)
     args: list[Any] = []
     ptrs: list[PtrArg] = []
     for t, v in zip(k.param_types.values(), vals, strict=False):

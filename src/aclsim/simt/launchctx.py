@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..runtime.gm import GlobalMemory
 from ..runtime.streams import KernelFault
 from .memory import SharedArr
 from .ops import Idx, mask_array, val
@@ -41,11 +42,10 @@ class LaunchContext:
         self._thread_comps: dict[tuple[int, int], np.ndarray] = {}
         self.N = 0
 
-    def begin(self, rt: Any, task: Any, observe: bool) -> None:
+    def begin(self, gm: GlobalMemory, task: Any) -> None:
         """Start a launch (launches run one at a time, under the scheduler's lock)."""
-        self.rt, self.task, self.observe = rt, task, observe
+        self.gm, self.task, self.observe = gm, task, gm.observed()
         self.file = self.kernel_file  # device functions switch it while they run
-        self._heap_views: dict[tuple[int, Any], np.ndarray] = {}
         self.bytes_read = self.bytes_written = 0
         self.line = 0
 
@@ -123,14 +123,6 @@ class LaunchContext:
         if self._lane_block is None:
             self._lane_block = np.repeat(np.arange(self.nb, dtype=np.int64), self.tpb)
         return self._lane_block
-
-    def heap_view(self, heap: Any, dtype: np.dtype) -> np.ndarray:
-        """A typed view of a device's whole memory (for accesses outside the pointer's allocation)."""
-        key = (id(heap), dtype)
-        v = self._heap_views.get(key)
-        if v is None:
-            v = self._heap_views[key] = np.ndarray((heap.capacity // dtype.itemsize,), dtype, buffer=heap.bytes)
-        return v
 
     # -- language support -----------------------------------------------------------------
     def shared(self, key: str, name: str, shape: tuple[int, ...], dtype: np.dtype) -> SharedArr:

@@ -1,22 +1,20 @@
 """Loads, stores and atomics of a running kernel: global memory through `Ptr` parameters, shared memory.
 
-Memory safety is always on: every access is checked against the live device allocations. An
-element inside the pointer's own allocation is the fast path (a typed numpy view; a contiguous
-index range is a slice). Anything else is classified against every live allocation of the device:
-another live allocation is accessed (hardware would not fault; the sanitizer reports it), an
-address outside all of them, or misaligned for its type, faults the launch with a KernelFault
-naming the kernel, block, thread, index, address and source line.
+Memory safety is always on. Global memory is reached only through the launch's door
+(`runtime.gm.GlobalMemory`, `C.gm`), which applies the one bounds rule of every engine: an
+element inside the pointer's own allocation is the fast path (a typed view; a contiguous index
+range is a slice); anything else is classified by the door: inside another live allocation is
+legal (hardware would not fault), anything else faults the launch with a KernelFault naming the
+kernel, block, thread, index, address, source line and the door's reason.
 """
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 import numpy as np
 
-from ..runtime.memory import DEVICE_BASE, DEVICE_STRIDE
-from ..runtime.observe import KernelAccess
+from ..runtime.gm import GlobalMemory
 from ..runtime.streams import KernelFault
 from .atomics import as_values, serial_apply
 from .ctype import cast
@@ -30,30 +28,19 @@ class PtrArg:
 
     __slots__ = ("addr", "alloc", "copy", "dtype", "full", "isz", "n_hi", "n_lo", "name", "view")
 
-    def __init__(self, rt: Any, name: str, addr: int, dtype: np.dtype) -> None:
+    def __init__(self, gm: GlobalMemory, name: str, addr: int, dtype: np.dtype) -> None:
         self.name, self.addr, self.dtype, self.isz = name, addr, dtype, dtype.itemsize
-        self.alloc = rt.find_allocation(addr)
+        self.alloc = a = gm.find(addr)
         self.copy = False  # set when the kernel also writes this allocation: loads must not alias
-        a = self.alloc
         if a is None or addr % self.isz:
             # Not device memory, or misaligned for its element type: every access takes the checked path.
             self.n_lo = self.n_hi = 0
             self.full = self.view = np.empty(0, dtype)
             return
-        views = _VIEWS.get(a)
-        if views is None:
-            views = _VIEWS[a] = {}
-        hit = views.get((addr, dtype))
-        if hit is None:
-            off = addr - a.start
-            n_lo, n_hi = off // self.isz, (a.end - addr) // self.isz
-            full = np.ndarray((n_lo + n_hi,), dtype, buffer=a.data, offset=off - n_lo * self.isz)
-            hit = views[(addr, dtype)] = (n_lo, n_hi, full, full[n_lo:])
-        self.n_lo, self.n_hi, self.full, self.view = hit
-
-
-# Typed views of each live allocation, built once per (address, dtype): launches reuse them.
-_VIEWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        off = addr - a.start
+        self.full = gm.view(a, dtype)
+        self.view = gm.view(a, dtype, off)
+        self.n_lo, self.n_hi = off // self.isz, self.view.shape[0]
 
 
 class SharedArr:
@@ -103,7 +90,10 @@ def _locate(
     lo, hi = int(ia.min()), int(ia.max())
     if -P.n_lo <= lo and hi < P.n_hi:
         if C.observe:
-            _emit(C, P.alloc, (P.addr - P.alloc.start) + ia * P.isz, _lanes(C, ma, ia.shape[0]), P.isz, line, api, write)
+            off = (P.addr - P.alloc.start) + ia * P.isz
+            C.gm.emit(C.task, P.alloc, write, int(off.min()), int(off.max()) + P.isz, P.isz, offsets=off,
+                      lanes=_lanes(C, ma, ia.shape[0]), line=line, api=api, describe=C.describe,
+                      atomic=api.startswith("atomic"))
         return (P.view, ia) if lo >= 0 else (P.full, ia + P.n_lo)
     return _locate_any(C, P, ia, ma, line, api, write)
 
@@ -111,94 +101,24 @@ def _locate(
 def _locate_any(
     C: Any, P: PtrArg, ia: np.ndarray, ma: np.ndarray | None, line: int, api: str, write: bool
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The checked path: classify every address against all live allocations of the device."""
+    """The checked path: the door places every element address; the first bad one faults the launch."""
     addr = P.addr + np.clip(ia, -_CLIP, _CLIP) * P.isz
-    heap = _heap_of(C, P.addr)
-    if heap is None:
-        inside = np.zeros(ia.shape[0], bool)
-        starts = ends = np.zeros(0, np.int64)
-        j = np.full(ia.shape[0], -1)
-    else:
-        s, e = heap.starts_array()
-        starts, ends = s.astype(np.int64), e.astype(np.int64)
-        j = np.searchsorted(starts, addr, side="right") - 1
-        jc = np.maximum(j, 0)
-        inside = (j >= 0) & (addr + P.isz <= ends[jc]) if starts.shape[0] else np.zeros(ia.shape[0], bool)
+    inside, _, _ = C.gm.lookup(addr, P.isz)
     bad = ~inside | (addr % P.isz != 0)
     if bad.any():
         first = int(np.argmax(bad))
         lane = int(_lanes(C, ma, ia.shape[0])[first])
         a = int(addr[first])
-        reason = _why(C, a, P, starts, ends, bool(inside[first]))
+        reason = C.gm.check(a, P.isz, P.addr, P.dtype).text
         raise KernelFault(
             f"kernel '{C.name}': illegal address {a:#x} in {api} {P.name}[{int(ia[first])}] by "
             f"{C.describe(lane)} at {C.where(line)}: {reason}"
         )
     if C.observe:
-        lanes = _lanes(C, ma, ia.shape[0])
-        for jj in np.unique(j):
-            alloc = heap.find(int(starts[jj]))
-            sel = j == jj
-            _emit(C, alloc, addr[sel] - alloc.start, lanes[sel], P.isz, line, api, write)
-    return C.heap_view(heap, P.dtype), (addr - heap.base) // P.isz
-
-
-def _heap_of(C: Any, addr: int) -> Any:
-    if addr < DEVICE_BASE:
-        return None
-    d = (addr - DEVICE_BASE) // DEVICE_STRIDE
-    devs = C.rt.devices
-    return devs[d].heap if d < len(devs) else None
-
-
-def _why(C: Any, a: int, P: PtrArg, starts: np.ndarray, ends: np.ndarray, inside: bool) -> str:
-    """Where a faulting address lies relative to the allocations around it."""
-    if inside:
-        return f"not aligned to the {P.isz}-byte size of {P.dtype}"
-    if P.addr == 0:
-        return "the pointer is NULL (0)"
-    if P.addr < DEVICE_BASE:
-        return f"the pointer {P.addr:#x} is not device memory (pass an acl.rt.malloc address or a DeviceArray)"
-    if P.alloc is None:
-        return f"the pointer {P.addr:#x} is not inside any live allocation (freed, or never allocated)"
-    i = int(np.searchsorted(starts, a, side="right")) - 1
-    if i >= 0 and a + P.isz > ends[i]:
-        return _past(C, a, P.isz, int(starts[i]))
-    nxt = int(starts[i + 1]) if i + 1 < len(starts) else None
-    if nxt is not None and a < nxt:
-        return f"{nxt - a} bytes before the allocation at {nxt:#x} ({_alloc_desc(C, nxt)})"
-    return "outside every live device allocation"
-
-
-def _past(C: Any, a: int, isz: int, start: int) -> str:
-    """An access beyond the allocation at `start`: measured from the bytes the program requested,
-    then placed against the end of what the runtime reserved (requested + padding)."""
-    alloc = C.rt.find_allocation(start)
-    if alloc is None:
-        return f"past the end of the allocation at {start:#x} (freed)"
-    end = alloc.end
-    if a == end:
-        where = "exactly at the end of"
-    elif a > end:
-        where = f"{a - end} bytes past the end of"
-    else:
-        where = f"its {isz}-byte element runs over the end of"
-    return (f"{a - alloc.start - alloc.size} bytes past the {alloc.size} bytes requested for the allocation at "
-            f"{start:#x} ({where} the {alloc.alloc_size} bytes the runtime reserved)")
-
-
-def _alloc_desc(C: Any, start: int) -> str:
-    a = C.rt.find_allocation(start)
-    return f"{a.size} bytes requested, {a.alloc_size} reserved" if a is not None else "freed"
-
-
-def _emit(C: Any, alloc: Any, offsets: np.ndarray, lanes: np.ndarray, isz: int, line: int, api: str, write: bool) -> None:
-    offsets = np.asarray(offsets, np.int64)
-    C.rt.bus.emit("kernel_access", KernelAccess(
-        task=C.task, alloc=alloc, write=write, lo=int(offsets.min()), hi=int(offsets.max()) + isz, itemsize=isz,
-        offsets=offsets, lanes=np.asarray(lanes, np.int64), line=line, api=api, describe=C.describe,
-        atomic=api.startswith("atomic"),
-    ))
+        C.gm.emit_scattered(C.task, addr, P.isz, write, _lanes(C, ma, ia.shape[0]), line=line, api=api,
+                            describe=C.describe, atomic=api.startswith("atomic"))
+    arr, base = C.gm.device_view(P.addr, P.dtype)
+    return arr, (addr - base) // P.isz
 
 
 # ---------------------------------------------------------------------------- global memory
@@ -222,10 +142,8 @@ def _ramp_range(C: Any, P: PtrArg, idx: Idx, m: Any) -> tuple[int, int, int, int
 def _emit_ramp(C: Any, P: PtrArg, a: int, b: int, first: int, last: int, line: int, api: str, write: bool) -> None:
     """Report a contiguous in-bounds access as one byte range (lanes a..b-1 of the chunk, in order)."""
     off = P.addr - P.alloc.start
-    C.rt.bus.emit("kernel_access", KernelAccess(
-        task=C.task, alloc=P.alloc, write=write, lo=off + first * P.isz, hi=off + (last + 1) * P.isz, itemsize=P.isz,
-        lanes=range(C.lane0 + a, C.lane0 + b), line=line, api=api, describe=C.describe,
-    ))
+    C.gm.emit(C.task, P.alloc, write, off + first * P.isz, off + (last + 1) * P.isz, P.isz,
+              lanes=range(C.lane0 + a, C.lane0 + b), line=line, api=api, describe=C.describe)
 
 
 def load(C: Any, P: Any, idx: Any, m: Any, line: int) -> Any:

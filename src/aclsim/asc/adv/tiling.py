@@ -1,8 +1,12 @@
-"""`asc.adv.TCubeTiling`: the Matmul tiling struct, field names as pyasc's `adv/tiling.py`."""
+"""`asc.adv.TCubeTiling`: the Matmul tiling struct, fields as pyasc's `adv/tiling.py` (all int32)."""
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
+
+from aclsim.asc.language.core.struct import Field, Struct
 
 FIELDS = (
     "used_core_num", "m", "n", "k_a", "k_b", "single_core_m", "single_core_n", "single_core_k", "base_m", "base_n",
@@ -22,21 +26,18 @@ class TilingInt(int):
         return -(-int(self) // int(other))
 
 
-class TCubeTiling:
-    """Matmul tiling: shapes (`m`, `n`, `k_a`), per-core (`single_core_*`) and per-step (`base_*`) blocks."""
+class TilingField(Field):
+    """An int32 member read back as a TilingInt."""
 
-    __slots__ = FIELDS
+    def __init__(self) -> None:
+        super().__init__(np.int32, 0)
 
-    def __init__(self, **fields: Any) -> None:
-        unknown = set(fields) - set(FIELDS)
-        if unknown:
-            raise TypeError(f"TCubeTiling has no field(s) {', '.join(sorted(unknown))}")
-        for name in FIELDS:
-            setattr(self, name, fields.get(name, 0))
+    def convert(self, value: Any) -> TilingInt:
+        return TilingInt(int(super().convert(int(value))))
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        object.__setattr__(self, name, TilingInt(int(value)))
 
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f}={getattr(self, f)}" for f in FIELDS if getattr(self, f))
-        return f"TCubeTiling({shown})"
+class TCubeTiling(Struct):
+    """Matmul tiling: shapes (`m`, `n`, `k_a`), per-core (`single_core_*`) and per-step (`base_*`) blocks.
+    Passed to a kernel by value, like every tiling struct."""
+
+    locals().update({name: TilingField() for name in FIELDS})

@@ -1,0 +1,123 @@
+"""Which pyasc 1.1.1 names aclsim emulates, the error for the ones it does not, and the README table.
+
+`pyasc_names.txt` (next to this file) lists every public name of the pyasc 1.1.1 wheel by module.
+A name pyasc has and aclsim lacks raises `NotEmulatedError` ("asc.X is a pyasc API that aclsim
+does not emulate (yet)") from the module `__getattr__` of the aclsim module standing in for it, with
+the kernel source line; any other missing name stays a plain AttributeError (a typo).
+`table()` is the Markdown table kept in the README.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+from collections.abc import Callable
+from types import ModuleType
+
+from aclsim.errors import Code
+from aclsim.runtime import KernelFault, user_site
+
+NAMES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pyasc_names.txt")
+
+# pyasc module -> the aclsim module that stands in for it (None: nothing emulated yet)
+MODULES: dict[str, str | None] = {
+    "asc": "aclsim.asc",
+    "asc.language.adv": "aclsim.asc.adv",
+    "asc.lib.runtime": "aclsim.asc.lib.runtime",
+    "asc.lib.host": "aclsim.asc.lib.host",
+    "asc.runtime.config": "aclsim.asc.runtime.config",
+}
+# how a pyasc module is reached from `import asc`
+SPELLING = {"asc.language.adv": "asc.adv"}
+
+NOTES: dict[str, str] = {
+    "asc.cast": "count form (mask/repeat form not emulated)",
+    "asc.compare": "count form (mask/repeat form not emulated)",
+    "asc.compare_scalar": "count form (mask/repeat form not emulated)",
+    "asc.select": "count form (mask/repeat form not emulated)",
+    "asc.reduce_sum": "count form",
+    "asc.reduce_max": "count form",
+    "asc.reduce_min": "count form",
+    "asc.data_copy": "count, DataCopyParams and Nd2NzParams (GM -> L1) forms",
+    "asc.bfloat16": "storage, cast, duplicate, Cube inputs",
+    "asc.runtime.config.set_platform": "both backends run on the emulator",
+    "asc.load_data": "LoadData2DParams form (L1 -> L0A/L0B)",
+    "asc.fixpipe": "L0C -> GM; NoQuant, F322F16, F322BF16, DEQF16, ReLU",
+    "asc.language.adv.Matmul": "GM operands in ND",
+    "asc.lib.host": "tiling computed from the chip profile",
+}
+
+
+class NotEmulatedError(KernelFault, AttributeError):
+    """A pyasc API aclsim does not emulate (ACL_ERROR_RT_FEATURE_NOT_SUPPORT when raised in a kernel)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, Code.ERROR_RT_FEATURE_NOT_SUPPORT)
+
+
+@functools.cache
+def pyasc_names() -> dict[str, dict[str, str]]:
+    """pyasc module -> {name: kind}, in the order of the wheel's listing."""
+    out: dict[str, dict[str, str]] = {}
+    with open(NAMES_FILE, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            module, name, kind = line.rstrip("\n").split("\t")
+            out.setdefault(module, {})[name] = kind
+    return out
+
+
+def not_emulated(api: str) -> NotEmulatedError:
+    """The error for a pyasc API (`asc.X` spelled as the user wrote it) that aclsim lacks, with the call site."""
+    from . import context as ctx  # late: context imports the runtime, which may still be loading
+
+    core = ctx.CORE
+    head = f"{core.kernel}: core {core.idx} of {core.num}: " if core is not None else ""
+    return NotEmulatedError(f"{head}{api} is a pyasc API that aclsim does not emulate (yet){ctx.where(user_site())}")
+
+
+def module_getattr(module: str) -> Callable[[str], object]:
+    """A module `__getattr__` for the stand-in of pyasc `module`."""
+    names = pyasc_names()[module]
+    spelled = SPELLING.get(module, module)
+
+    def __getattr__(name: str) -> object:
+        if name in names:
+            raise not_emulated(f"{spelled}.{name}")
+        raise AttributeError(f"module {spelled!r} has no attribute {name!r} (pyasc 1.1.1 has no such name either)")
+
+    return __getattr__
+
+
+def _stand_in(module: str) -> ModuleType | None:
+    target = MODULES[module]
+    if target is None:
+        return None
+    try:
+        return importlib.import_module(target)
+    except ModuleNotFoundError:
+        return None
+
+
+def coverage() -> list[tuple[str, str, bool, str]]:
+    """(pyasc module, name, emulated, note) for every pyasc 1.1.1 name."""
+    rows = []
+    for module, names in pyasc_names().items():
+        mod = _stand_in(module)
+        for name in names:
+            full = f"{module}.{name}"
+            note = NOTES.get(full, NOTES.get(module, ""))
+            rows.append((SPELLING.get(module, module), name, mod is not None and name in vars(mod), note))
+    return rows
+
+
+def table() -> str:
+    """The README's coverage table (Markdown)."""
+    rows = coverage()
+    done = sum(r[2] for r in rows)
+    lines = [f"{done} of {len(rows)} pyasc 1.1.1 names are emulated.", "",
+             "| module | name | emulated | notes |", "|---|---|---|---|"]
+    lines += [f"| `{m}` | `{n}` | {'yes' if ok else 'no'} | {note} |" for m, n, ok, note in rows]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,295 @@
+"""The two call forms of vector instructions and the element addressing of the mask/repeat form.
+
+Count form: `op(dst, src..., count[, is_set_mask])`, the first `count` elements. Mask/repeat form
+("high-dimension" API): `op(dst, src..., mask, repeat_times, repeat_params[, is_set_mask])`; repeat r
+touches 8 data blocks of 32 bytes per operand, block b of repeat r starting at
+`(r * rep_stride + b * blk_stride) * 32` bytes from the operand, and only the lanes the mask enables
+(`mask.py`). `repeat_times` is 0..255 (CANN `MAX_REPEAT_TIMES`, reference `ascendc-device.md` §2.3);
+in COUNTER mask mode the mask is the total element count and `repeat_times` does not count
+(pyasc `copy.md`: "通用的Counter模式：Mask代表整个矢量计算参与计算的元素个数，迭代次数不生效").
+Repeats run in order: when a destination block is a later repeat's source (repeat stride 0
+accumulations), each repeat sees the previous one's result, as on the hardware.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .context import fail
+from .mask import lane_flags, lanes_per_repeat, normal_bits, register
+from .tensors import LocalTensor
+
+MAX_REPEAT = 255
+BLOCK = 32
+
+
+class Repeat:
+    """A parsed mask/repeat call: mask, repeat count, (block, repeat) strides per operand, is_set_mask."""
+
+    __slots__ = ("is_set_mask", "mask", "strides", "times")
+
+    def __init__(self, mask: Any, times: int, strides: list[tuple[int, int]], is_set_mask: bool) -> None:
+        self.mask, self.times, self.strides, self.is_set_mask = mask, times, strides, is_set_mask
+
+
+def _count_form(count: int, is_set_mask: bool = True) -> int:
+    return count
+
+
+def _repeat_form(mask: Any, repeat_times: int, repeat_params: Any, is_set_mask: bool = True) -> tuple:
+    return mask, repeat_times, repeat_params, is_set_mask
+
+
+def _dup_form(mask: Any, repeat_times: int, dst_block_stride: int, dst_repeat_stride: int,
+              is_set_mask: bool = True) -> tuple:
+    return mask, repeat_times, [(dst_block_stride, dst_repeat_stride)], is_set_mask
+
+
+REPEAT_KEYS = frozenset(("mask", "repeat_times", "repeat_params", "dst_block_stride", "dst_repeat_stride"))
+
+
+def form(api: str, args: tuple, kwargs: dict, params: type | None) -> int | Repeat | None:
+    """The count (> 0), a Repeat, or None for a call that does nothing (count 0, repeat_times 0).
+
+    `params` is the repeat-parameter class the instruction takes (None: duplicate's explicit strides).
+    """
+    if len(args) == 1 and not kwargs:  # the count form, the hot path
+        count = args[0]
+    else:
+        repeat = len(args) >= 3 or not REPEAT_KEYS.isdisjoint(kwargs)
+        binder = (_dup_form if params is None else _repeat_form) if repeat else _count_form
+        try:
+            got = binder(*args, **kwargs)
+        except TypeError as e:
+            tail = ("mask, repeat_times, dst_block_stride, dst_repeat_stride" if params is None
+                    else f"mask, repeat_times, {params.__name__}")
+            raise TypeError(f"asc.{api}: {str(e).replace('_form()', '')}; the forms are (..., count[, is_set_mask]) "
+                            f"and (..., {tail}[, is_set_mask])") from None
+        if not repeat:
+            count = got
+        else:
+            mask, times, rp, is_set_mask = got
+            if params is not None:
+                if not isinstance(rp, params):
+                    raise TypeError(f"asc.{api}: repeat_params must be asc.{params.__name__}, got {type(rp).__name__}")
+                rp = rp.strides()
+            return repeat_of(api, mask, times, rp, is_set_mask)
+    if count > 0:
+        return count
+    if count < 0:
+        fail(api, f"count must be >= 0, got {count}")
+    return None  # count 0 is a NOP on A2/A3
+
+
+def repeat_of(api: str, mask: Any, times: Any, strides: list[tuple[int, int]], is_set_mask: Any) -> Repeat:
+    """Validate the repeat count and strides of a mask/repeat call."""
+    times = int(times)
+    if not 0 <= times <= MAX_REPEAT:
+        fail(api, f"repeat_times must be in 0..{MAX_REPEAT}, got {times}")
+    for blk, rep in strides:
+        if int(blk) < 0 or int(rep) < 0:
+            fail(api, f"strides are unsigned block counts, got block stride {blk}, repeat stride {rep}")
+    if is_set_mask not in (True, False):
+        raise TypeError(f"asc.{api}: is_set_mask must be True or False, got {is_set_mask!r}")
+    return Repeat(mask, times, [(int(b), int(r)) for b, r in strides], bool(is_set_mask))
+
+
+def plan(api: str, rep: Repeat, itemsize: int, per_repeat_count: bool = False) -> tuple[int, int, np.ndarray | None]:
+    """(repeats, elements, lane flags or None for a count of leading elements) of a mask/repeat call.
+
+    `per_repeat_count`: COUNTER mode counts elements per repeat (copy), not in total.
+    """
+    reg = register(api)
+    lanes = lanes_per_repeat(itemsize)
+    if reg.counter:
+        if isinstance(rep.mask, list | tuple):
+            fail(api, "in COUNTER mask mode the mask is an element count, not a bit list")
+        n = int(rep.mask) if rep.is_set_mask else reg.count
+        if rep.is_set_mask:
+            reg.count = n
+        if n < 0:
+            fail(api, f"the COUNTER-mode element count must be >= 0, got {n}")
+        if per_repeat_count:
+            return rep.times, rep.times * min(n, lanes), lane_flags((1 << min(n, lanes)) - 1, lanes)
+        return -(-n // lanes), n, None
+    if rep.is_set_mask:
+        bits = reg.bits = normal_bits(api, rep.mask, itemsize)
+    else:
+        bits = reg.bits & ((1 << lanes) - 1)
+    flags = lane_flags(bits, lanes)
+    return rep.times, rep.times * int(flags.sum()), flags
+
+
+def indices(repeats: int, total: int, flags: np.ndarray | None, blk: int, stride: int, itemsize: int) -> np.ndarray:
+    """Element indices (from the operand's start) one operand touches, repeat after repeat."""
+    epb = BLOCK // itemsize
+    lanes = flags.size if flags is not None else lanes_per_repeat(itemsize)
+    lane = np.arange(lanes)
+    block, within = lane // epb, lane % epb
+    if flags is not None:
+        block, within = block[flags], within[flags]
+    per = block * (blk * epb) + within
+    idx = (np.arange(repeats)[:, None] * (stride * epb) + per[None, :]).ravel()
+    return idx if flags is not None else idx[:total]
+
+
+def _span(t: LocalTensor, idx: np.ndarray, api: str) -> np.ndarray:
+    """The operand's written-flags as (elements, itemsize) after the liveness, size, alignment and UB checks."""
+    n = int(idx.max()) + 1
+    t.bounds(n, api)
+    if t.lo & 31:
+        t.misaligned(api)
+    pool = t.buf.pool
+    if pool.name != "UB":
+        t.not_ub(api)
+    isz = t.dtype.itemsize
+    return pool.wview[t.lo : t.lo + n * isz].reshape(n, isz)
+
+
+def gather(t: LocalTensor, idx: np.ndarray, api: str) -> np.ndarray:
+    """Source elements at `idx`, checked to be live, in bounds and written."""
+    ok = _span(t, idx, api)[idx].all(axis=1)
+    if not ok.all():
+        k = int(idx[int(np.argmin(ok))])
+        t.uninit(api, t.lo + k * t.dtype.itemsize, int(idx.max()) + 1)
+    return t.arr[idx]
+
+
+def mark(t: LocalTensor, idx: np.ndarray, api: str) -> None:
+    """Check destination elements at `idx` and mark them written."""
+    _span(t, idx, api)[idx] = 1
+
+
+def _chains(dst: LocalTensor, di: np.ndarray, srcs: Sequence[LocalTensor], sis: Sequence[np.ndarray]) -> bool:
+    """Whether some repeat may read what an earlier one wrote (then repeats must run one by one)."""
+    isz = dst.dtype.itemsize
+    d_lo, d_hi = dst.lo + int(di.min()) * isz, dst.lo + (int(di.max()) + 1) * isz
+    for s, si in zip(srcs, sis, strict=True):
+        if s.buf.pool is not dst.buf.pool:
+            continue
+        s_lo, s_hi = s.lo + int(si.min()) * s.dtype.itemsize, s.lo + (int(si.max()) + 1) * s.dtype.itemsize
+        if s_lo < d_hi and d_lo < s_hi:
+            in_place = s.lo == dst.lo and np.array_equal(si, di) and np.unique(di).size == di.size
+            if not in_place:  # in place is safe unless a repeat rewrites what an earlier one wrote
+                return True
+    return False
+
+
+_WORD = {2: np.uint16, 4: np.uint32, 8: np.uint64}  # an element's written-flags bytes read as one word
+_WRITTEN = {2: 0x0101, 4: 0x01010101, 8: 0x0101010101010101}
+
+
+def _strided_views(api: str, t: LocalTensor, repeats: int, blk: int, stride: int, last: int
+                   ) -> tuple[np.ndarray, np.ndarray] | None:
+    """(values, written-flag words) of an operand as (repeat, block, element) views, after the checks;
+    None when the full view would leave the local memory (the fancy-index path handles that)."""
+    isz = t.dtype.itemsize
+    epb = BLOCK // isz
+    t.bounds(last + 1, api)
+    if t.lo & 31:
+        t.misaligned(api)
+    pool = t.buf.pool
+    if pool.name != "UB":
+        t.not_ub(api)
+    if t.lo + (((repeats - 1) * stride + 7 * blk) * epb + epb) * isz > pool.size:
+        return None
+    shape, strides = (repeats, 8, epb), (stride * BLOCK, blk * BLOCK, isz)
+    values = as_strided(t.arr, shape, strides)
+    flags = as_strided(pool.wview[t.lo :].view(_WORD[isz]), shape, strides)
+    return values, flags
+
+
+def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor], rep: Repeat, repeats: int,
+             total: int, flags: np.ndarray | None) -> bool:
+    """The mask/repeat call on strided views (lanes left out by the mask are computed, then discarded);
+    False if it must take the element-index path."""
+    isz = dst.dtype.itemsize
+    epb = BLOCK // isz
+    lanes = 8 * epb
+    if flags is None:  # COUNTER mode: the first `total` elements, repeat after repeat
+        on = (np.arange(repeats * lanes) < total).reshape(repeats, 8, epb)
+        last_lane = (total - 1) % lanes
+    else:
+        on = flags.reshape(8, epb)
+        last_lane = int(np.flatnonzero(flags)[-1])
+    b_last, e_last = divmod(last_lane, epb)
+    views = []
+    for t, (blk, stride) in zip((dst, *srcs), rep.strides, strict=True):
+        v = _strided_views(api, t, repeats, blk, stride, ((repeats - 1) * stride + b_last * blk) * epb + e_last)
+        if v is None:
+            return False
+        views.append(v)
+    word = _WRITTEN[isz]
+    for t, (_, fl) in zip(srcs, views[1:], strict=True):
+        bad = (fl != word) & on
+        if bad.any():
+            r, b, e = np.unravel_index(int(np.argmax(bad)), bad.shape)
+            blk, stride = rep.strides[1 + list(srcs).index(t)]
+            t.uninit(api, t.lo + ((r * stride + b * blk) * epb + e) * isz, total)
+    dv, dfl = views[0]
+    xs = [v for v, _ in views[1:]]
+    if flags is not None and flags.all():
+        fn(*xs, out=dv)
+        dfl[...] = word
+        return True
+    if isinstance(fn, np.ufunc):  # numpy computes and stores the enabled lanes only
+        fn(*xs, out=dv, where=on)
+    else:
+        out = np.empty((repeats, 8, epb), dst.dtype.np)
+        fn(*xs, out=out)
+        np.copyto(dv, out, where=on)
+    np.copyto(dfl, word, where=on)
+    return True
+
+
+def _may_chain(dst: LocalTensor, srcs: Sequence[LocalTensor], rep: Repeat, repeats: int) -> bool:
+    """Whether a source's blocks may overlap the destination's other than element for element (cheap and
+    conservative: whole blocks of every repeat count)."""
+    def extent(t: LocalTensor, blk: int, stride: int) -> tuple[int, int]:
+        return t.lo, t.lo + ((repeats - 1) * stride + 7 * blk + 1) * BLOCK
+
+    (dblk, dstride), d_lo, d_hi = rep.strides[0], *extent(dst, *rep.strides[0])
+    unique = dblk >= 1 and (repeats == 1 or dstride >= 8 * dblk)
+    for s, (blk, stride) in zip(srcs, rep.strides[1:], strict=True):
+        s_lo, s_hi = extent(s, blk, stride)
+        if s.buf.pool is dst.buf.pool and s_lo < d_hi and d_lo < s_hi \
+                and not (unique and s.lo == dst.lo and (blk, stride) == (dblk, dstride)):
+            return True
+    return False
+
+
+def elementwise(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor], rep: Repeat,
+                per_repeat_count: bool = False) -> None:
+    """Run `fn(*source values, out=destination values)` over the elements a mask/repeat call selects."""
+    isz = dst.dtype.itemsize
+    repeats, total, flags = plan(api, rep, isz, per_repeat_count)
+    if total <= 0 or repeats <= 0:
+        return
+    if (flags is None or flags.all()) and all(s == (1, 8) for s in rep.strides):
+        xs = [s.read(total, api) for s in srcs]  # contiguous: the count form's fast path
+        fn(*xs, out=dst.write(total, api))
+        return
+    if isz > 1 and not _may_chain(dst, srcs, rep, repeats) and _strided(api, fn, dst, srcs, rep, repeats, total,
+                                                                          flags):
+        return
+    idx = [indices(repeats, total, flags, blk, stride, isz) for blk, stride in rep.strides]
+    di, sis = idx[0], idx[1:]
+    if not _chains(dst, di, srcs, sis):
+        xs = [gather(s, si, api) for s, si in zip(srcs, sis, strict=True)]
+        mark(dst, di, api)
+        out = np.empty(di.size, dst.dtype.np)
+        fn(*xs, out=out)
+        dst.arr[di] = out
+        return
+    per = int(flags.sum()) if flags is not None else lanes_per_repeat(isz)
+    for r in range(repeats):
+        sl = slice(r * per, (r + 1) * per)
+        xs = [gather(s, si[sl], api) for s, si in zip(srcs, sis, strict=True)]
+        mark(dst, di[sl], api)
+        out = np.empty(di[sl].size, dst.dtype.np)
+        fn(*xs, out=out)
+        dst.arr[di[sl]] = out

@@ -1,0 +1,98 @@
+"""System variables a kernel reads, and chip constants through `asc.property` (pyasc `basic/sys_var.py`,
+`basic/common.py`, `core/properties.py`).
+
+Each block runs as one core: a vector core (`ascend_is_aiv()`), or a cube core when the kernel is
+declared `@asc.jit(kernel_type=KernelType.AIC_ONLY)`; `get_sub_block_num()` is 1 and
+`get_sub_block_idx()` 0 (inference: a block of a vector-only launch is a lone vector core, not one
+of a cube core's pair); in mix launches (cube.mix_ratio) two AIVs run per block. The cycle
+counter is the emulator's monotonic clock scaled to the chip's clock: differences measure how long
+the emulator took, not how long the NPU would.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aclsim.runtime.observe import now
+
+from . import context as ctx
+from .context import fail
+
+ONE_BLK = 32  # bytes in a data block (CANN kernel_utils_constants.h ONE_BLK_SIZE)
+
+
+def get_sub_block_idx() -> int:
+    """Index of this vector core within its AI Core group (0 for an AIV-only block)."""
+    core = ctx.current("get_sub_block_idx")
+    return core.idx % core.launch.mix
+
+
+def get_sub_block_num() -> int:
+    """Vector cores per block (1 for an AIV-only launch, 2 in a mix launch: cube.mix_ratio)."""
+    return ctx.current("get_sub_block_num").launch.mix
+
+
+def _cube_kernel(api: str) -> bool:
+    """Whether the running kernel was declared `kernel_type=KernelType.AIC_ONLY` (value 1) or
+    `matmul_cube_only=True` (pyasc's cube-only Matmul kernels)."""
+    launch = ctx.current(api).launch
+    kt = launch.kernel_type
+    return getattr(kt, "value", kt) == 1 or bool(launch.options.get("matmul_cube_only"))
+
+
+def ascend_is_aiv() -> bool:
+    """True on a vector core: every block, unless the kernel is declared AIC_ONLY."""
+    return not _cube_kernel("ascend_is_aiv")
+
+
+def ascend_is_aic() -> bool:
+    """True on a cube core: only in a kernel declared AIC_ONLY."""
+    return _cube_kernel("ascend_is_aic")
+
+
+def get_system_cycle() -> int:
+    """A cycle counter: the emulator's monotonic clock in cycles of the chip's clock."""
+    core = ctx.current("get_system_cycle")
+    return int(now() * core.chip.cube_mhz * 1e6)
+
+
+def get_data_block_size_in_bytes() -> int:
+    """Bytes per data block (32)."""
+    return ONE_BLK
+
+
+def trap() -> None:
+    """Stop the core with an exception, as the trap instruction does."""
+    fail("trap", "the kernel executed trap(): the core stops with an AI Core exception")
+
+
+class Property:
+    """A chip constant read with `asc.property(asc.TOTAL_L1_SIZE)`."""
+
+    __slots__ = ("attr", "name")
+
+    def __init__(self, name: str, attr: str | int) -> None:
+        self.name, self.attr = name, attr
+
+    def __repr__(self) -> str:
+        return f"asc.{self.name}"
+
+
+TOTAL_L1_SIZE = Property("TOTAL_L1_SIZE", "l1_size")
+TOTAL_L0C_SIZE = Property("TOTAL_L0C_SIZE", "l0c_size")
+DEFAULT_C0_SIZE = Property("DEFAULT_C0_SIZE", 32)  # bytes of the C0 dimension of fractal formats
+ONE_BLK_SIZE = Property("ONE_BLK_SIZE", ONE_BLK)
+
+
+def property(prop: Property) -> Any:
+    """The value of a chip constant on the running core's chip (or the runtime's chip on the host)."""
+    if not isinstance(prop, Property):
+        raise TypeError(f"asc.property takes a chip constant such as asc.TOTAL_L1_SIZE, got {prop!r}")
+    if isinstance(prop.attr, int):
+        return prop.attr
+    core = ctx.CORE
+    if core is not None:
+        return getattr(core.chip, prop.attr)
+    from aclsim.runtime import get_runtime
+
+    return getattr(get_runtime().chip, prop.attr)

@@ -1,0 +1,57 @@
+"""`@simt.device` functions and the parameter annotations kernels and device functions declare.
+
+Its own module so that the compiler (which compiles device functions) and `kernel.py` (which
+compiles and launches kernels) both import it without importing each other.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any
+
+from .ctype import scalar_dtype
+from .lang import PtrType, SimtError
+
+
+def params_of(fn: Any, what: str, require: bool) -> dict[str, Any]:
+    """Parameter name -> PtrType, scalar np.dtype, or None (untyped device-function parameter)."""
+    try:
+        ann = inspect.get_annotations(fn, eval_str=True)
+    except Exception as e:
+        raise SimtError(f"{what} {fn.__name__}: cannot evaluate its annotations ({e})") from None
+    out: dict[str, Any] = {}
+    for name in inspect.signature(fn).parameters:
+        a = ann.get(name)
+        if isinstance(a, PtrType):
+            out[name] = a
+            continue
+        dt = scalar_dtype(a) if a is not None else None
+        if dt is None and (require or a is not None):
+            raise SimtError(
+                f"{what} {fn.__name__}: parameter '{name}' needs a type annotation: simt.Ptr[np.float32] (any bool, "
+                f"integer or float dtype) for a device pointer, or a scalar type (np.uint32, np.int32, np.float32, int, float)"
+                + (f"; got {a!r}" if a is not None else "")
+            )
+        out[name] = dt
+    return out
+
+
+class DeviceFunction:
+    """A `@simt.device` helper, callable from kernels and other device functions."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        self.compiled: Any = None  # compiler.Compiled, built by the first kernel that calls it
+        functools.update_wrapper(self, fn)
+
+    def params(self) -> dict[str, Any]:
+        return params_of(self.fn, "device function", require=False)
+
+    def __call__(self, *args: Any) -> Any:
+        raise SimtError(f"@simt.device function {self.fn.__name__} can only be called from a kernel")
+
+
+def device(fn: Any) -> DeviceFunction:
+    """Decorator: a function kernels can call (compiled along with them)."""
+    return DeviceFunction(fn)
