@@ -212,3 +212,46 @@ def test_fixpipe_quantisation_must_match_the_dst_type():
                                            r"quant_pre=QuantModes.F322F16 gives float16"):
         cube_16[1](a, np.zeros((32, 16), np.float16), np.zeros((16, 16), np.float32), int(asc.QuantModes.F322F16),
                    False)
+
+
+@asc.jit(matmul_cube_only=True)
+def tiles_out(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, stride_rows: int):
+    """Each core multiplies the same 16 x 32 @ 32 x 16 and writes its tile `stride_rows` rows below the last."""
+    a_gm, b_gm, c_gm = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+    a_gm.set_global_buffer(a)
+    b_gm.set_global_buffer(b)
+    c_gm.set_global_buffer(c + asc.get_block_idx() * stride_rows * 16)
+    pipe = asc.TPipe()
+    l1, l0a, l0b, l0c = asc.TBuf(asc.TPosition.A1), asc.TBuf(asc.TPosition.A2), asc.TBuf(asc.TPosition.B2), \
+        asc.TBuf(asc.TPosition.CO1)
+    for buf, nbytes in ((l1, 2048), (l0a, 1024), (l0b, 1024), (l0c, 1024)):
+        pipe.init_buffer(buf, nbytes)
+    a1, b1 = l1.get(asc.half), l1.get(asc.half)[512:]
+    asc.data_copy(a1, a_gm, asc.Nd2NzParams(1, 16, 32, 0, 32, 16, 1, 0))
+    asc.data_copy(b1, b_gm, asc.Nd2NzParams(1, 32, 16, 0, 16, 32, 1, 0))
+    asc.load_data(l0a.get(asc.half), a1, asc.LoadData2DParams(0, 2, 1, 0, 0, False))
+    asc.load_data(l0b.get(asc.half), b1, asc.LoadData2DParams(0, 2, 1, 0, 0, True))
+    asc.mmad(l0c.get(asc.float32), l0a.get(asc.half), l0b.get(asc.half), asc.MmadParams(16, 16, 32))
+    asc.fixpipe(c_gm, l0c.get(asc.float32), asc.FixpipeParamsV220(16, 16, 16, 16))  # FIXPIPE
+
+
+@pytest.mark.parametrize("stride_rows, overlap", [(16, False), (8, True)])
+def test_sanitizer_reports_cores_whose_fixpipe_writes_overlap(stride_rows, overlap):
+    import io
+
+    from aclsim.check import Session
+
+    a = np.ones((16, 32), np.float16)
+    b = np.ones((32, 16), np.float16)
+    c = np.zeros((4 * 16, 16), np.float32)
+    s = Session(["memcheck", "initcheck"], out=io.StringIO())
+    tiles_out[4](a, b, c, stride_rows)
+    s.stop()
+    assert s.report.error_count == 0
+    if not overlap:
+        assert s.findings == [] and (c == 32).all()
+        return
+    (f,) = s.findings
+    text = "\n".join(f.lines())
+    assert f.kind == "multi-core-corruption" and "different cores of kernel tiles_out write the same" in text
+    assert "core 0 writes" in text and "core 1 writes" in text and "test_asc_cube.py" in text

@@ -284,3 +284,19 @@ def test_int8_to_float16_dequantises_with_the_scalar_scale():
     np.testing.assert_array_equal(c, want)
     with pytest.raises(asc.AscError, match=r"int8 x int8 -> float16 needs set_quant_scalar or set_quant_vector"):
         mm_dequant[1](a, b, c, 0, tiling)
+
+
+def test_mix_launch_runs_two_aivs_per_block_with_sub_block_indices():
+    from aclsim.asc.runtime.config import KernelType
+
+    @asc.jit(kernel_type=KernelType.MIX_AIC_1_2)
+    def who(out: asc.GlobalAddress):
+        g = asc.GlobalTensor()
+        g.set_global_buffer(out)
+        i = asc.get_block_idx()
+        g.set_value(i, i * 100 + asc.get_sub_block_idx() * 10 + asc.get_sub_block_num() + int(asc.ascend_is_aiv()))
+
+    out = np.zeros(8, np.int32)
+    who[3](out)  # 3 mix blocks = 6 AIVs
+    np.testing.assert_array_equal(out[:6], [i * 100 + (i % 2) * 10 + 2 + 1 for i in range(6)])
+    assert (out[6:] == 0).all()
