@@ -204,15 +204,13 @@ class Matmul:
         k0 = c0(self.a_type.dtype)
         bm, bn, bk = dims["base_m"], dims["base_n"], dims["base_k"]
         chip = core.chip
-        if bm % 16 or bn % 16 or bk % k0:
-            fail(api, f"base_m={bm}, base_n={bn} must be multiples of 16 and base_k={bk} a multiple of {k0} "
-                      f"({self.a_type.dtype.name} fractals are 16 x {k0})")
+        pm, pn, pk = -(-bm // 16) * 16, -(-bn // 16) * 16, -(-bk // k0) * k0  # padded to whole fractals
         for what, need, have in (
-            ("base_m x base_k of A in L0A", bm * bk * ab, chip.l0a_size),
-            ("base_k x base_n of B in L0B", bk * bn * ab, chip.l0b_size),
-            ("base_m x base_n of float32/int32 C in L0C", bm * bn * cb, chip.l0c_size),
+            ("base_m x base_k of A in L0A", pm * pk * ab, chip.l0a_size),
+            ("base_k x base_n of B in L0B", pk * pn * ab, chip.l0b_size),
+            ("base_m x base_n of float32/int32 C in L0C", pm * pn * cb, chip.l0c_size),
             ("depth_a1 x base_m x base_k of A plus depth_b1 x base_k x base_n of B in L1",
-             (max(int(t.depth_a1), 1) * bm + max(int(t.depth_b1), 1) * bn) * bk * ab, chip.l1_size),
+             (max(int(t.depth_a1), 1) * pm + max(int(t.depth_b1), 1) * pn) * pk * ab, chip.l1_size),
         ):
             if need > have:
                 fail(api, f"tiling base_m={bm}, base_n={bn}, base_k={bk}: {what} needs {need} bytes but "

@@ -165,6 +165,7 @@ class MatmulApiTilingBase:
         self.batch_num = 0
         self.result: dict[str, int] = {}
         self.core_split = (1, 1, 1)  # (dim, m_dim, n_dim) of the last get_tiling
+        self.sparse = False
 
     # setters (each returns 0, as the C++ API does)
     def set_a_type(self, pos: int, type: int, data_type: int, is_trans: bool = False) -> int:
@@ -231,15 +232,16 @@ class MatmulApiTilingBase:
         self.shape = (int(m), int(n), int(k))
         return 0
 
-    def set_matmul_config_params(self, *args: Any, **kwargs: Any) -> int:
-        return 0  # the template choice changes speed on the chip, not the tiling's shapes here
+    def set_matmul_config_params(self, *args: Any, **kwargs: Any) -> None:
+        """The template choice (MatmulConfigParams or its fields) changes speed on the chip, not the tiling's
+        shapes here."""
 
     def set_split_range(self, *args: Any, **kwargs: Any) -> int:
         return 0
 
     def set_sparse(self, is_sparse_in: bool = False) -> int:
-        if is_sparse_in:
-            raise NotImplementedError("asc.lib.host: sparse matmul tiling is not emulated")
+        """Recorded; the sparse Matmul itself (set_sparse_index, mmad_with_sparse) is not emulated."""
+        self.sparse = bool(is_sparse_in)
         return 0
 
     def set_mad_type(self, mad_type: int) -> int:
@@ -251,13 +253,14 @@ class MatmulApiTilingBase:
         return 0
 
     def get_base_m(self) -> int:
-        return self.result.get("base_m", -1)
+        """base_m of the last get_tiling, or the fixed split before one (-1 when neither)."""
+        return self.result.get("base_m", self.fix[0])
 
     def get_base_n(self) -> int:
-        return self.result.get("base_n", -1)
+        return self.result.get("base_n", self.fix[1])
 
     def get_base_k(self) -> int:
-        return self.result.get("base_k", -1)
+        return self.result.get("base_k", self.fix[2])
 
     # the tiling
     def _split(self, m: int, n: int, dim: int) -> tuple[int, int]:
@@ -319,7 +322,9 @@ class MatmulApiTilingBase:
         if bk <= 0:
             fit = min(chip.l0a_size // (2 * bm * isz), chip.l0b_size // (2 * bn * isz))
             bk = min(_up(sk, 16), fit // 16 * 16)
-        if bm * bn * 4 > l0c or bm * bk * isz > chip.l0a_size or bk * bn * isz > chip.l0b_size or bk < k0:
+        # the Matmul pads base blocks to whole fractals (16 rows, C0 = 32 bytes along K) in L0
+        pm, pn, pk = _up(bm, 16), _up(bn, 16), _up(bk, k0)
+        if pm * pn * 4 > l0c or pm * pk * isz > chip.l0a_size or pk * pn * isz > chip.l0b_size:
             raise ValueError(f"base blocks {bm} x {bn} x {bk} do not fit {chip.name}'s L0A/L0B ({chip.l0a_size} bytes) "
                              f"and L0C ({l0c} bytes)")
         k_steps = -(-sk // bk)
@@ -367,10 +372,10 @@ class MultiCoreMatmulTiling(MatmulApiTilingBase):
         return 0
 
     def enable_multi_core_split_k(self, flag: bool) -> None:
-        if flag:
-            raise NotImplementedError("asc.lib.host: multi-core K splitting is not emulated")
+        """Allowed, but aclsim's tiling does not split K over cores (single_core_k stays K): still a
+        correct partition for kernels that read it from the tiling."""
 
-    def get_core_num(self) -> tuple[int, int, int]:
+    def get_core_num(self) -> tuple[int, ...]:
         """(dim, m_dim, n_dim) of the last get_tiling."""
         return self.core_split
 
@@ -381,3 +386,20 @@ class MultiCoreMatmulTiling(MatmulApiTilingBase):
 
 class BatchMatmulTiling(MultiCoreMatmulTiling):
     """Tiling of batched matmuls (one core per launch in aclsim's choice)."""
+
+    def get_core_num(self) -> tuple[int, ...]:
+        """(dim, m_dim, n_dim, batch_core_m, batch_core_n) of the last get_tiling."""
+        return (*self.core_split, 1, 1)
+
+
+class MatmulConfigParams:
+    """The Matmul template a tiling is made for (`set_matmul_config_params`)."""
+
+    def __init__(self, mm_config_type: int = 1, enable_l1_cache_ub: bool = False,
+                 schedule_type: int = ScheduleType.INNER_PRODUCT, traverse: int = MatrixTraverse.NOSET,
+                 en_vec_nd2nz: bool = False) -> None:
+        self.mm_config_type = mm_config_type
+        self.enable_l1_cache_ub = enable_l1_cache_ub
+        self.schedule_type = ScheduleType(schedule_type)
+        self.traverse = MatrixTraverse(traverse)
+        self.en_vec_nd2nz = en_vec_nd2nz
