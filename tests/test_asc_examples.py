@@ -10,7 +10,7 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-EXAMPLES = ["add_custom.py", "add_custom_pyacl.py", "softmax_rows.py", "pad_tail.py"]
+EXAMPLES = ["add_custom.py", "add_custom_pyacl.py", "softmax_rows.py", "pad_tail.py", "matmul_bias_relu.py"]
 
 
 def run(*argv: str) -> subprocess.CompletedProcess:

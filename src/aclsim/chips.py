@@ -38,6 +38,8 @@ class ChipProfile:
     tensors_per_position: int = 8
     data_copy_pad: bool = True  # DataCopyPad exists (A2/A3 yes, 310P no)
     separated: bool = True  # AIC/AIV split (A2/A3) versus coupled (310P)
+    bt_size: int = 1024  # BiasTable (TPosition.C2) bytes, ini `bt_size`
+    cube_flops_per_cycle: int = 8192  # 16x16x16 float16 MACs per cycle per AIC (2 flops each)
     # Modeled transfer rates for the timeline (bytes per second); documented estimates.
     hbm_bandwidth: float = 1.6e12
     pcie_bandwidth: float = 25e9

@@ -13,8 +13,22 @@ from __future__ import annotations
 
 import builtins
 
+from . import adv
 from .context import AscError, AscWarning, get_block_idx, get_block_num
 from .coverage import NotEmulatedError, module_getattr
+from .cube import fixpipe, load_data, mmad
+from .cube_types import (
+    CO2Layout,
+    CubeFormat,
+    FixpipeConfig,
+    FixpipeParamsV220,
+    IterateOrder,
+    LayoutMode,
+    LoadData2DParams,
+    MmadParams,
+    Nd2NzParams,
+    QuantModes,
+)
 from .data_copy import data_copy, data_copy_pad, set_atomic_add, set_atomic_max, set_atomic_min, set_atomic_none
 from .debug import dump_tensor, printf
 from .dtypes import (
@@ -235,4 +249,8 @@ __all__ = [
     "uint32",
     "uint64",
     "wait_flag",
+]
+__all__ += [  # the Cube path (cube.py, cube_types.py) and the high-level APIs (adv/)
+    "CO2Layout", "CubeFormat", "FixpipeConfig", "FixpipeParamsV220", "IterateOrder", "LayoutMode", "LoadData2DParams",
+    "MmadParams", "Nd2NzParams", "QuantModes", "adv", "fixpipe", "load_data", "mmad",
 ]

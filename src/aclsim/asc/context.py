@@ -37,7 +37,7 @@ class AscWarning(UserWarning):
 
 
 class Pool:
-    """One on-chip memory of a core (UB, L1, L0A, L0B, L0C).
+    """One on-chip memory of a core (UB, L1, L0A, L0B, L0C, BT = BiasTable).
 
     `bytes` holds the contents (garbage until written, as on hardware), `written` one flag byte per
     byte (1 = written since it was allocated), `usable` what TPipe.init_buffer may carve, `top` the
@@ -70,7 +70,8 @@ def pool_geometry(name: str, chip: ChipProfile) -> tuple[int, int]:
     """(size, usable bytes) of a local memory on `chip` (reference §1.2 and kernel_utils_constants.h)."""
     if name == "UB":
         return chip.ub_size, chip.ub_usable
-    size = {"L1": chip.l1_size, "L0A": chip.l0a_size, "L0B": chip.l0b_size, "L0C": chip.l0c_size}[name]
+    size = {"L1": chip.l1_size, "L0A": chip.l0a_size, "L0B": chip.l0b_size, "L0C": chip.l0c_size,
+            "BT": chip.bt_size}[name]
     return size, size
 
 

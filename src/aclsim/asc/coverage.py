@@ -25,13 +25,12 @@ MODULES: dict[str, str | None] = {
     "asc": "aclsim.asc",
     "asc.language.adv": "aclsim.asc.adv",
     "asc.lib.runtime": "aclsim.asc.lib.runtime",
-    "asc.lib.host": None,
+    "asc.lib.host": "aclsim.asc.lib.host",
     "asc.runtime.config": "aclsim.asc.runtime.config",
 }
 # how a pyasc module is reached from `import asc`
 SPELLING = {"asc.language.adv": "asc.adv"}
 
-CUBE = "Cube path (L1/L0, matmul): not emulated here"
 NOTES: dict[str, str] = {
     "asc.cast": "count form (mask/repeat form not emulated)",
     "asc.compare": "count form (mask/repeat form not emulated)",
@@ -40,13 +39,13 @@ NOTES: dict[str, str] = {
     "asc.reduce_sum": "count form",
     "asc.reduce_max": "count form",
     "asc.reduce_min": "count form",
-    "asc.data_copy": "GM<->UB count and DataCopyParams forms",
-    "asc.bfloat16": "storage, cast, duplicate",
+    "asc.data_copy": "count, DataCopyParams and Nd2NzParams (GM -> L1) forms",
+    "asc.bfloat16": "storage, cast, duplicate, Cube inputs",
     "asc.runtime.config.set_platform": "both backends run on the emulator",
-    **{f"asc.{n}": CUBE for n in ("load_data", "mmad", "fixpipe", "mmad_with_sparse", "load_data_with_sparse",
-                                   "load_data_with_transpose")},
-    "asc.language.adv.Matmul": CUBE,
-    "asc.lib.host": CUBE,
+    "asc.load_data": "LoadData2DParams form (L1 -> L0A/L0B)",
+    "asc.fixpipe": "L0C -> GM; NoQuant, F322F16, F322BF16, DEQF16, ReLU",
+    "asc.language.adv.Matmul": "GM operands in ND",
+    "asc.lib.host": "tiling computed from the chip profile",
 }
 
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import context as ctx
 from .context import AscWarning, fail
+from .cube_types import Nd2NzParams
 from .dtypes import as_dtype, bfloat16
 from .params import DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams, DataCopyParams
 from .tensors import GlobalTensor, LocalTensor
@@ -25,13 +26,18 @@ _strided = np.lib.stride_tricks.as_strided
 
 
 def data_copy(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
-    """`data_copy(dst, src, count)` or `data_copy(dst, src, DataCopyParams(...))`; GM<->local or local->local."""
+    """`data_copy(dst, src, count)` or `data_copy(dst, src, DataCopyParams(...))`; GM<->local or local->local;
+    `data_copy(dst_l1, src_gm, Nd2NzParams(...))` lays a matrix out in fractal NZ (see cube.py)."""
     param = args[0] if args else next(iter(kwargs.values()), None)
     if len(args) + len(kwargs) != 1:
         raise TypeError("data_copy(dst, src, count) or data_copy(dst, src, DataCopyParams(...)); "
-                        "enhanced / Nd2Nz forms are not emulated")
+                        "the enhanced form is not emulated")
     if isinstance(param, DataCopyParams):
         _blocked(dst, src, param)
+    elif isinstance(param, Nd2NzParams):
+        from .cube import nd2nz  # the Cube path imports this module
+
+        nd2nz(dst, src, param)
     else:
         _count(dst, src, int(param))
 

@@ -31,9 +31,11 @@ from ..runtime.gm import GlobalMemory, array_of, has_array_interface
 from ..runtime.work import pointers_in
 from . import context as ctx
 from .context import AscError, Core, Pool, pool_geometry
+from .cube import mix_ratio
 from .dtypes import from_numpy
 from .hostargs import ACCEPTED, by_value, host_view
 from .lib.runtime import current_context
+from .rewrite import iterate_loops
 from .sync import check_flags
 from .tensors import GlobalAddress
 
@@ -67,6 +69,9 @@ class Launch:
         self.error: BaseException | None = None
         self.kernel_type: Any = None  # @asc.jit(kernel_type=...), read by ascend_is_aic/aiv
         self.pools: dict[str, Pool] = {}
+        self.options: dict[str, Any] = {}  # @asc.jit options (matmul_cube_only=True: the cores are AICs)
+        self.mix = 1  # AIVs per launched block (2 for mix kernels: cube.mix_ratio)
+        self.cube_flops = 0  # whole-fractal Cube work of mmad, for the modeled time
 
     def fresh_pool(self, name: str) -> Pool:
         """A local memory for a core starting a block: cores run one after another, so they share it."""
@@ -107,6 +112,7 @@ class Launch:
         finally:
             task.work.bytes_read = self.bytes_read
             task.work.bytes_written = self.bytes_written
+            task.work.cube_flops = self.cube_flops
 
     def _run_core(self, core: Core) -> None:
         ctx.CORE = core
@@ -141,7 +147,7 @@ class JITFunction:
     """A kernel: `kernel[core_num](*args)` launches it; called inside a kernel it is a plain helper."""
 
     def __init__(self, fn: Callable, **options: Any) -> None:
-        self.fn = fn
+        self.fn = iterate_loops(fn)  # `with mm.iterate() as count:` loops, as pyasc compiles it
         self.options = options
         self.signature = inspect.signature(fn)
         functools.update_wrapper(self, fn)
@@ -171,8 +177,12 @@ class JITFunction:
             values = tuple(self._device_arg(name, v, hosts) for name, v in bound.arguments.items())
             launch = Launch(self.fn, core_num, values)
             launch.kernel_type = self.options.get("kernel_type")
+            launch.options = self.options
+            launch.mix = mix_ratio(self.fn, self.options, launch.chip)
+            launch.core_num *= launch.mix  # a mix block's body runs on each of its AIVs
             # reports print the kernel's file:line
-            work = KernelWork("asc", source=self.fn.__code__.co_filename, cores=core_num, pointers=pointers_in(values))
+            work = KernelWork("asc", source=self.fn.__code__.co_filename, cores=launch.core_num,
+                              pointers=pointers_in(values))
             task = Task("kernel", self.fn.__name__, launch.run, work=work, keep=values)
             handle = _stream_handle(stream)
             rt.launch(handle, task, fn=f"{self.fn.__name__}[{core_num}]")

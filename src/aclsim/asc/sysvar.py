@@ -4,7 +4,7 @@
 Each block runs as one core: a vector core (`ascend_is_aiv()`), or a cube core when the kernel is
 declared `@asc.jit(kernel_type=KernelType.AIC_ONLY)`; `get_sub_block_num()` is 1 and
 `get_sub_block_idx()` 0 (inference: a block of a vector-only launch is a lone vector core, not one
-of a cube core's pair; mix launches are not modelled). The cycle
+of a cube core's pair); in mix launches (cube.mix_ratio) two AIVs run per block. The cycle
 counter is the emulator's monotonic clock scaled to the chip's clock: differences measure how long
 the emulator took, not how long the NPU would.
 """
@@ -23,20 +23,21 @@ ONE_BLK = 32  # bytes in a data block (CANN kernel_utils_constants.h ONE_BLK_SIZ
 
 def get_sub_block_idx() -> int:
     """Index of this vector core within its AI Core group (0 for an AIV-only block)."""
-    ctx.current("get_sub_block_idx")
-    return 0
+    core = ctx.current("get_sub_block_idx")
+    return core.idx % core.launch.mix
 
 
 def get_sub_block_num() -> int:
-    """Vector cores per block (1 for an AIV-only launch)."""
-    ctx.current("get_sub_block_num")
-    return 1
+    """Vector cores per block (1 for an AIV-only launch, 2 in a mix launch: cube.mix_ratio)."""
+    return ctx.current("get_sub_block_num").launch.mix
 
 
 def _cube_kernel(api: str) -> bool:
-    """Whether the running kernel was declared `kernel_type=KernelType.AIC_ONLY` (value 1)."""
-    kt = ctx.current(api).launch.kernel_type
-    return getattr(kt, "value", kt) == 1
+    """Whether the running kernel was declared `kernel_type=KernelType.AIC_ONLY` (value 1) or
+    `matmul_cube_only=True` (pyasc's cube-only Matmul kernels)."""
+    launch = ctx.current(api).launch
+    kt = launch.kernel_type
+    return getattr(kt, "value", kt) == 1 or bool(launch.options.get("matmul_cube_only"))
 
 
 def ascend_is_aiv() -> bool:

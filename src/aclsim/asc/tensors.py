@@ -210,6 +210,8 @@ def position_pool(pos: int, api: str) -> str:
     if p is TPosition.CO1:
         return "L0C"
     core = ctx.current(api)
+    if p is TPosition.C2 and core.chip.separated:
+        return "BT"  # the BiasTable mmad adds from (A2/A3)
     if p is TPosition.CO2 and not core.chip.separated:
         return "UB"
     fail(api, f"TPosition.{p.name} is not local memory a buffer can be carved from on {core.chip.name}")

@@ -49,6 +49,7 @@ class KernelWork:
     bytes_read: int = 0  # filled in by the engine when the kernel ran
     bytes_written: int = 0
     ops: int | None = None
+    cube_flops: int = 0  # Cube-unit multiply-adds x 2 (Ascend C mmad), for the modeled time
     progress: tuple[int, int] | None = None  # (done, total) while running, for the progress line
 
     def __post_init__(self) -> None:  # shapes given as lists become tuples (hashable, comparable)

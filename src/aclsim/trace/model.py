@@ -9,8 +9,12 @@ the chip in the profile would take, so a trace shows both clocks. Every figure i
 - kernels: `kernel_launch_overhead + max(memory, compute)` (a roofline) where
   `memory = (bytes_read + bytes_written) / (hbm_bandwidth * share)`,
   `compute = ops / (vector_cores * share * vector_lanes * clock_hz)`, `ops` is the kernel's
-  `info["ops"]` when its engine reports one, else one operation per SIMT thread, and `share`
+  `ops` when its engine reports one, else one operation per SIMT thread, and `share`
   is the fraction of vector cores the launch can occupy (blocks or cores / vector_cores, at most 1).
+  Ascend C kernels that use the Cube (mmad, asc.adv.Matmul) also report `cube_flops`
+  (whole 16 x 16 x 16 fractals), giving a third roof `cube_flops / (cube_cores * share *
+  cube_flops_per_cycle * clock_hz)`: 4096 float16 MACs per cycle per AIC (reference §1.1, the
+  16x16x16 cube), with `share` over the AICs.
 - event record / wait and host callbacks: 0 (markers).
 
 Defaults come from the chip profile (`pcie_bandwidth`, `hbm_bandwidth`, `vector_cores`,
@@ -46,13 +50,16 @@ class CostModel:
     vector_cores: int
     clock_hz: float
     vector_lanes: int = 64  # fp32 elements per vector instruction (256 B per cycle)
+    cube_cores: int = 24  # AICs
+    cube_flops_per_cycle: int = 8192  # per AIC: 16 x 16 x 16 multiply-adds
     kernel_launch_overhead: float = 5e-6
     copy_overhead: float = 2e-6
 
     @classmethod
     def for_chip(cls, chip: ChipProfile, env: Mapping[str, str] | None = None) -> CostModel:
         """The model for `chip` with the overrides found in `env` (default: os.environ)."""
-        model = cls(chip.pcie_bandwidth, chip.hbm_bandwidth, chip.vector_cores, chip.cube_mhz * 1e6)
+        model = cls(chip.pcie_bandwidth, chip.hbm_bandwidth, chip.vector_cores, chip.cube_mhz * 1e6,
+                    cube_cores=chip.ai_cores, cube_flops_per_cycle=chip.cube_flops_per_cycle)
         return model.with_overrides(overrides_from_env(env))
 
     def with_overrides(self, overrides: Mapping[str, tuple[Any, str]]) -> CostModel:
@@ -107,7 +114,9 @@ class CostModel:
         memory = moved / (self.hbm_bandwidth * share)
         ops = info.get("ops", threads)
         compute = ops / (self.vector_cores * share * self.vector_lanes * self.clock_hz)
-        return self.kernel_launch_overhead + max(memory, compute)
+        cube_share = min(1.0, max(units, 1) / self.cube_cores)
+        cube = info.get("cube_flops", 0) / (self.cube_cores * cube_share * self.cube_flops_per_cycle * self.clock_hz)
+        return self.kernel_launch_overhead + max(memory, compute, cube)
 
 
 def overrides_from_env(env: Mapping[str, str] | None = None) -> dict[str, tuple[Any, str]]:

@@ -137,6 +137,8 @@ def work_details(work: Any) -> dict:
         out["bytes_read"], out["bytes_written"] = work.bytes_read, work.bytes_written
         if work.ops is not None:
             out["ops"] = work.ops
+        if work.cube_flops:
+            out["cube_flops"] = work.cube_flops
         return out
     if type(work) is EventWork:
         return {"event": work.event}

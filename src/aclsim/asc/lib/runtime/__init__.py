@@ -6,6 +6,7 @@ Absolute imports on purpose: under `aclsim run` this package may be loaded as `a
 from __future__ import annotations
 
 from aclsim.asc.coverage import module_getattr
+from aclsim.asc.runtime.config import Platform
 from aclsim.errors import AclError, withdraw
 from aclsim.runtime import Context, Stream, get_runtime
 
@@ -61,7 +62,14 @@ def current_platform() -> str:
     return get_runtime().chip.name
 
 
-get_soc_version = current_platform
+def get_soc_version() -> Platform | str:
+    """The emulated SoC as pyasc's `config.Platform` (pyasc's `interface.get_soc_version`); its name
+    for a chip pyasc has no member for (Ascend310P3)."""
+    name = get_runtime().chip.name
+    try:
+        return Platform(name)
+    except ValueError:
+        return name
 
 
 def is_available() -> bool:

@@ -1,0 +1,141 @@
+"""Enums and parameter structs of the Cube data path, with pyasc's names, fields and defaults.
+
+From pyasc 1.1.1 `python/asc/language/core/types.py` (`Nd2NzParams`, `LoadData2DParams`,
+`MmadParams`, `FixpipeParamsV220`, `FixpipeConfig`) and `core/enums.py` (`CubeFormat`,
+`QuantModes`, `CO2Layout`, `LayoutMode`, `IterateOrder`); units follow the Ascend C API pages
+quoted in pyasc's docstrings (`basic/utils.py`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+
+class CubeFormat(IntEnum):
+    """Layout of a Matmul operand in memory: row-major ND or fractal NZ."""
+
+    ND = 0
+    NZ = 1
+
+
+class LayoutMode(IntEnum):
+    """Batch layout of a Matmul operand (iterate_batch)."""
+
+    NONE = 0
+    NORMAL = 1
+    BSNGD = 2
+    SBNGD = 3
+    BNGS1S2 = 4
+
+
+class IterateOrder(IntEnum):
+    """Order in which Matmul.iterate walks the base blocks of C."""
+
+    ORDER_M = 0
+    ORDER_N = 1
+    UNDEF = 2
+
+
+class QuantModes(IntEnum):
+    """Fixpipe conversion of the L0C result on its way out."""
+
+    NoQuant = 0
+    F322F16 = 1
+    F322BF16 = 2
+    DEQF16 = 3
+    VDEQF16 = 4
+    QF322B8_PRE = 5
+    VQF322B8_PRE = 6
+    REQ8 = 7
+    VREQ8 = 8
+
+
+class CO2Layout(IntEnum):
+    """Layout fixpipe writes: fractal NZ, or row-major ND (NZ2ND on)."""
+
+    NZ = 0
+    ROW_MAJOR = 1
+    COLUMN_MAJOR = 2
+
+
+@dataclass
+class Nd2NzParams:
+    """data_copy ND -> fractal NZ (GM -> L1). Counts are elements except the dst strides: C0 rows
+    (32-byte blocks) between column blocks (`dst_nz_c0_stride`) and between rows (`dst_nz_n_stride`)."""
+
+    nd_num: int = 1
+    n_value: int = 0
+    d_value: int = 0
+    src_nd_matrix_stride: int = 0
+    src_d_value: int = 0
+    dst_nz_c0_stride: int = 0
+    dst_nz_n_stride: int = 1
+    dst_nz_matrix_stride: int = 0
+
+
+@dataclass
+class LoadData2DParams:
+    """load_data L1 -> L0A/L0B: `repeat_times` 512-byte fractals from fractal `start_index`, the
+    source `src_stride` fractals apart, the destination `dst_gap` fractals apart; `if_transpose`
+    transposes each 16 x 16 fractal (2-byte types)."""
+
+    start_index: int = 0
+    repeat_times: int = 1
+    src_stride: int = 0
+    sid: int = 0
+    dst_gap: int = 0
+    if_transpose: bool = False
+    addr_mode: int = 0
+
+
+@dataclass
+class MmadParams:
+    """mmad C(m x n) = A(m x k) @ B(k x n): `cmatrix_init_val=False` (or the older `is_bias=True`)
+    accumulates into what L0C holds instead of starting from zero."""
+
+    m: int = 0
+    n: int = 0
+    k: int = 0
+    is_bias: bool = False
+    fm_offset: int = 0
+    en_ssparse: bool = False
+    en_winograd_a: bool = False
+    en_winograd_b: bool = False
+    unit_flag: int = 0
+    cmatrix_source: bool = False
+    cmatrix_init_val: bool = True
+
+
+@dataclass
+class FixpipeParamsV220:
+    """fixpipe L0C -> GM: `n_size` x `m_size` of the NZ result, column blocks `src_stride` x 16
+    elements apart in L0C; `dst_stride` is the GM row length in elements (row-major output)."""
+
+    n_size: int = 0
+    m_size: int = 0
+    src_stride: int = 0
+    dst_stride: int = 0
+    quant_pre: int = QuantModes.NoQuant
+    deq_scalar: int = 0
+    nd_num: int = 1
+    src_nd_stride: int = 0
+    dst_nd_stride: int = 0
+    relu_en: bool = False
+    unit_flag: int = 0
+    is_channel_split: bool = False
+
+
+@dataclass(frozen=True)
+class FixpipeConfig:
+    """`FixpipeConfig.cfg_row_major` (default: NZ -> ND on the way out) or `FixpipeConfig.cfg_nz`."""
+
+    layout: int = CO2Layout.ROW_MAJOR
+
+    @classmethod
+    def cfg_nz(cls) -> FixpipeConfig:
+        return cls(CO2Layout.NZ)
+
+    @classmethod
+    def cfg_row_major(cls) -> FixpipeConfig:
+        return cls(CO2Layout.ROW_MAJOR)
