@@ -135,7 +135,7 @@ class Launcher:
 
 
 def _is_runtime_stream(s: Any) -> bool:
-    from ..runtime.streams import Stream as RtStream
+    from ..runtime import Stream as RtStream
 
     return isinstance(s, RtStream)
 
