@@ -34,7 +34,6 @@ object with an `__acl_array_interface__` property (modelled on numba's
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,8 +45,6 @@ from .observe import KernelAccess
 ARRAY_INTERFACE_VERSION = 1
 _NO_FAULT = ("ok", "padding", "other")
 
-# Typed views of allocations, built once per (dtype, byte offset): later launches reuse them.
-_VIEWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -123,15 +120,17 @@ class GlobalMemory:
         return devs[d].heap if d is not None and d < len(devs) else None
 
     def find(self, addr: int) -> Allocation | None:
-        heap = self.heap(addr)
+        d = device_of(addr)
+        devs = self.rt.devices
+        heap = devs[d].heap if d is not None and d < len(devs) else None
         return heap.find(addr) if heap is not None else None
 
     def view(self, alloc: Allocation, dtype: np.dtype, offset: int = 0) -> np.ndarray:
         """`dtype` elements from byte `offset` of `alloc` to its reserved end (offset: a multiple of the itemsize
         from an aligned address; negative offsets are not views)."""
-        views = _VIEWS.get(alloc)
+        views = alloc.views  # kept on the allocation: launches of the same buffers reuse them
         if views is None:
-            views = _VIEWS[alloc] = {}
+            views = alloc.views = {}
         key = (dtype, offset)
         v = views.get(key)
         if v is None:
