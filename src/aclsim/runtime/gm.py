@@ -35,7 +35,7 @@ object with an `__acl_array_interface__` property (modelled on numba's
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -47,8 +47,7 @@ _NO_FAULT = ("ok", "padding", "other")
 
 
 
-@dataclass(frozen=True)
-class ArrayRef:
+class ArrayRef(NamedTuple):
     """What a kernel needs to know about a device array: address, element type, shape, byte strides."""
 
     addr: int
@@ -66,6 +65,11 @@ def array_interface(addr: int, dtype: Any, shape: tuple[int, ...] | None,
 
 def has_array_interface(obj: Any) -> bool:
     return hasattr(type(obj), "__acl_array_interface__")
+
+
+def address_of(obj: Any) -> int:
+    """The device address of an object exposing `__acl_array_interface__` (launches need only that)."""
+    return int(obj.__acl_array_interface__["data"][0])
 
 
 def array_of(obj: Any) -> ArrayRef:
@@ -290,5 +294,5 @@ def _past(a: Allocation, addr: int, nbytes: int) -> str:
     return f"{head} for the allocation at {a.start:#x} ({where} the {a.alloc_size} bytes the runtime reserved)"
 
 
-__all__ = ["ARRAY_INTERFACE_VERSION", "ArrayRef", "GlobalMemory", "Span", "Verdict", "array_interface", "array_of",
-           "has_array_interface"]
+__all__ = ["ARRAY_INTERFACE_VERSION", "ArrayRef", "GlobalMemory", "Span", "Verdict", "address_of", "array_interface",
+           "array_of", "has_array_interface"]
