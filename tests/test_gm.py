@@ -236,3 +236,29 @@ def test_any_object_with_the_protocol_is_a_kernel_argument():
     asc_fill[1](Foreign(d.ptr, 4), 9.0)
     assert sync_code() == 0
     assert np.array_equal(d.copy_to_host(), np.array([2.5, 9.0, 2.5, 2.5], np.float32))
+
+
+# ---------------------------------------------------------------------------- what observers see
+class Accesses:
+    """An observer that keeps every kernel access."""
+
+    def __init__(self) -> None:
+        self.seen: list = []
+
+    def on_kernel_access(self, ka) -> None:
+        self.seen.append(ka)
+
+
+def test_accesses_are_reported_in_the_allocation_they_land_in():
+    a = aclsim.to_device(np.arange(1016, dtype=np.float32))
+    b = aclsim.to_device(np.arange(1016, 2032, dtype=np.float32))
+    out = aclsim.zeros(64)
+    obs = Accesses()
+    get_runtime().bus.subscribe(obs)
+    asc_copy[1](asc.GlobalAddress(a.ptr + 1000 * 4, asc.float32), out, 64)  # over a's padding into b
+    simt_read_at[1, 32](a.ptr, out, (b.ptr - a.ptr) // 4 + 3)  # a's pointer, b's element 3
+    assert sync_code() == 0
+    dma = [(ka.alloc, ka.lo, ka.hi) for ka in obs.seen if not ka.write and ka.api == "data_copy"]
+    assert dma == [(a.allocation, 4000, 4096), (b.allocation, 0, 160)]  # 96 bytes of a (with its padding), 160 of b
+    loads = [(ka.alloc, ka.lo, ka.hi) for ka in obs.seen if ka.api == "load"]
+    assert loads == [(b.allocation, 12, 16)]

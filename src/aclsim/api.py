@@ -189,7 +189,11 @@ class DeviceArray:
     @property
     def __acl_array_interface__(self) -> dict:
         """Address, shape, typestr and strides for kernel engines (numba's `__cuda_array_interface__` idea)."""
-        return array_interface(self.ptr, self.dtype, self.shape, None if self.is_contiguous else self.strides)
+        d = self.__dict__.get("_interface")  # a DeviceArray's geometry never changes: build it once
+        if d is None:
+            d = self._interface = array_interface(self.ptr, self.dtype, self.shape,
+                                                  None if self.is_contiguous else self.strides)
+        return d
 
     def __len__(self) -> int:
         return self.shape[0]

@@ -12,7 +12,7 @@ is the methods below and nothing else.
     device_view(addr, dtype) -> (ndarray, base)  typed view of the whole device memory holding
                                              addr; element i is at address base + i * itemsize
     check(addr, nbytes, origin, dtype) -> Verdict  the bounds rule for one access
-    lookup(addrs, nbytes) -> (inside, which, allocs)  the same rule for many element addresses
+    inside(addrs, nbytes) -> bool ndarray     the same rule for many element addresses at once
     span(addr, nbytes, origin) -> Span | Verdict     the bytes of a contiguous access (a DMA)
     observed() / emit(...) / emit_span(...) / emit_scattered(...)  kernel accesses to observers
 
@@ -34,9 +34,8 @@ object with an `__acl_array_interface__` property (modelled on numba's
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -46,12 +45,9 @@ from .observe import KernelAccess
 ARRAY_INTERFACE_VERSION = 1
 _NO_FAULT = ("ok", "padding", "other")
 
-# Typed views of allocations, built once per (dtype, byte offset): later launches reuse them.
-_VIEWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-@dataclass(frozen=True)
-class ArrayRef:
+class ArrayRef(NamedTuple):
     """What a kernel needs to know about a device array: address, element type, shape, byte strides."""
 
     addr: int
@@ -69,6 +65,11 @@ def array_interface(addr: int, dtype: Any, shape: tuple[int, ...] | None,
 
 def has_array_interface(obj: Any) -> bool:
     return hasattr(type(obj), "__acl_array_interface__")
+
+
+def address_of(obj: Any) -> int:
+    """The device address of an object exposing `__acl_array_interface__` (launches need only that)."""
+    return int(obj.__acl_array_interface__["data"][0])
 
 
 def array_of(obj: Any) -> ArrayRef:
@@ -116,22 +117,23 @@ class GlobalMemory:
         self._device_views: dict[tuple[int, np.dtype], tuple[np.ndarray, int]] = {}
 
     # -- resolving and viewing -----------------------------------------------------------------
-    def heap(self, addr: int) -> DeviceHeap | None:
+    def _heap(self, addr: int) -> DeviceHeap | None:
         """The heap of the device whose address range holds `addr` (None: host address, no such device)."""
         d = device_of(addr)
         devs = self.rt.devices
         return devs[d].heap if d is not None and d < len(devs) else None
 
     def find(self, addr: int) -> Allocation | None:
-        heap = self.heap(addr)
+        d = device_of(addr)
+        devs = self.rt.devices
+        heap = devs[d].heap if d is not None and d < len(devs) else None
         return heap.find(addr) if heap is not None else None
 
     def view(self, alloc: Allocation, dtype: np.dtype, offset: int = 0) -> np.ndarray:
-        """`dtype` elements from byte `offset` of `alloc` to its reserved end (offset: a multiple of the itemsize
-        from an aligned address; negative offsets are not views)."""
-        views = _VIEWS.get(alloc)
+        """`dtype` elements from byte `offset` (>= 0, a multiple of the itemsize) of `alloc` to its reserved end."""
+        views = alloc.views  # kept on the allocation: launches of the same buffers reuse them
         if views is None:
-            views = _VIEWS[alloc] = {}
+            views = alloc.views = {}
         key = (dtype, offset)
         v = views.get(key)
         if v is None:
@@ -141,7 +143,7 @@ class GlobalMemory:
 
     def device_view(self, addr: int, dtype: np.dtype) -> tuple[np.ndarray, int]:
         """(typed view of the whole memory of `addr`'s device, the address of its element 0)."""
-        heap = self.heap(addr)
+        heap = self._heap(addr)
         if heap is None:
             raise ValueError(f"{addr:#x} is not on a device with memory")
         key = (heap.device_id, dtype)
@@ -158,7 +160,7 @@ class GlobalMemory:
         bad = self._bad_pointer(origin)
         if bad is not None:
             return bad
-        heap = self.heap(origin)
+        heap = self._heap(origin)
         assert heap is not None  # _bad_pointer checked it
         own = heap.find(origin)
         pieces = self._covering(heap, addr, nbytes) if device_of(addr) == heap.device_id else None
@@ -186,7 +188,7 @@ class GlobalMemory:
         if d is None:
             return Verdict("host", f"the pointer {origin:#x} is not device memory "
                                    "(pass an acl.rt.malloc address or a DeviceArray)")
-        heap = self.heap(origin)
+        heap = self._heap(origin)
         if heap is None:
             return Verdict("never", f"the pointer {origin:#x} is not inside any live allocation "
                                     f"(never allocated: device {d} has no memory in use)")
@@ -215,22 +217,21 @@ class GlobalMemory:
             pieces.append(nxt)
         return tuple(pieces)
 
-    def lookup(self, addrs: np.ndarray, nbytes: int) -> tuple[np.ndarray, np.ndarray, list[Allocation]]:
-        """For int64 element addresses on one device: (inside mask, index into allocs or -1, live allocations)."""
-        heap = self.heap(int(addrs[0])) if addrs.shape[0] else None
+    def inside(self, addrs: np.ndarray, nbytes: int) -> np.ndarray:
+        """The bounds rule for many int64 element addresses on one device: which lie in a live allocation."""
+        heap = self._heap(int(addrs[0])) if addrs.shape[0] else None
         if heap is None:
-            return np.zeros(addrs.shape[0], bool), np.full(addrs.shape[0], -1), []
+            return np.zeros(addrs.shape[0], bool)
         s, e = heap.starts_array()
+        if not s.shape[0]:
+            return np.zeros(addrs.shape[0], bool)
         starts, ends = s.astype(np.int64), e.astype(np.int64)
         j = np.searchsorted(starts, addrs, side="right") - 1
-        if not starts.shape[0]:
-            return np.zeros(addrs.shape[0], bool), j, []
-        inside = (j >= 0) & (addrs + nbytes <= ends[np.maximum(j, 0)])
-        return inside, j, heap.live()
+        return (j >= 0) & (addrs + nbytes <= ends[np.maximum(j, 0)])
 
     def span(self, addr: int, nbytes: int, origin: int | None = None) -> Span | Verdict:
         """The bytes of a contiguous access when the bounds rule allows it, else the faulting Verdict."""
-        heap = self.heap(addr)
+        heap = self._heap(addr)
         pieces = self._covering(heap, addr, nbytes) if heap is not None else None
         if pieces is None or self._bad_pointer(addr if origin is None else origin) is not None:
             return self.check(addr, nbytes, origin)
@@ -251,7 +252,7 @@ class GlobalMemory:
     def emit_scattered(self, task: Any, addrs: np.ndarray, itemsize: int, write: bool,
                        lanes: np.ndarray | None = None, **kw: Any) -> None:
         """KernelAccesses for element addresses that the bounds rule allowed, one per allocation they fall in."""
-        heap = self.heap(int(addrs[0]))
+        heap = self._heap(int(addrs[0]))
         s, _ = heap.starts_array()
         j = np.searchsorted(s.astype(np.int64), addrs, side="right") - 1
         live = heap.live()
@@ -293,5 +294,5 @@ def _past(a: Allocation, addr: int, nbytes: int) -> str:
     return f"{head} for the allocation at {a.start:#x} ({where} the {a.alloc_size} bytes the runtime reserved)"
 
 
-__all__ = ["ARRAY_INTERFACE_VERSION", "ArrayRef", "GlobalMemory", "Span", "Verdict", "array_interface", "array_of",
-           "has_array_interface"]
+__all__ = ["ARRAY_INTERFACE_VERSION", "ArrayRef", "GlobalMemory", "Span", "Verdict", "address_of", "array_interface",
+           "array_of", "has_array_interface"]

@@ -64,6 +64,7 @@ class Allocation:
     serial: int = 0
     site: Any = None  # where it was allocated (filled in when observers want it)
     freed: bool = False
+    views: dict | None = field(default=None, repr=False)  # typed views runtime.gm handed out, per (dtype, offset)
 
     @property
     def end(self) -> int:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..runtime import KernelFault, KernelWork, Task, get_runtime
-from ..runtime.gm import GlobalMemory, array_of, has_array_interface
+from ..runtime.gm import GlobalMemory, address_of, has_array_interface
 from ..runtime.work import pointers_in
 from . import arrays, compiler
 from .device_function import params_of
@@ -144,7 +144,7 @@ def _convert(kname: str, name: str, t: Any, a: Any) -> Any:
     """A launch argument as the kernel receives it: device address (int) or typed scalar."""
     if isinstance(t, PtrType):
         if has_array_interface(a):
-            return array_of(a).addr
+            return address_of(a)
         if isinstance(a, np.ndarray):
             raise SimtError(
                 f"kernel {kname}: argument '{name}' is a host numpy array; copy it to the device first "

@@ -103,7 +103,7 @@ def _locate_any(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The checked path: the door places every element address; the first bad one faults the launch."""
     addr = P.addr + np.clip(ia, -_CLIP, _CLIP) * P.isz
-    inside, _, _ = C.gm.lookup(addr, P.isz)
+    inside = C.gm.inside(addr, P.isz)
     bad = ~inside | (addr % P.isz != 0)
     if bad.any():
         first = int(np.argmax(bad))
