@@ -234,8 +234,8 @@ def test_what_is_not_emulated_says_so():
         _ = cuda.atomic.inc
     with pytest.raises(aclsim.simt.SimtError, match=r"option.*link"):
         cuda.jit(link=["x.cu"])
-    with pytest.raises(aclsim.simt.SimtError, match="dynamic shared memory"):
-        add_kernel[1, 32, 0, 256]
+    with pytest.raises(aclsim.simt.SimtError, match="dynamic shared memory size must be a byte count"):
+        add_kernel[1, 32, 0, -4](np.zeros(1), np.zeros(1), np.zeros(1))
 
 
 # ------------------------------------------------------------------------------------ simt.Array
@@ -264,3 +264,35 @@ def test_simt_array_arguments_must_match_the_annotation():
         row_sums[1, 4](aclsim.zeros(4, np.float32), out)
     with pytest.raises(aclsim.simt.SimtError, match="'a' must be a device array"):
         row_sums[1, 4](np.zeros((2, 2), np.float32), out)
+
+
+@cuda.jit
+def reverse_in_blocks(x, out):
+    buf = cuda.shared.array(0, dtype=np.float32)  # sized by the launch
+    as_int = cuda.shared.array(0, dtype=np.int32)  # the same bytes, another type
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    buf[t] = x[i]
+    cuda.syncthreads()
+    out[i] = buf[cuda.blockDim.x - 1 - t]
+    cuda.syncthreads()
+    if t == 0:
+        as_int[0] = 7
+    cuda.syncthreads()
+    if t == 1:
+        out[i] = buf[0]  # the bit pattern of int32 7 read as float32
+
+
+def test_dynamic_shared_memory_is_sized_at_launch_and_declarations_alias():
+    x = np.arange(128, dtype=np.float32)
+    out = np.zeros(128, np.float32)
+    reverse_in_blocks[2, 64, 0, 64 * 4](x, out)
+    expect = x.reshape(2, 64)[:, ::-1].reshape(-1).copy()
+    expect[[1, 65]] = np.array([7], np.int32).view(np.float32)[0]
+    assert np.array_equal(out, expect)
+
+
+def test_dynamic_shared_memory_too_small_faults_in_the_kernel():
+    out = np.zeros(64, np.float32)
+    with pytest.raises(aclsim.AclError, match=r"shared memory index 32 out of range"):
+        reverse_in_blocks[1, 64, 0, 32 * 4](np.zeros(64, np.float32), out)

@@ -115,15 +115,13 @@ class CudaKernel:
     def __getitem__(self, config: Any) -> Any:
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             raise SimtError(f"launch as {self.fn.__name__}[griddim, blockdim](...) (optionally stream, sharedmem)")
-        if len(config) == 4 and config[3]:
-            raise SimtError(f"{self.fn.__name__}[..., sharedmem={config[3]}]: dynamic shared memory is not emulated "
-                            "yet; declare cuda.shared.array with a constant shape")
-        return functools.partial(self._launch, config[0], config[1], config[2] if len(config) > 2 else 0)
+        return functools.partial(self._launch, *config[:2], config[2] if len(config) > 2 else 0,
+                                 config[3] if len(config) > 3 else 0)
 
     def __call__(self, *args: Any) -> None:
         raise SimtError(f"kernel {self.fn.__name__} needs a launch configuration: {self.fn.__name__}[griddim, blockdim](...)")
 
-    def _launch(self, griddim: Any, blockdim: Any, stream: Any, *args: Any) -> None:
+    def _launch(self, griddim: Any, blockdim: Any, stream: Any, sharedmem: int, *args: Any) -> None:
         if len(args) != len(self.params):
             raise SimtError(f"kernel {self.fn.__name__} takes {len(self.params)} arguments, got {len(args)}")
         _ensure_device()
@@ -139,7 +137,7 @@ class CudaKernel:
         spec = self._specs.get(types)
         if spec is None:
             spec = self._specs[types] = _Specialized(self.fn, dict(zip(self.params, types, strict=True)))
-        spec[griddim, blockdim, _stream_of(stream)](*dev_args)
+        spec[griddim, blockdim, _stream_of(stream), sharedmem](*dev_args)
         if copies:
             get_runtime().synchronize_device()
             for host, d in copies:

@@ -417,6 +417,9 @@ class Codegen:
         except (SimtError, TypeError):
             raise self.refuse(call, f"a {fname} whose shape or dtype is not a constant",
                               "use literals, module-level constants or arithmetic on them") from None
+        if kind == "shared" and shape == 0:  # dynamic: sized by the launch's 4th value
+            self.emit(f"v_{target.id} = C.dyn_shared({target.id!r}, {self._obj(dtype)})")
+            return
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         if not shape or not all(isinstance(n, int) and n > 0 for n in shape):
             raise self.refuse(call, f"the array shape {shape!r}", "give positive integer dimensions")

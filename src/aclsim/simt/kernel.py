@@ -75,9 +75,10 @@ class Kernel:
             hit = None
         if hit is not None:
             return hit
-        if not isinstance(config, tuple) or len(config) not in (2, 3):
-            raise SimtError(f"launch as {self.name}[grid, block](...) or {self.name}[grid, block, stream](...)")
-        launcher = Launcher(self, config[0], config[1], config[2] if len(config) == 3 else 0)
+        if not isinstance(config, tuple) or len(config) not in (2, 3, 4):
+            raise SimtError(f"launch as {self.name}[grid, block](...) or {self.name}[grid, block, stream](...) "
+                            f"(or {self.name}[grid, block, stream, dynamic_shared_bytes](...))")
+        launcher = Launcher(self, *config)
         if len(self._launchers) < 16:  # each keeps its geometry caches
             with contextlib.suppress(TypeError):
                 self._launchers[config] = launcher
@@ -95,7 +96,7 @@ def kernel(fn: Any) -> Kernel:
 class Launcher:
     """A kernel with its launch configuration; calling it queues the launch."""
 
-    def __init__(self, k: Kernel, grid: Any, block: Any, stream: Any) -> None:
+    def __init__(self, k: Kernel, grid: Any, block: Any, stream: Any = 0, shared_bytes: Any = 0) -> None:
         self.kernel = k
         self.grid = _dims(grid, "grid")
         self.block = _dims(block, "block")
@@ -107,6 +108,10 @@ class Launcher:
         self.stream = getattr(stream, "handle", stream) if not _is_runtime_stream(stream) else stream
         if self.stream is None:
             self.stream = 0
+        # The size of the block's dynamic shared memory (numba's 4th launch value; `<<<g, b, bytes>>>` in C).
+        if not isinstance(shared_bytes, (int, np.integer)) or isinstance(shared_bytes, bool) or shared_bytes < 0:
+            raise SimtError(f"kernel launch: the dynamic shared memory size must be a byte count >= 0, got {shared_bytes!r}")
+        self.shared_bytes = int(shared_bytes)
         self.context: LaunchContext | None = None
 
     def __call__(self, *args: Any) -> Task:
@@ -123,7 +128,7 @@ class Launcher:
         vals = [PtrArg(gm, name, v, t.dtype) if isinstance(t, PtrType) else v
                 for (name, t), v in zip(k.param_types.items(), vals, strict=False)]
         if self.context is None:
-            self.context = LaunchContext(k.name, k.file, self.grid, self.block)
+            self.context = LaunchContext(k.name, k.file, self.grid, self.block, self.shared_bytes)
         C = self.context
 
         def run(task: Task) -> None:
@@ -180,7 +185,7 @@ def _execute(gm: GlobalMemory, task: Task, C: LaunchContext, k: Kernel, compiled
     written = {id(p.alloc) for p in ptrs if p.name in compiled.written and p.alloc is not None}
     for p in ptrs:
         p.copy = id(p.alloc) in written
-    per_chunk = max(1, min(CHUNK_LANES // C.tpb, CHUNK_SHARED_BYTES // max(compiled.shared_bytes, 1)))
+    per_chunk = max(1, min(CHUNK_LANES // C.tpb, CHUNK_SHARED_BYTES // max(compiled.shared_bytes + C.dyn_shared_bytes, 1)))
     fn = compiled.pyfunc
     with np.errstate(all="ignore"):
         for b0 in range(0, C.nblocks, per_chunk):

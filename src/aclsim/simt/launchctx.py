@@ -24,8 +24,9 @@ _UNIT = tuple(tuple(1 if i == k else 0 for i in range(6)) for k in range(6))
 class LaunchContext:
     """Geometry and per-chunk state of a launch; reused by later launches of the same configuration."""
 
-    def __init__(self, name: str, file: str, grid: tuple, block: tuple) -> None:
+    def __init__(self, name: str, file: str, grid: tuple, block: tuple, dyn_shared_bytes: int = 0) -> None:
         self.name, self.file, self.kernel_file = name, file, file
+        self.dyn_shared_bytes = dyn_shared_bytes
         self.grid, self.block = grid, block
         self.gx, self.gy, self.gz = grid
         self.bdx, self.bdy, self.bdz = block
@@ -133,6 +134,17 @@ class LaunchContext:
         if s is None:
             s = self._shared[key] = SharedArr(name, shape, dtype, self.nb)
         return s
+
+    def dyn_shared(self, name: str, dtype: np.dtype) -> SharedArr:
+        """A `shared.array(0, dtype)`: a typed view of the block's dynamic shared memory (every declaration
+        aliases the same bytes, as `extern __shared__` arrays do)."""
+        raw = self._shared.get("<dynamic>")
+        if raw is None:
+            raw = self._shared["<dynamic>"] = SharedArr("<dynamic>", (self.dyn_shared_bytes,), np.dtype(np.uint8), self.nb)
+        n = self.dyn_shared_bytes // dtype.itemsize
+        a = SharedArr(name, (0,), dtype, self.nb)
+        a.shape, a.size, a.data = (n,), n, raw.data[:, : n * dtype.itemsize].view(dtype)
+        return a
 
     def local(self, key: str, name: str, shape: tuple[int, ...], dtype: np.dtype) -> LocalArr:
         """The chunk's copy of a local array (a row per lane; the same object on every execution)."""
