@@ -296,3 +296,32 @@ def test_dynamic_shared_memory_too_small_faults_in_the_kernel():
     out = np.zeros(64, np.float32)
     with pytest.raises(aclsim.AclError, match=r"shared memory index 32 out of range"):
         reverse_in_blocks[1, 64, 0, 32 * 4](np.zeros(64, np.float32), out)
+
+
+@cuda.jit
+def vote_counts(x, out):
+    i = cuda.grid(1)
+    t = cuda.threadIdx.x
+    positive = x[i] > 0
+    n = cuda.syncthreads_count(positive)
+    every = cuda.syncthreads_and(positive)
+    some = cuda.syncthreads_or(x[i] > 100)
+    cuda.threadfence()
+    cuda.threadfence_block()
+    if t == 0:
+        b = cuda.blockIdx.x
+        out[b, 0] = n
+        out[b, 1] = every
+        out[b, 2] = some
+
+
+def test_syncthreads_count_and_or_reduce_over_each_block():
+    x = np.random.default_rng(6).integers(-5, 102, 4 * 32).astype(np.int32)
+    x[64:96] = np.abs(x[64:96]) + 1  # block 2: all positive
+    out = np.zeros((4, 3), np.int32)
+    vote_counts[4, 32](x, out)
+    blocks = x.reshape(4, 32)
+    assert out[:, 0].tolist() == (blocks > 0).sum(axis=1).tolist()
+    assert out[:, 1].tolist() == (blocks > 0).all(axis=1).astype(int).tolist()
+    assert out[:, 2].tolist() == (blocks > 100).any(axis=1).astype(int).tolist()
+    assert out[2, 1] == 1

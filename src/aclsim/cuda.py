@@ -53,6 +53,12 @@ from .simt.lang import (
     local,
     shared,
     syncthreads,
+    syncthreads_and,
+    syncthreads_count,
+    syncthreads_or,
+    threadfence,
+    threadfence_block,
+    threadfence_system,
     threadIdx,
     warpsize,
 )
@@ -251,5 +257,6 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "atomic", "blockDim", "blockIdx", "const", "default_stream", "device_array", "device_array_like", "event", "grid",
     "gridDim", "gridsize", "is_available", "jit", "laneid", "local", "pinned", "pinned_array", "pinned_array_like",
-    "shared", "stream", "synchronize", "syncthreads", "threadIdx", "to_device", "warpsize",
+    "shared", "stream", "synchronize", "syncthreads", "syncthreads_and", "syncthreads_count", "syncthreads_or",
+    "threadIdx", "threadfence", "threadfence_block", "threadfence_system", "to_device", "warpsize",
 ]

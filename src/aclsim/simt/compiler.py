@@ -65,6 +65,10 @@ def _register() -> None:
         INTRINSICS[id(obj)] = (kind, data)
 
     add(lang.syncthreads, "sync")
+    for op in ("count", "and", "or"):
+        add(getattr(lang, f"syncthreads_{op}"), "syncred", op)
+    for f in (lang.threadfence, lang.threadfence_block, lang.threadfence_system):
+        add(f, "fence")
     add(lang.grid, "grid")
     add(lang.gridsize, "gridsize")
     for op in lang.ATOMIC_OPS:
@@ -308,6 +312,10 @@ class Codegen:
                 self.emit(f"C.sync(m, {line})")
             elif kind == "print":
                 self.print_(s.value)
+            elif kind == "fence":
+                if s.value.args or s.value.keywords:
+                    raise self.refuse(s, f"arguments to {ast.unparse(s.value.func)}()")
+                # nothing to do: lanes run over coherent memory one statement at a time (see lang)
             else:
                 self.emit(self.expr(s.value, "m"))
         else:
@@ -837,6 +845,12 @@ class Codegen:
                 return (f"h_atomic(C, 'cas', {base}, {idx}, {self.expr(args[3], mv)}, {mv}, {line}, "
                         f"{self.expr(args[2], mv)})")
             return f"h_atomic(C, {data!r}, {base}, {idx}, {self.expr(args[2], mv)}, {mv}, {line})"
+        if kind == "syncred":
+            if len(args) != 1:
+                raise self.refuse(node, f"{fname} with {len(args)} arguments", f"call it as {fname}(predicate)")
+            return f"C.sync_reduce({mv}, {data!r}, {self.expr(args[0], mv)}, {line})"
+        if kind == "fence":
+            raise self.refuse(node, f"{fname}() inside an expression", "call it as a statement")
         if kind in ("grid", "gridsize"):
             nd = self._ndim(node)
             if nd != 1:

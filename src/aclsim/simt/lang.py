@@ -158,6 +158,16 @@ def _intrinsic(name: str, doc: str) -> Any:
     return fn
 
 
+syncthreads_count = _intrinsic(
+    "syncthreads_count", "syncthreads_count(predicate): a barrier; the number of the block's threads where it is true")
+syncthreads_and = _intrinsic("syncthreads_and", "syncthreads_and(predicate): a barrier; 1 if true in every thread")
+syncthreads_or = _intrinsic("syncthreads_or", "syncthreads_or(predicate): a barrier; 1 if true in any thread")
+# Memory fences order a thread's memory accesses as other threads see them. Lanes here run one
+# statement at a time over coherent memory (sequentially consistent), so every fence already holds.
+threadfence = _intrinsic("threadfence", "threadfence(): order this thread's memory accesses device-wide")
+threadfence_block = _intrinsic("threadfence_block", "threadfence_block(): order them for the block")
+threadfence_system = _intrinsic("threadfence_system", "threadfence_system(): order them for host and device")
+
 grid = _intrinsic(
     "grid", "grid(ndim): the thread's absolute position, blockIdx * blockDim + threadIdx (a tuple for ndim 2 or 3)"
 )

@@ -11,7 +11,7 @@ from ..runtime.gm import GlobalMemory
 from ..runtime.streams import KernelFault
 from .arrays import LocalArr
 from .memory import SharedArr
-from .ops import Idx, mask_array, val
+from .ops import Idx, mask_array, truth, val
 
 _M32 = (1 << 32) - 1
 # Component order of Idx coefficients.
@@ -178,6 +178,21 @@ class LaunchContext:
                 f"reached it (thread {self._thread_coords(lane)} did not); every thread of a block must reach "
                 "the same syncthreads"
             )
+
+    def sync_reduce(self, m: Any, op: str, pred: Any, line: int) -> Any:
+        """syncthreads_count/and/or: a barrier, then the predicate reduced over each block's arriving threads
+        (int32 per lane: the count, or 1/0 for and/or)."""
+        self.sync(m, line)
+        p = truth(pred)
+        arrived = mask_array(self.N, m).reshape(self.nb, self.tpb)
+        true = np.logical_and(np.broadcast_to(p, (self.N,)).reshape(self.nb, self.tpb), arrived).sum(axis=1)
+        if op == "count":
+            per_block = true
+        elif op == "and":
+            per_block = true == arrived.sum(axis=1)
+        else:
+            per_block = true > 0
+        return np.repeat(per_block.astype(np.int32), self.tpb)
 
     def print(self, m: Any, args: list[Any]) -> None:
         """print() by every active thread of the chunk, in thread order."""
