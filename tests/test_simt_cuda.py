@@ -325,3 +325,56 @@ def test_syncthreads_count_and_or_reduce_over_each_block():
     assert out[:, 1].tolist() == (blocks > 0).all(axis=1).astype(int).tolist()
     assert out[:, 2].tolist() == (blocks > 100).any(axis=1).astype(int).tolist()
     assert out[2, 1] == 1
+
+
+@cuda.jit
+def warp_sum(x, out):
+    i = cuda.grid(1)
+    v = x[i]
+    offset = 16
+    while offset > 0:
+        v += cuda.shfl_down_sync(0xFFFFFFFF, v, offset)
+        offset //= 2
+    first = cuda.shfl_sync(0xFFFFFFFF, x[i], 0)
+    up = cuda.shfl_up_sync(0xFFFFFFFF, x[i], 1)
+    flip = cuda.shfl_xor_sync(0xFFFFFFFF, x[i], 1)
+    odd = cuda.ballot_sync(0xFFFFFFFF, x[i] % 2 == 1)
+    pos = cuda.all_sync(0xFFFFFFFF, x[i] >= 0)
+    big = cuda.any_sync(0xFFFFFFFF, x[i] > 90)
+    cuda.syncwarp()
+    out[i, 0] = v
+    out[i, 1] = first
+    out[i, 2] = up
+    out[i, 3] = flip
+    out[i, 4] = odd
+    out[i, 5] = pos + 2 * big
+    out[i, 6] = cuda.activemask() if cuda.laneid < 8 else 0
+
+
+def test_warp_shuffles_and_votes_over_32_lanes():
+    x = np.random.default_rng(7).integers(0, 100, 128).astype(np.int64)
+    out = np.zeros((128, 7), np.int64)
+    warp_sum[2, 64](x, out)
+    w = x.reshape(4, 32)
+    lane = np.arange(128) % 32
+    assert out[lane == 0, 0].tolist() == w.sum(axis=1).tolist()
+    assert out[:, 1].tolist() == np.repeat(w[:, 0], 32).tolist()
+    assert out[:, 2].tolist() == np.where(lane == 0, x, np.roll(x, 1)).tolist()
+    assert out[:, 3].tolist() == x.reshape(-1, 2)[:, ::-1].reshape(-1).tolist()
+    bits = [sum(1 << k for k in range(32) if row[k] % 2) for row in w]
+    assert out[:, 4].tolist() == np.repeat(bits, 32).tolist()
+    assert out[:, 5].tolist() == np.repeat([1 + 2 * int((row > 90).any()) for row in w], 32).tolist()
+    assert set(out[lane < 8, 6].tolist()) == {0xFFFFFFFF}
+
+
+@cuda.jit
+def divergent_shuffle(x):
+    i = cuda.grid(1)
+    if cuda.laneid < 16:
+        x[i] = cuda.shfl_sync(0xFFFFFFFF, x[i], 0)
+
+
+def test_a_divergent_warp_call_faults_instead_of_hanging():
+    with pytest.raises(aclsim.AclError, match=r"shfl_sync at .* lanes \[16, 17, .*31\] named in the mask "
+                                              r"0xffffffff do not take part"):
+        divergent_shuffle[1, 32](np.zeros(32, np.int32))

@@ -249,6 +249,10 @@ def is_available() -> bool:
     return True
 
 
+# Warp functions (cuda.shfl_sync, cuda.ballot_sync, cuda.activemask, ...).
+globals().update({_n: getattr(lang, _n) for _n in lang.WARP_FUNCTIONS})
+
+
 def __getattr__(name: str) -> Any:
     raise AttributeError(f"aclsim.simt.cuda does not emulate numba.cuda.{name}; see the README's SIMT section "
                          "for what the cuda namespace offers")
@@ -259,4 +263,5 @@ __all__ = [
     "gridDim", "gridsize", "is_available", "jit", "laneid", "local", "pinned", "pinned_array", "pinned_array_like",
     "shared", "stream", "synchronize", "syncthreads", "syncthreads_and", "syncthreads_count", "syncthreads_or",
     "threadIdx", "threadfence", "threadfence_block", "threadfence_system", "to_device", "warpsize",
+    *lang.WARP_FUNCTIONS,
 ]

@@ -94,6 +94,9 @@ __all__ = [
 # Every math function (simt.hypot, simt.erf, simt.isnan, ...): the table is in mathfns.
 globals().update({_n: getattr(lang, _n) for _n in MATH})
 __all__ += [n for n in MATH if n not in __all__]
+# Warp functions (simt.shfl_sync, simt.ballot_sync, ...): listed in lang.WARP_FUNCTIONS.
+globals().update({_n: getattr(lang, _n) for _n in lang.WARP_FUNCTIONS})
+__all__ += list(lang.WARP_FUNCTIONS)
 
 
 def __getattr__(name: str) -> object:

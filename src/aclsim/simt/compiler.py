@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from . import arrays, lang, ops
+from . import arrays, lang, ops, warp
 from .ctype import scalar_dtype
 from .device_function import DeviceFunction
 from .lang import SimtError
@@ -69,6 +69,8 @@ def _register() -> None:
         add(getattr(lang, f"syncthreads_{op}"), "syncred", op)
     for f in (lang.threadfence, lang.threadfence_block, lang.threadfence_system):
         add(f, "fence")
+    for name in lang.WARP_FUNCTIONS:
+        add(getattr(lang, name), "warp", name)
     add(lang.grid, "grid")
     add(lang.gridsize, "gridsize")
     for op in lang.ATOMIC_OPS:
@@ -102,7 +104,8 @@ HELPERS: dict[str, Any] = {
     "h_tomask": ops.to_mask, "h_cmpm": ops.cmp_mask, "h_rmask": ops.range_mask, "h_asg": ops.assign,
     "h_truth": ops.truth, "h_ld": arrays.load, "h_st": arrays.store, "h_stb": arrays.store_binop,
     "h_atomic": arrays.atomic, "h_U": ops.UNDEF, "h_arr": arrays.make_array, "h_shape": arrays.shape_of,
-    "h_size": arrays.size_of, "h_ndim": arrays.ndim_of,
+    "h_size": arrays.size_of, "h_ndim": arrays.ndim_of, "h_vote": warp.vote, "h_shfl": warp.shuffle,
+    "h_activemask": warp.activemask, "h_syncwarp": warp.syncwarp,
 }
 # The generated namespace is hygienic by construction: every name comes from exactly one of these
 # disjoint families, so no generated name can equal a helper or a user name.
@@ -312,6 +315,12 @@ class Codegen:
                 self.emit(f"C.sync(m, {line})")
             elif kind == "print":
                 self.print_(s.value)
+            elif kind == "warp" and self._intrinsic(s.value.func)[1] == "syncwarp":
+                call = s.value
+                if call.keywords or len(call.args) > 1:
+                    raise self.refuse(s, "syncwarp with these arguments", "call it as syncwarp() or syncwarp(mask)")
+                mask = self.expr(call.args[0], "m") if call.args else "0xFFFFFFFF"
+                self.emit(f"h_syncwarp(C, m, {mask}, {line})")
             elif kind == "fence":
                 if s.value.args or s.value.keywords:
                     raise self.refuse(s, f"arguments to {ast.unparse(s.value.func)}()")
@@ -849,8 +858,18 @@ class Codegen:
             if len(args) != 1:
                 raise self.refuse(node, f"{fname} with {len(args)} arguments", f"call it as {fname}(predicate)")
             return f"C.sync_reduce({mv}, {data!r}, {self.expr(args[0], mv)}, {line})"
-        if kind == "fence":
+        if kind == "fence" or (kind == "warp" and data == "syncwarp"):
             raise self.refuse(node, f"{fname}() inside an expression", "call it as a statement")
+        if kind == "warp":
+            nargs = {"activemask": 0}.get(data, 2 if data.endswith(("all_sync", "any_sync", "ballot_sync")) else 3)
+            if len(args) != nargs or node.keywords:
+                raise self.refuse(node, f"{fname} with {len(args)} arguments", f"{fname} takes {nargs}")
+            vals = [self.expr(a, mv) for a in args]
+            if data == "activemask":
+                return f"h_activemask(C, {mv})"
+            op = data[: -len("_sync")]
+            helper = "h_shfl" if op.startswith("shfl") else "h_vote"
+            return f"{helper}(C, {mv}, {op!r}, {', '.join(vals)}, {line})"
         if kind in ("grid", "gridsize"):
             nd = self._ndim(node)
             if nd != 1:

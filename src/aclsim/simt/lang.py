@@ -168,6 +168,19 @@ threadfence = _intrinsic("threadfence", "threadfence(): order this thread's memo
 threadfence_block = _intrinsic("threadfence_block", "threadfence_block(): order them for the block")
 threadfence_system = _intrinsic("threadfence_system", "threadfence_system(): order them for host and device")
 
+# Warp functions (see warp.py): every thread named in `mask` must make the same call.
+all_sync = _intrinsic("all_sync", "all_sync(mask, predicate): true if it holds in every named lane")
+any_sync = _intrinsic("any_sync", "any_sync(mask, predicate): true if it holds in any named lane")
+ballot_sync = _intrinsic("ballot_sync", "ballot_sync(mask, predicate): uint32 bits of the named lanes where it holds")
+activemask = _intrinsic("activemask", "activemask(): uint32 bits of the warp's lanes executing the call")
+syncwarp = _intrinsic("syncwarp", "syncwarp(mask=0xffffffff): the named lanes of the warp meet")
+shfl_sync = _intrinsic("shfl_sync", "shfl_sync(mask, value, src_lane): value of lane src_lane")
+shfl_up_sync = _intrinsic("shfl_up_sync", "shfl_up_sync(mask, value, delta): value of lane - delta (own if < 0)")
+shfl_down_sync = _intrinsic("shfl_down_sync", "shfl_down_sync(mask, value, delta): value of lane + delta (own if > 31)")
+shfl_xor_sync = _intrinsic("shfl_xor_sync", "shfl_xor_sync(mask, value, lane_mask): value of lane ^ lane_mask")
+WARP_FUNCTIONS = ("all_sync", "any_sync", "ballot_sync", "activemask", "syncwarp", "shfl_sync", "shfl_up_sync",
+                  "shfl_down_sync", "shfl_xor_sync")
+
 grid = _intrinsic(
     "grid", "grid(ndim): the thread's absolute position, blockIdx * blockDim + threadIdx (a tuple for ndim 2 or 3)"
 )
