@@ -378,3 +378,48 @@ def test_a_divergent_warp_call_faults_instead_of_hanging():
     with pytest.raises(aclsim.AclError, match=r"shfl_sync at .* lanes \[16, 17, .*31\] named in the mask "
                                               r"0xffffffff do not take part"):
         divergent_shuffle[1, 32](np.zeros(32, np.int32))
+
+
+@cuda.jit(device=True)
+def min_max(a, b):
+    if a < b:
+        return a, b
+    return b, a
+
+
+@cuda.jit(device=True)
+def polar(x, y):
+    r = math.hypot(x, y)
+    return r, math.atan2(y, x)
+
+
+@cuda.jit
+def sort_pairs(x, y, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        lo, hi = min_max(x[i], y[i])
+        r, phi = polar(x[i], y[i])
+        out[i, 0] = lo
+        out[i, 1] = hi
+        out[i, 2] = r
+        out[i, 3] = phi
+
+
+def test_device_functions_return_tuples_that_callers_unpack():
+    rng = np.random.default_rng(8)
+    x, y = rng.standard_normal(100), rng.standard_normal(100)
+    out = np.zeros((100, 4))
+    sort_pairs[1, 128](x, y, out)
+    np.testing.assert_array_equal(out[:, 0], np.minimum(x, y))
+    np.testing.assert_array_equal(out[:, 1], np.maximum(x, y))
+    np.testing.assert_allclose(out[:, 2], np.hypot(x, y), rtol=1e-15)
+    np.testing.assert_allclose(out[:, 3], np.arctan2(y, x), rtol=1e-15)
+
+
+def test_a_tuple_result_used_as_one_value_is_refused():
+    @cuda.jit
+    def k(x):
+        x[0] = min_max(x[1], x[2])
+
+    with pytest.raises(aclsim.simt.SimtError, match=r"min_max\(\) as a single value \(it returns 2 values\)"):
+        k[1, 1](np.zeros(3))

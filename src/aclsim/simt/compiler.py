@@ -192,6 +192,7 @@ class Codegen:
         self.ret = "C.ret" if kind == "kernel" else "r_ret"
         self.consts: dict[str, Any] = {}
         self.shared_bytes = 0  # per block, declared in this function
+        self.ret_arity: int | None = 0  # device functions: 0 nothing returned yet, None a value, n a tuple
 
     # -- output ---------------------------------------------------------------------------
     def emit(self, text: str) -> None:
@@ -244,11 +245,16 @@ class Codegen:
             self.emit(f"r_file, C.file = C.file, {self.src.file!r}")
             self.emit("r_ret = False")
             self.emit("r_val = h_U")
+            self._rv_at = len(self.lines)
         self.block(node.body)
         if self.kind == "device":
             self.ind = 1
             self.emit("C.file = r_file")
-            self.emit("return r_val")
+            if self.ret_arity:
+                self.lines.insert(self._rv_at, "    " + "; ".join(f"r_val{k} = h_U" for k in range(self.ret_arity)))
+                self.emit("return (" + "".join(f"r_val{k}, " for k in range(self.ret_arity)) + ")")
+            else:
+                self.emit("return r_val")
         return "\n".join(out_head + self.lines) + "\n"
 
     # -- statements -----------------------------------------------------------------------
@@ -532,7 +538,14 @@ class Codegen:
             if s.value is not None and not (isinstance(s.value, ast.Constant) and s.value.value is None):
                 raise self.refuse(s, "returning a value from a kernel", "store results through a Ptr parameter")
         else:
-            if s.value is not None:
+            arity = len(s.value.elts) if isinstance(s.value, ast.Tuple) else None
+            if s.value is not None and self.ret_arity not in (0, arity):
+                raise self.refuse(s, "returning values of different arities from one device function")
+            self.ret_arity = arity if s.value is not None else self.ret_arity
+            if isinstance(s.value, ast.Tuple):  # a tuple: each element merges per lane
+                for k, e in enumerate(s.value.elts):
+                    self.emit(f"r_val{k} = h_asg(C, m, {self.expr(e, 'm')}, r_val{k})")
+            elif s.value is not None:
                 self.emit(f"r_val = h_asg(C, m, {self.expr(s.value, 'm')}, r_val)")
         self.emit(f"{self.ret} = h_mor(C.N, {self.ret}, m)")
         self.emit("m = False")
@@ -763,6 +776,11 @@ class Codegen:
             if kind in ("grid", "gridsize"):
                 arity = self._ndim(node)
                 code = "(" + "".join(f"{c}, " for c in self.grid_code(kind, arity)) + ")"
+            elif kind == "device":
+                code = self.call(node, "m", tuple_ok=True)
+                arity = self.compiler.device(data, node, self.src).ret_arity
+                if arity is None:
+                    raise self.refuse(s, f"unpacking '{ast.unparse(node)}', which returns a single value")
             elif kind == "math" and data.result == "split":
                 if len(node.args) != 1 or node.keywords:
                     raise self.refuse(node, f"{ast.unparse(node.func)} with these arguments", "pass one value")
@@ -825,7 +843,7 @@ class Codegen:
             return None
         return _ARRAY_DECLS.get(getattr(obj, "__func__", None))
 
-    def call(self, node: ast.Call, mv: str) -> str:
+    def call(self, node: ast.Call, mv: str, tuple_ok: bool = False) -> str:
         if node.keywords:
             raise self.refuse(node, "keyword arguments in a call")
         kind, data = self._intrinsic(node.func)
@@ -840,6 +858,9 @@ class Codegen:
             fn = self.compiler.device(data, node, self.src)
             if len(args) != fn.nparams:
                 raise self.refuse(node, f"calling {fname} with {len(args)} arguments (it takes {fn.nparams})")
+            if fn.ret_arity and not tuple_ok:
+                raise self.refuse(node, f"{fname}() as a single value (it returns {fn.ret_arity} values)",
+                                  f"unpack it: {', '.join('abcdefgh'[:fn.ret_arity])} = {fname}(...)")
             return f"{self._obj(fn.pyfunc)}(C, {mv}, {', '.join(self.arg(a) for a in args)})"
         if kind == "atomic":
             n = 4 if data == "cas" else 3
@@ -923,8 +944,10 @@ class Codegen:
 class Compiled:
     """A generated function and what calling it needs."""
 
-    def __init__(self, pyfunc: Any, source: str, nparams: int, written: set[str], shared_bytes: int) -> None:
+    def __init__(self, pyfunc: Any, source: str, nparams: int, written: set[str], shared_bytes: int,
+                 ret_arity: int | None = None) -> None:
         self.pyfunc = pyfunc
+        self.ret_arity = ret_arity or None  # the number of values a device function returns as a tuple
         self.shared_bytes = shared_bytes
         self.source = source
         self.nparams = nparams
@@ -945,7 +968,8 @@ class Compiler:
         filename = f"<simt {kind} {src.name} from {src.file}>"
         exec(compile(code, filename, "exec"), env)
         written = _written_pointers(src.node)
-        return Compiled(env["_kernel" if kind == "kernel" else "_device"], code, len(params), written, gen.shared_bytes)
+        return Compiled(env["_kernel" if kind == "kernel" else "_device"], code, len(params), written, gen.shared_bytes,
+                        gen.ret_arity)
 
     def device(self, dev: Any, node: ast.AST, caller: Source) -> Compiled:
         if dev in self._active:
