@@ -228,8 +228,8 @@ def test_signatures_streams_and_numba_host_calls():
 
 
 def test_what_is_not_emulated_says_so():
-    with pytest.raises(AttributeError, match=r"does not emulate numba.cuda.cg"):
-        _ = cuda.cg
+    with pytest.raises(AttributeError, match=r"does not emulate numba.cuda.random"):
+        _ = cuda.random
     with pytest.raises(AttributeError, match=r"cuda.atomic.inc is not emulated.*add, sub"):
         _ = cuda.atomic.inc
     with pytest.raises(aclsim.simt.SimtError, match=r"option.*link"):
@@ -423,3 +423,36 @@ def test_a_tuple_result_used_as_one_value_is_refused():
 
     with pytest.raises(aclsim.simt.SimtError, match=r"min_max\(\) as a single value \(it returns 2 values\)"):
         k[1, 1](np.zeros(3))
+
+
+@cuda.jit
+def heat_steps(u, tmp, steps):
+    """Explicit heat equation, all steps in one launch: a grid sync between reading and writing."""
+    g = cuda.cg.this_grid()
+    i = cuda.grid(1)
+    n = u.size
+    for _ in range(steps):
+        if 0 < i < n - 1:
+            tmp[i] = u[i] + 0.25 * (u[i - 1] - 2 * u[i] + u[i + 1])
+        g.sync()
+        if 0 < i < n - 1:
+            u[i] = tmp[i]
+        g.sync()
+
+
+def test_grid_sync_orders_every_block_of_a_cooperative_launch():
+    u0 = np.zeros(500)
+    u0[250] = 100.0
+    u = u0.copy()
+    heat_steps[4, 128](u, np.zeros(500), 50)
+    ref = u0.copy()
+    for _ in range(50):
+        nxt = ref.copy()
+        nxt[1:-1] = ref[1:-1] + 0.25 * (ref[:-2] - 2 * ref[1:-1] + ref[2:])
+        ref = nxt
+    np.testing.assert_allclose(u, ref, rtol=1e-12)
+
+
+def test_a_grid_sync_on_too_many_blocks_is_refused_at_launch():
+    with pytest.raises(aclsim.simt.SimtError, match=r"all its blocks must be resident at once: 100000 blocks"):
+        heat_steps[100000, 128](np.zeros(8), np.zeros(8), 1)

@@ -45,6 +45,7 @@ from .simt.lang import (
     SimtError,
     blockDim,
     blockIdx,
+    cg,
     const,
     grid,
     gridDim,
@@ -259,7 +260,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "atomic", "blockDim", "blockIdx", "const", "default_stream", "device_array", "device_array_like", "event", "grid",
+    "atomic", "blockDim", "blockIdx", "cg", "const", "default_stream", "device_array", "device_array_like", "event", "grid",
     "gridDim", "gridsize", "is_available", "jit", "laneid", "local", "pinned", "pinned_array", "pinned_array_like",
     "shared", "stream", "synchronize", "syncthreads", "syncthreads_and", "syncthreads_count", "syncthreads_or",
     "threadIdx", "threadfence", "threadfence_block", "threadfence_system", "to_device", "warpsize",

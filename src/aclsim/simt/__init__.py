@@ -74,6 +74,7 @@ from .lang import (
     syncthreads_or,
     tan,
     tanh,
+    this_grid,
     threadfence,
     threadfence_block,
     threadfence_system,
@@ -89,7 +90,7 @@ __all__ = [
     "atomic_sub", "atomic_xor", "blockDim", "blockIdx", "ceil", "const", "cos", "cosh", "device", "dim3", "exp", "exp2", "fabs",
     "floor", "fma", "grid", "gridDim", "gridsize", "kernel", "laneid", "local", "log", "log2", "log10", "max", "min", "pow",
     "rsqrt", "shared", "sin", "sinh", "sqrt", "syncthreads", "syncthreads_and", "syncthreads_count", "syncthreads_or", "tan", "tanh",
-    "threadIdx", "threadfence", "threadfence_block", "threadfence_system", "trunc", "warpsize",
+    "this_grid", "threadIdx", "threadfence", "threadfence_block", "threadfence_system", "trunc", "warpsize",
 ]
 # Every math function (simt.hypot, simt.erf, simt.isnan, ...): the table is in mathfns.
 globals().update({_n: getattr(lang, _n) for _n in MATH})

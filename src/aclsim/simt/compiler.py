@@ -71,6 +71,7 @@ def _register() -> None:
         add(f, "fence")
     for name in lang.WARP_FUNCTIONS:
         add(getattr(lang, name), "warp", name)
+    add(lang.this_grid, "this_grid")
     add(lang.grid, "grid")
     add(lang.gridsize, "gridsize")
     for op in lang.ATOMIC_OPS:
@@ -192,6 +193,8 @@ class Codegen:
         self.ret = "C.ret" if kind == "kernel" else "r_ret"
         self.consts: dict[str, Any] = {}
         self.shared_bytes = 0  # per block, declared in this function
+        self.grid_groups: set[str] = set()  # names bound to this_grid()
+        self.grid_sync = False  # whether this function (or one it calls) syncs the grid
         self.ret_arity: int | None = 0  # device functions: 0 nothing returned yet, None a value, n a tuple
 
     # -- output ---------------------------------------------------------------------------
@@ -313,6 +316,9 @@ class Codegen:
             self.emit("m = False")
         elif isinstance(s, ast.Return):
             self.return_(s)
+        elif isinstance(s, ast.Expr) and self._is_grid_sync(s.value):
+            self.grid_sync = True
+            self.emit(f"C.grid_sync(m, {line})")
         elif isinstance(s, ast.Expr):
             kind = self._intrinsic(s.value.func)[0] if isinstance(s.value, ast.Call) else None
             if kind == "sync":
@@ -336,6 +342,19 @@ class Codegen:
         else:
             raise self.refuse(s, _CONSTRUCTS.get(type(s), f"a '{type(s).__name__}' statement"))
 
+    def _is_grid_sync(self, node: ast.expr) -> bool:
+        """Whether node is `this_grid().sync()` or `g.sync()` with g = this_grid()."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "sync"):
+            return False
+        group = node.func.value
+        if isinstance(group, ast.Name) and group.id in self.grid_groups:
+            pass
+        elif not (isinstance(group, ast.Call) and self._intrinsic(group.func)[0] == "this_grid"):
+            return False
+        if node.args or node.keywords:
+            raise self.refuse(node, "arguments to the grid group's sync()")
+        return True
+
     def print_(self, call: ast.Call) -> None:
         """print(...) in a kernel: every active thread prints its line, in thread order (like printf)."""
         if call.keywords:
@@ -352,6 +371,11 @@ class Codegen:
         return dt
 
     def assign(self, target: ast.expr, value: ast.expr, s: ast.stmt) -> None:
+        if isinstance(value, ast.Call) and self._intrinsic(value.func)[0] == "this_grid":
+            if not isinstance(target, ast.Name) or value.args or value.keywords:
+                raise self.refuse(s, f"'{ast.unparse(s)}'", "write g = this_grid() and call g.sync()")
+            self.grid_groups.add(target.id)
+            return
         decl = self._array_decl(value.func) if isinstance(value, ast.Call) else None
         if decl is not None:
             if not isinstance(target, ast.Name):
@@ -858,6 +882,7 @@ class Codegen:
             fn = self.compiler.device(data, node, self.src)
             if len(args) != fn.nparams:
                 raise self.refuse(node, f"calling {fname} with {len(args)} arguments (it takes {fn.nparams})")
+            self.grid_sync |= fn.grid_sync
             if fn.ret_arity and not tuple_ok:
                 raise self.refuse(node, f"{fname}() as a single value (it returns {fn.ret_arity} values)",
                                   f"unpack it: {', '.join('abcdefgh'[:fn.ret_arity])} = {fname}(...)")
@@ -875,6 +900,8 @@ class Codegen:
                 return (f"h_atomic(C, 'cas', {base}, {idx}, {self.expr(args[3], mv)}, {mv}, {line}, "
                         f"{self.expr(args[2], mv)})")
             return f"h_atomic(C, {data!r}, {base}, {idx}, {self.expr(args[2], mv)}, {mv}, {line})"
+        if kind == "this_grid":
+            raise self.refuse(node, f"{fname}() here", "write g = this_grid() and call g.sync(), or this_grid().sync()")
         if kind == "syncred":
             if len(args) != 1:
                 raise self.refuse(node, f"{fname} with {len(args)} arguments", f"call it as {fname}(predicate)")
@@ -945,8 +972,9 @@ class Compiled:
     """A generated function and what calling it needs."""
 
     def __init__(self, pyfunc: Any, source: str, nparams: int, written: set[str], shared_bytes: int,
-                 ret_arity: int | None = None) -> None:
+                 ret_arity: int | None = None, grid_sync: bool = False) -> None:
         self.pyfunc = pyfunc
+        self.grid_sync = grid_sync  # needs a cooperative launch: every block runs at once
         self.ret_arity = ret_arity or None  # the number of values a device function returns as a tuple
         self.shared_bytes = shared_bytes
         self.source = source
@@ -969,7 +997,7 @@ class Compiler:
         exec(compile(code, filename, "exec"), env)
         written = _written_pointers(src.node)
         return Compiled(env["_kernel" if kind == "kernel" else "_device"], code, len(params), written, gen.shared_bytes,
-                        gen.ret_arity)
+                        gen.ret_arity, gen.grid_sync)
 
     def device(self, dev: Any, node: ast.AST, caller: Source) -> Compiled:
         if dev in self._active:

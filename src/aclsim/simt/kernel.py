@@ -117,6 +117,8 @@ class Launcher:
     def __call__(self, *args: Any) -> Task:
         k = self.kernel
         compiled = k.compile()
+        if compiled.grid_sync:
+            self._check_cooperative()
         if len(args) != len(k.declared):
             raise SimtError(f"kernel {k.name} takes {len(k.declared)} arguments, got {len(args)}")
         if len(k.declared) != len(k.param_types):
@@ -136,6 +138,22 @@ class Launcher:
 
         task = Task("kernel", k.name, run, grid=self.grid, block=self.block, keep=args, engine="simt", source=k.file)
         return rt.launch(self.stream, task, f"{k.name}[...] launch")
+
+
+    def _check_cooperative(self) -> None:
+        """A grid sync needs every block resident at once (a cooperative launch), checked before queueing."""
+        rt = get_runtime()
+        chip = rt.devices[rt.get_device()].chip
+        tpb = self.block[0] * self.block[1] * self.block[2]
+        # Assumption (no public figure): a vector core keeps MAX_THREADS_PER_BLOCK SIMT threads resident.
+        limit = chip.vector_cores * max(1, MAX_THREADS_PER_BLOCK // tpb)
+        blocks = self.grid[0] * self.grid[1] * self.grid[2]
+        if blocks > limit:
+            raise SimtError(
+                f"kernel {self.kernel.name} syncs the whole grid (this_grid().sync()), so all its blocks must be "
+                f"resident at once: {blocks} blocks of {tpb} threads, at most {limit} on {chip.name} "
+                f"({chip.vector_cores} vector cores x {max(1, MAX_THREADS_PER_BLOCK // tpb)} blocks); "
+                "use fewer blocks with a grid-stride loop")
 
 
 def _is_runtime_stream(s: Any) -> bool:
@@ -186,6 +204,8 @@ def _execute(gm: GlobalMemory, task: Task, C: LaunchContext, k: Kernel, compiled
     for p in ptrs:
         p.copy = id(p.alloc) in written
     per_chunk = max(1, min(CHUNK_LANES // C.tpb, CHUNK_SHARED_BYTES // max(compiled.shared_bytes + C.dyn_shared_bytes, 1)))
+    if compiled.grid_sync:
+        per_chunk = C.nblocks  # a grid sync needs every block in the same chunk
     fn = compiled.pyfunc
     with np.errstate(all="ignore"):
         for b0 in range(0, C.nblocks, per_chunk):

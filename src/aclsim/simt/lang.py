@@ -181,6 +181,19 @@ shfl_xor_sync = _intrinsic("shfl_xor_sync", "shfl_xor_sync(mask, value, lane_mas
 WARP_FUNCTIONS = ("all_sync", "any_sync", "ballot_sync", "activemask", "syncwarp", "shfl_sync", "shfl_up_sync",
                   "shfl_down_sync", "shfl_xor_sync")
 
+this_grid = _intrinsic(
+    "this_grid", "this_grid(): the launch's grid as a cooperative group; this_grid().sync() is a grid-wide barrier")
+
+
+class _CooperativeGroups:
+    """`cg` (numba's cuda.cg): this_grid()."""
+
+    def __init__(self) -> None:
+        self.this_grid = this_grid
+
+
+cg = _CooperativeGroups()
+
 grid = _intrinsic(
     "grid", "grid(ndim): the thread's absolute position, blockIdx * blockDim + threadIdx (a tuple for ndim 2 or 3)"
 )

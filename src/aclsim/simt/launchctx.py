@@ -179,6 +179,20 @@ class LaunchContext:
                 "the same syncthreads"
             )
 
+    def grid_sync(self, m: Any, line: int) -> None:
+        """this_grid().sync(): every live thread of the grid (the launch runs as one chunk) must arrive."""
+        if m is True or m is False:
+            return
+        arrived = mask_array(self.N, m)
+        live = ~mask_array(self.N, self.ret)
+        missing = live & ~arrived
+        if missing.any():
+            lane = self.lane0 + int(np.argmax(missing))
+            raise KernelFault(
+                f"kernel '{self.name}': grid sync divergence at this_grid().sync() ({self.where(line)}): only "
+                f"{int(arrived.sum())} of the {int(live.sum())} live threads of the grid reached it "
+                f"({self.describe(lane)} did not)")
+
     def sync_reduce(self, m: Any, op: str, pred: Any, line: int) -> Any:
         """syncthreads_count/and/or: a barrier, then the predicate reduced over each block's arriving threads
         (int32 per lane: the count, or 1/0 for and/or)."""
