@@ -228,8 +228,10 @@ def test_signatures_streams_and_numba_host_calls():
 
 
 def test_what_is_not_emulated_says_so():
-    with pytest.raises(AttributeError, match=r"does not emulate numba.cuda.random"):
-        _ = cuda.random
+    with pytest.raises(AttributeError, match=r"does not emulate numba.cuda.mapped_array"):
+        _ = cuda.mapped_array
+    with pytest.raises(AttributeError, match=r"cuda.random.init_xoroshiro128p_states is not emulated"):
+        _ = cuda.random.init_xoroshiro128p_states
     with pytest.raises(AttributeError, match=r"cuda.atomic.inc is not emulated.*add, sub"):
         _ = cuda.atomic.inc
     with pytest.raises(aclsim.simt.SimtError, match=r"option.*link"):
@@ -456,3 +458,39 @@ def test_grid_sync_orders_every_block_of_a_cooperative_launch():
 def test_a_grid_sync_on_too_many_blocks_is_refused_at_launch():
     with pytest.raises(aclsim.simt.SimtError, match=r"all its blocks must be resident at once: 100000 blocks"):
         heat_steps[100000, 128](np.zeros(8), np.zeros(8), 1)
+
+
+@cuda.jit
+def monte_carlo_pi(states, hits, draws):
+    i = cuda.grid(1)
+    if i < hits.size:
+        inside = 0
+        for _ in range(draws):
+            x = cuda.random.xoroshiro128p_uniform_float32(states, i)
+            y = cuda.random.xoroshiro128p_uniform_float32(states, i)
+            if x * x + y * y <= 1.0:
+                inside += 1
+        hits[i] = inside
+
+
+@cuda.jit
+def normals(states, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        for k in range(out.shape[1]):
+            out[i, k] = cuda.random.xoroshiro128p_normal_float64(states, i)
+
+
+def test_per_thread_random_numbers():
+    n = 256
+    states = cuda.random.create_xoroshiro128p_states(n, seed=42)
+    hits = np.zeros(n, np.int32)
+    monte_carlo_pi[2, 128](states, hits, 200)
+    assert abs(4 * hits.sum() / (n * 200) - np.pi) < 0.05
+    assert len(set(hits.tolist())) > 10  # threads draw different streams
+    out = np.zeros((n, 40))
+    normals[2, 128](cuda.random.create_xoroshiro128p_states(n, seed=7), out)
+    assert abs(out.mean()) < 0.05 and abs(out.std() - 1) < 0.05
+    again = np.zeros((n, 40))
+    normals[2, 128](cuda.random.create_xoroshiro128p_states(n, seed=7), again)
+    assert np.array_equal(out, again)  # the same seed gives the same numbers

@@ -36,7 +36,7 @@ from . import api
 from .errors import AclError
 from .runtime import get_runtime
 from .runtime.gm import array_of, has_array_interface
-from .simt import lang
+from .simt import lang, xoroshiro
 from .simt.arrays import launch_types
 from .simt.device_function import DeviceFunction
 from .simt.kernel import Kernel
@@ -188,6 +188,27 @@ def _stream_of(stream: Any) -> Any:
     return 0 if stream is None or (isinstance(stream, int) and stream == 0) else stream
 
 
+class _Random:
+    """`cuda.random`: xoroshiro128+ states made on the host, numbers drawn per thread in kernels."""
+
+    def __init__(self) -> None:
+        for name in lang.RNG_FUNCTIONS:
+            setattr(self, name, getattr(lang, name))
+
+    @staticmethod
+    def create_xoroshiro128p_states(n: int, seed: int, subsequence_start: int = 0, stream: Any = 0) -> Any:
+        """n independent generator states on the device (splitmix64-seeded; not numba's exact streams)."""
+        _ensure_device()
+        return api.to_device(xoroshiro.seed_states(int(n), int(seed), int(subsequence_start)))
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"cuda.random.{name} is not emulated by aclsim; available: create_xoroshiro128p_states, "
+                             + ", ".join(lang.RNG_FUNCTIONS))
+
+
+random = _Random()
+
+
 # ---------------------------------------------------------------------------- host API
 def to_device(obj: Any, stream: Any = 0, copy: bool = True, to: api.DeviceArray | None = None) -> api.DeviceArray:
     """A device copy of a host array (or copy into `to`)."""
@@ -260,7 +281,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "atomic", "blockDim", "blockIdx", "cg", "const", "default_stream", "device_array", "device_array_like", "event", "grid",
+    "atomic", "blockDim", "blockIdx", "cg", "const", "random", "default_stream", "device_array", "device_array_like", "event", "grid",
     "gridDim", "gridsize", "is_available", "jit", "laneid", "local", "pinned", "pinned_array", "pinned_array_like",
     "shared", "stream", "synchronize", "syncthreads", "syncthreads_and", "syncthreads_count", "syncthreads_or",
     "threadIdx", "threadfence", "threadfence_block", "threadfence_system", "to_device", "warpsize",

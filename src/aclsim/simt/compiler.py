@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from . import arrays, lang, ops, warp
+from . import arrays, lang, ops, warp, xoroshiro
 from .ctype import scalar_dtype
 from .device_function import DeviceFunction
 from .lang import SimtError
@@ -72,6 +72,8 @@ def _register() -> None:
     for name in lang.WARP_FUNCTIONS:
         add(getattr(lang, name), "warp", name)
     add(lang.this_grid, "this_grid")
+    for name, k in lang.RNG_FUNCTIONS.items():
+        add(getattr(lang, name), "rng", k)
     add(lang.grid, "grid")
     add(lang.gridsize, "gridsize")
     for op in lang.ATOMIC_OPS:
@@ -106,7 +108,7 @@ HELPERS: dict[str, Any] = {
     "h_truth": ops.truth, "h_ld": arrays.load, "h_st": arrays.store, "h_stb": arrays.store_binop,
     "h_atomic": arrays.atomic, "h_U": ops.UNDEF, "h_arr": arrays.make_array, "h_shape": arrays.shape_of,
     "h_size": arrays.size_of, "h_ndim": arrays.ndim_of, "h_vote": warp.vote, "h_shfl": warp.shuffle,
-    "h_activemask": warp.activemask, "h_syncwarp": warp.syncwarp,
+    "h_activemask": warp.activemask, "h_syncwarp": warp.syncwarp, "h_rng": xoroshiro.draw,
 }
 # The generated namespace is hygienic by construction: every name comes from exactly one of these
 # disjoint families, so no generated name can equal a helper or a user name.
@@ -900,6 +902,11 @@ class Codegen:
                 return (f"h_atomic(C, 'cas', {base}, {idx}, {self.expr(args[3], mv)}, {mv}, {line}, "
                         f"{self.expr(args[2], mv)})")
             return f"h_atomic(C, {data!r}, {base}, {idx}, {self.expr(args[2], mv)}, {mv}, {line})"
+        if kind == "rng":
+            if len(args) != 2 or node.keywords:
+                raise self.refuse(node, f"{fname} with these arguments", f"call it as {fname}(states, index)")
+            states = self.pointer_arg(args[0], node)
+            return f"h_rng(C, {mv}, {data!r}, {states}, {self.expr(args[1], mv)}, {line})"
         if kind == "this_grid":
             raise self.refuse(node, f"{fname}() here", "write g = this_grid() and call g.sync(), or this_grid().sync()")
         if kind == "syncred":

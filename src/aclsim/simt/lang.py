@@ -181,6 +181,11 @@ shfl_xor_sync = _intrinsic("shfl_xor_sync", "shfl_xor_sync(mask, value, lane_mas
 WARP_FUNCTIONS = ("all_sync", "any_sync", "ballot_sync", "activemask", "syncwarp", "shfl_sync", "shfl_up_sync",
                   "shfl_down_sync", "shfl_xor_sync")
 
+# Random numbers (see xoroshiro.py): xoroshiro128p_uniform_float32(states, index) & co.
+RNG_FUNCTIONS = {f"xoroshiro128p_{k}": k for k in ("uniform_float32", "uniform_float64", "normal_float32", "normal_float64")}
+for _f in RNG_FUNCTIONS:
+    globals()[_f] = _intrinsic(_f, f"{_f}(states, index): advance state `index` and return the next number")
+
 this_grid = _intrinsic(
     "this_grid", "this_grid(): the launch's grid as a cooperative group; this_grid().sync() is a grid-wide barrier")
 
