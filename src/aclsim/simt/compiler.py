@@ -109,6 +109,7 @@ HELPERS: dict[str, Any] = {
     "h_atomic": arrays.atomic, "h_U": ops.UNDEF, "h_arr": arrays.make_array, "h_shape": arrays.shape_of,
     "h_size": arrays.size_of, "h_ndim": arrays.ndim_of, "h_vote": warp.vote, "h_shfl": warp.shuffle,
     "h_activemask": warp.activemask, "h_syncwarp": warp.syncwarp, "h_rng": xoroshiro.draw,
+    "h_padd": arrays.ptr_add, "h_rebind": arrays.rebind,
 }
 # The generated namespace is hygienic by construction: every name comes from exactly one of these
 # disjoint families, so no generated name can equal a helper or a user name.
@@ -196,6 +197,7 @@ class Codegen:
         self.consts: dict[str, Any] = {}
         self.shared_bytes = 0  # per block, declared in this function
         self.grid_groups: set[str] = set()  # names bound to this_grid()
+        self.ptr_locals = False  # whether a local name is bound to a pointer or array
         self.grid_sync = False  # whether this function (or one it calls) syncs the grid
         self.ret_arity: int | None = 0  # device functions: 0 nothing returned yet, None a value, n a tuple
 
@@ -357,6 +359,25 @@ class Codegen:
             raise self.refuse(node, "arguments to the grid group's sync()")
         return True
 
+    def is_pointer(self, node: ast.expr) -> bool:
+        """Whether node is a pointer or array: a name of one, or pointer +/- integer."""
+        if isinstance(node, ast.Name):
+            return node.id in self.ptrs or node.id in self.array_names
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+            return self.is_pointer(node.left) or (isinstance(node.op, ast.Add) and self.is_pointer(node.right))
+        return False
+
+    def pointer(self, node: ast.expr) -> str:
+        """Code for a pointer expression (p, p + k, k + p, p - k)."""
+        if isinstance(node, ast.Name):
+            return f"v_{node.id}"
+        assert isinstance(node, ast.BinOp)
+        p, k = (node.left, node.right) if self.is_pointer(node.left) else (node.right, node.left)
+        if self.is_pointer(k):
+            raise self.refuse(node, f"'{ast.unparse(node)}' (arithmetic between two pointers)")
+        sign = -1 if isinstance(node.op, ast.Sub) else 1
+        return f"h_padd({self.pointer(p)}, {self.expr(k, 'm')}, {sign})"
+
     def print_(self, call: ast.Call) -> None:
         """print(...) in a kernel: every active thread prints its line, in thread order (like printf)."""
         if call.keywords:
@@ -391,14 +412,18 @@ class Codegen:
                 tmps = []
                 for v in value.elts:
                     t = self.tmp()
-                    self.emit(f"{t} = {self.expr(v, 'm')}")
-                    tmps.append(t)
+                    is_ptr = self.is_pointer(v)
+                    self.emit(f"{t} = {self.pointer(v) if is_ptr else self.expr(v, 'm')}")
+                    tmps.append((t, is_ptr))
             else:
                 t = self.tmp()
                 self.emit(f"{t} = {self.tuple_value(value, len(target.elts), s)}")
-                tmps = [f"{t}[{k}]" for k in range(len(target.elts))]
-            for tgt, t in zip(target.elts, tmps, strict=False):
-                self.assign_value(tgt, t, s)
+                tmps = [(f"{t}[{k}]", False) for k in range(len(target.elts))]
+            for tgt, (t, is_ptr) in zip(target.elts, tmps, strict=False):
+                self.assign_value(tgt, t, s, is_ptr)
+            return
+        if self.is_pointer(value):
+            self.assign_value(target, self.pointer(value), s, True)
             return
         if isinstance(target, ast.Subscript) and isinstance(value, ast.BinOp) and type(value.op) in _FUSABLE:
             base, idx = self.subscript_parts(target, write=True)
@@ -407,7 +432,16 @@ class Codegen:
             return
         self.assign_value(target, self.expr(value, "m"), s)
 
-    def assign_value(self, target: ast.expr, code: str, s: ast.stmt) -> None:
+    def assign_value(self, target: ast.expr, code: str, s: ast.stmt, is_ptr: bool = False) -> None:
+        if is_ptr:  # (re)binding a name to a pointer or array
+            if not isinstance(target, ast.Name):
+                raise self.refuse(s, f"storing a pointer or array into {ast.unparse(target)!r}")
+            if target.id in self.params and target.id not in self.ptrs:
+                raise self.refuse(s, f"binding the scalar parameter '{target.id}' to a pointer or array")
+            self.ptrs.add(target.id)
+            self.ptr_locals = True
+            self.emit(f"v_{target.id} = h_rebind(C, m, {code}, v_{target.id})")
+            return
         if isinstance(target, ast.Name):
             if target.id in self.ptrs or target.id in self.array_names:
                 raise self.refuse(s, f"assigning to the pointer/shared array '{target.id}'", "index it instead")
@@ -970,8 +1004,8 @@ class Codegen:
 
     def arg(self, node: ast.expr) -> str:
         """An argument of a device-function call: pointers and shared arrays pass through."""
-        if isinstance(node, ast.Name) and (node.id in self.ptrs or node.id in self.array_names):
-            return f"v_{node.id}"
+        if self.is_pointer(node):
+            return self.pointer(node)
         return self.expr(node, "m")
 
 
@@ -1003,6 +1037,8 @@ class Compiler:
         filename = f"<simt {kind} {src.name} from {src.file}>"
         exec(compile(code, filename, "exec"), env)
         written = _written_pointers(src.node)
+        if gen.ptr_locals:  # a store through an alias may write any pointer parameter
+            written |= set(params)
         return Compiled(env["_kernel" if kind == "kernel" else "_device"], code, len(params), written, gen.shared_bytes,
                         gen.ret_arity, gen.grid_sync)
 
