@@ -494,3 +494,22 @@ def test_per_thread_random_numbers():
     again = np.zeros((n, 40))
     normals[2, 128](cuda.random.create_xoroshiro128p_states(n, seed=7), again)
     assert np.array_equal(out, again)  # the same seed gives the same numbers
+
+
+@aclsim.simt.kernel
+def row_norms(a: aclsim.simt.Array[np.float64, 2], out: aclsim.simt.Array[np.float64]):
+    r = aclsim.simt.grid(1)
+    if r < a.shape[0]:
+        row = a[r]  # a 1-D view of row r
+        acc = 0.0
+        for k in range(row.shape[0]):
+            acc += row[k] * row[k]
+        out[r] = math.sqrt(acc)
+
+
+def test_a_row_of_a_2d_array_is_a_1d_view():
+    host = np.random.default_rng(9).standard_normal((40, 9))
+    d, out = aclsim.to_device(host), aclsim.zeros(20, np.float64)
+    row_norms[1, 64](d[::2], out)
+    aclsim.Stream.default().synchronize()
+    np.testing.assert_allclose(out.copy_to_host(), np.linalg.norm(host[::2], axis=1), rtol=1e-14)

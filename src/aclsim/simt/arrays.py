@@ -56,10 +56,11 @@ class ConstArr:
 class ArrayArg:
     """A device-array parameter of a running kernel: its pointer, shape and strides (in elements)."""
 
-    __slots__ = ("contiguous", "dtype", "name", "ptr", "shape", "size", "span", "strides")
+    __slots__ = ("contiguous", "dtype", "name", "off", "ptr", "shape", "size", "span", "strides")
 
-    def __init__(self, name: str, ptr: Any, shape: tuple[int, ...], strides: tuple[int, ...]) -> None:
+    def __init__(self, name: str, ptr: Any, shape: tuple[int, ...], strides: tuple[int, ...], off: Any = None) -> None:
         self.name, self.ptr, self.shape, self.strides = name, ptr, shape, strides
+        self.off = off  # elements from the pointer to element [0, ...] (per lane for a row of a row view)
         self.dtype = ptr.dtype
         self.size = int(np.prod(shape))
         self.contiguous = strides == c_strides(shape)
@@ -141,11 +142,28 @@ def _array_flat(C: Any, A: ArrayArg, idx: Any, m: Any, line: int, what: str) -> 
             k, lo = r
             a, b = (0, C.N) if m is True else (m.start, m.stop)
             if lo + k * (b - 1) < A.shape[0] and lo + k * a >= 0:
-                return idx  # loads and stores keep their slice fast path
+                return idx if A.off is None else binop("add", idx, A.off)  # keeps the slice fast path
     flat = _flat(C, A, idx, m, line, what, A.strides)
+    if A.off is not None:
+        return binop("add", np.asarray(flat, np.int64), np.asarray(val(A.off), np.int64))
     if type(flat) is ND and A.span < 1 << 31:
         flat = flat.astype(np.int32)  # small indices keep the pointer's gather fast path
     return flat
+
+
+def subview(C: Any, A: Any, idx: Any, m: Any, line: int) -> ArrayArg:
+    """a[i] (or a[i, j] of a 3-D array): the sub-array at those leading indices, in every lane."""
+    if type(A) is not ArrayArg:
+        raise TypeError(f"'{getattr(A, 'name', '?')}' has no rows (only device-array parameters do)")
+    parts = idx if type(idx) is tuple else (idx,)
+    k = len(parts)
+    if k >= len(A.shape):
+        raise TypeError(f"'{A.name}' has {len(A.shape)} dimension(s): a[...] with {k} indices is an element")
+    lead = ArrayArg(A.name, A.ptr, A.shape[:k], A.strides[:k])
+    off = _flat(C, lead, idx, m, line, "a row", lead.strides)
+    if A.off is not None:
+        off = binop("add", np.asarray(off, np.int64), np.asarray(val(A.off), np.int64))
+    return ArrayArg(A.name, A.ptr, A.shape[k:], A.strides[k:], off)
 
 
 class PtrView:

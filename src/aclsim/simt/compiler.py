@@ -109,7 +109,7 @@ HELPERS: dict[str, Any] = {
     "h_atomic": arrays.atomic, "h_U": ops.UNDEF, "h_arr": arrays.make_array, "h_shape": arrays.shape_of,
     "h_size": arrays.size_of, "h_ndim": arrays.ndim_of, "h_vote": warp.vote, "h_shfl": warp.shuffle,
     "h_activemask": warp.activemask, "h_syncwarp": warp.syncwarp, "h_rng": xoroshiro.draw,
-    "h_padd": arrays.ptr_add, "h_rebind": arrays.rebind,
+    "h_padd": arrays.ptr_add, "h_rebind": arrays.rebind, "h_sub": arrays.subview,
 }
 # The generated namespace is hygienic by construction: every name comes from exactly one of these
 # disjoint families, so no generated name can equal a helper or a user name.
@@ -359,8 +359,18 @@ class Codegen:
             raise self.refuse(node, "arguments to the grid group's sync()")
         return True
 
+    def _is_row(self, node: ast.expr) -> bool:
+        """Whether node is a[i] (fewer indices than the array parameter a has dimensions): a row view."""
+        if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
+            return False
+        t = self.params.get(node.value.id)
+        nidx = len(node.slice.elts) if isinstance(node.slice, ast.Tuple) else 1
+        return isinstance(t, lang.ArrayType) and nidx < t.ndim
+
     def is_pointer(self, node: ast.expr) -> bool:
-        """Whether node is a pointer or array: a name of one, or pointer +/- integer."""
+        """Whether node is a pointer or array: a name of one, a row a[i] of an array, or pointer +/- integer."""
+        if self._is_row(node):
+            return True
         if isinstance(node, ast.Name):
             return node.id in self.ptrs or node.id in self.array_names
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
@@ -371,6 +381,9 @@ class Codegen:
         """Code for a pointer expression (p, p + k, k + p, p - k)."""
         if isinstance(node, ast.Name):
             return f"v_{node.id}"
+        if isinstance(node, ast.Subscript):
+            base, idx = self.subscript_parts(node)
+            return f"h_sub(C, {base}, {idx}, m, {self.src.line(node)})"
         assert isinstance(node, ast.BinOp)
         p, k = (node.left, node.right) if self.is_pointer(node.left) else (node.right, node.left)
         if self.is_pointer(k):
@@ -668,6 +681,9 @@ class Codegen:
                 if type(k) is not int:
                     raise self.refuse(node, f"'{ast.unparse(node)}' with a non-constant index")
                 return f"{self.attribute(node.value)}[{k}]"
+            if self._is_row(node):
+                raise self.refuse(node, f"the row '{ast.unparse(node)}' as a value",
+                                  f"bind it to a name (row = {ast.unparse(node)}) and index that")
             base, idx = self.subscript_parts(node)
             return f"h_ld(C, {base}, {idx}, {mv}, {self.src.line(node)})"
         if isinstance(node, ast.Call):
