@@ -513,3 +513,27 @@ def test_a_row_of_a_2d_array_is_a_1d_view():
     row_norms[1, 64](d[::2], out)
     aclsim.Stream.default().synchronize()
     np.testing.assert_allclose(out.copy_to_host(), np.linalg.norm(host[::2], axis=1), rtol=1e-14)
+
+
+@cuda.jit
+def masked_votes(x, mask, out):
+    i = cuda.grid(1)
+    if (mask >> cuda.laneid) & 1:
+        out[i, 0] = cuda.ballot_sync(mask, x[i] > 0)
+        out[i, 1] = cuda.shfl_xor_sync(mask, x[i], 0)
+        out[i, 2] = cuda.any_sync(mask, x[i] > 0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(mask=st.integers(1, 2**32 - 1), seed=st.integers(0, 1000))
+def test_votes_with_random_masks_see_only_the_named_lanes(mask, seed):
+    with aclsim.Device(0):
+        x = np.random.default_rng(seed).integers(-3, 3, 64).astype(np.int64)
+        out = np.full((64, 3), -1, np.int64)
+        masked_votes[1, 64](x, mask, out)
+        for w in range(2):
+            xs = x[32 * w : 32 * w + 32]
+            bits = sum(1 << k for k in range(32) if xs[k] > 0) & mask
+            for k in range(32):
+                row = out[32 * w + k].tolist()
+                assert row == ([bits, int(xs[k]), int(bits != 0)] if mask >> k & 1 else [-1, -1, -1])
