@@ -537,3 +537,48 @@ def test_votes_with_random_masks_see_only_the_named_lanes(mask, seed):
             for k in range(32):
                 row = out[32 * w + k].tolist()
                 assert row == ([bits, int(xs[k]), int(bits != 0)] if mask >> k & 1 else [-1, -1, -1])
+
+
+@cuda.jit
+def mandelbrot(c, out, iters):
+    i, j = cuda.grid(2)
+    if i < c.shape[0] and j < c.shape[1]:
+        z = 0j
+        n = 0
+        while n < iters and abs(z) <= 2.0:
+            z = z * z + c[i, j]
+            n += 1
+        out[i, j] = n
+
+
+def test_complex_arithmetic_in_kernels():
+    re, im = np.meshgrid(np.linspace(-2, 0.5, 30), np.linspace(-1.2, 1.2, 20))
+    c = (re + 1j * im).astype(np.complex128)
+    out = np.zeros(c.shape, np.int32)
+    mandelbrot[(3, 4), (8, 8)](c, out, 30)
+    expect = np.zeros(c.shape, np.int32)
+    for idx, cv in np.ndenumerate(c):
+        z, n = 0j, 0
+        while n < 30 and abs(z) <= 2.0:
+            z = z * z + cv
+            n += 1
+        expect[idx] = n
+    assert np.array_equal(out, expect)
+
+
+@cuda.jit
+def rotate(z, angle, out):
+    i = cuda.grid(1)
+    if i < z.size:
+        w = z[i] * complex(math.cos(angle), math.sin(angle))
+        out[i, 0] = w.real
+        out[i, 1] = w.imag
+
+
+def test_complex64_stays_complex64_and_real_imag_parts():
+    z = (np.arange(16) + 1j * np.arange(16)[::-1]).astype(np.complex64)
+    out = np.zeros((16, 2), np.float32)
+    rotate[1, 16](z, 0.5, out)
+    w = z * np.complex128(complex(math.cos(0.5), math.sin(0.5)))
+    np.testing.assert_allclose(out[:, 0], w.real, rtol=1e-5)
+    np.testing.assert_allclose(out[:, 1], w.imag, rtol=1e-5)

@@ -178,7 +178,9 @@ def _typeof(name: str, a: Any) -> Any:
         return np.dtype(np.int64)
     if isinstance(a, float):
         return np.dtype(np.float64)
-    if isinstance(a, (np.integer, np.floating, np.bool_)):
+    if isinstance(a, complex):
+        return np.dtype(np.complex128)
+    if isinstance(a, (np.integer, np.floating, np.bool_, np.complexfloating)):
         return a.dtype
     raise SimtError(f"kernel argument '{name}': a {type(a).__name__} cannot be passed to a kernel here "
                     "(device arrays, numpy arrays, ints, floats and numpy scalars can)")

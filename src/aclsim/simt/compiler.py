@@ -109,7 +109,7 @@ HELPERS: dict[str, Any] = {
     "h_atomic": arrays.atomic, "h_U": ops.UNDEF, "h_arr": arrays.make_array, "h_shape": arrays.shape_of,
     "h_size": arrays.size_of, "h_ndim": arrays.ndim_of, "h_vote": warp.vote, "h_shfl": warp.shuffle,
     "h_activemask": warp.activemask, "h_syncwarp": warp.syncwarp, "h_rng": xoroshiro.draw,
-    "h_padd": arrays.ptr_add, "h_rebind": arrays.rebind, "h_sub": arrays.subview,
+    "h_padd": arrays.ptr_add, "h_rebind": arrays.rebind, "h_sub": arrays.subview, "h_part": ops.part, "h_complex": ops.make_complex,
 }
 # The generated namespace is hygienic by construction: every name comes from exactly one of these
 # disjoint families, so no generated name can equal a helper or a user name.
@@ -501,7 +501,7 @@ class Codegen:
         key = f"{self.src.name}:{self.src.line(call)}"
         if kind == "const":
             host = self.constant(args["ary"])
-            if not isinstance(host, np.ndarray) or host.dtype.kind not in "biuf":
+            if not isinstance(host, np.ndarray) or host.dtype.kind not in "biufc":
                 raise self.refuse(call, f"{fname} of a {type(host).__name__}",
                                   "pass a module-level numpy array of bool, integer or float elements")
             self.const_arrays.add(target.id)
@@ -519,7 +519,7 @@ class Codegen:
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         if not shape or not all(isinstance(n, int) and n > 0 for n in shape):
             raise self.refuse(call, f"the array shape {shape!r}", "give positive integer dimensions")
-        if dtype.kind not in "biuf":
+        if dtype.kind not in "biufc":
             raise self.refuse(call, f"the element type {dtype}", "use a numpy bool, integer or float type")
         if kind == "shared":
             self.shared_bytes += int(np.prod(shape)) * dtype.itemsize
@@ -655,7 +655,7 @@ class Codegen:
     # -- expressions ----------------------------------------------------------------------
     def expr(self, node: ast.expr, mv: str) -> str:
         if isinstance(node, ast.Constant):
-            if type(node.value) in (int, float, bool):
+            if type(node.value) in (int, float, bool, complex):
                 return self.const(node.value)
             raise self.refuse(node, f"the constant {node.value!r}")
         if isinstance(node, ast.Name):
@@ -811,7 +811,9 @@ class Codegen:
             if node.attr in ("shape", "size", "ndim") and (name in self.ptrs or name in self.array_names
                                                             or self.kind == "device"):
                 return f"h_{node.attr}(v_{name})"
-            raise self.refuse(node, f"'{ast.unparse(node)}'", "arrays have .shape, .size and .ndim")
+            if node.attr in ("real", "imag"):
+                return f"h_part(v_{name}, {node.attr!r})"
+            raise self.refuse(node, f"'{ast.unparse(node)}'", "arrays have .shape, .size and .ndim; numbers .real and .imag")
         if isinstance(node.value, (ast.Name, ast.Attribute)):
             try:
                 base = self.resolve(node.value)
@@ -993,6 +995,8 @@ class Codegen:
             return f"h_rsqrt({vals[0]})"
         if kind == "fma" and len(vals) == 3:
             return f"h_fma({', '.join(vals)})"
+        if kind == "cast" and len(vals) == 2 and data.kind == "c":
+            return f"h_complex({vals[0]}, {vals[1]})"
         if kind == "cast" and len(vals) == 1:
             return f"h_to({vals[0]}, {self._obj(data)})"
         if kind in ("sync", "print"):

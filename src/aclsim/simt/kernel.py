@@ -175,7 +175,7 @@ def _convert(kname: str, name: str, t: Any, a: Any) -> Any:
         if isinstance(a, (int, np.integer)) and not isinstance(a, bool) and 0 <= int(a) <= (1 << 64) - 1:
             return int(a)
         raise SimtError(f"kernel {kname}: argument '{name}' must be a device address (int) or DeviceArray, got {a!r}")
-    if not isinstance(a, (int, float, bool, np.integer, np.floating, np.bool_)):
+    if not isinstance(a, (int, float, bool, complex, np.integer, np.floating, np.bool_, np.complexfloating)):
         raise SimtError(f"kernel {kname}: argument '{name}' must be a number ({t}), got {type(a).__name__}")
     if t.kind in "iu":
         if isinstance(a, (float, np.floating)) and not float(a).is_integer():

@@ -55,8 +55,8 @@ class PtrType:
 
     def __init__(self, dtype: Any) -> None:
         self.dtype = np.dtype(dtype)
-        if self.dtype.kind not in "biuf":
-            raise SimtError(f"simt.Ptr[{self.dtype}]: kernels handle bool, integer and float element types only")
+        if self.dtype.kind not in "biufc":
+            raise SimtError(f"simt.Ptr[{self.dtype}]: kernels handle bool, integer, float and complex element types only")
 
     def __repr__(self) -> str:
         return f"simt.Ptr[{self.dtype}]"
@@ -74,8 +74,8 @@ class ArrayType:
 
     def __init__(self, dtype: Any, ndim: int) -> None:
         self.dtype = np.dtype(dtype)
-        if self.dtype.kind not in "biuf":
-            raise SimtError(f"simt.Array[{self.dtype}, ...]: kernels handle bool, integer and float element types only")
+        if self.dtype.kind not in "biufc":
+            raise SimtError(f"simt.Array[{self.dtype}, ...]: kernels handle bool, integer, float and complex element types only")
         if type(ndim) is not int or ndim < 1:
             raise SimtError(f"simt.Array[{self.dtype}, {ndim!r}]: the number of dimensions must be an int >= 1")
         self.ndim = ndim
