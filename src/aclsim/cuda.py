@@ -36,7 +36,7 @@ from . import api
 from .errors import AclError
 from .runtime import get_runtime
 from .runtime.gm import array_of, has_array_interface
-from .simt import lang
+from .simt import lang, xoroshiro
 from .simt.arrays import launch_types
 from .simt.device_function import DeviceFunction
 from .simt.kernel import Kernel
@@ -45,6 +45,7 @@ from .simt.lang import (
     SimtError,
     blockDim,
     blockIdx,
+    cg,
     const,
     grid,
     gridDim,
@@ -53,6 +54,12 @@ from .simt.lang import (
     local,
     shared,
     syncthreads,
+    syncthreads_and,
+    syncthreads_count,
+    syncthreads_or,
+    threadfence,
+    threadfence_block,
+    threadfence_system,
     threadIdx,
     warpsize,
 )
@@ -115,15 +122,13 @@ class CudaKernel:
     def __getitem__(self, config: Any) -> Any:
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             raise SimtError(f"launch as {self.fn.__name__}[griddim, blockdim](...) (optionally stream, sharedmem)")
-        if len(config) == 4 and config[3]:
-            raise SimtError(f"{self.fn.__name__}[..., sharedmem={config[3]}]: dynamic shared memory is not emulated "
-                            "yet; declare cuda.shared.array with a constant shape")
-        return functools.partial(self._launch, config[0], config[1], config[2] if len(config) > 2 else 0)
+        return functools.partial(self._launch, *config[:2], config[2] if len(config) > 2 else 0,
+                                 config[3] if len(config) > 3 else 0)
 
     def __call__(self, *args: Any) -> None:
         raise SimtError(f"kernel {self.fn.__name__} needs a launch configuration: {self.fn.__name__}[griddim, blockdim](...)")
 
-    def _launch(self, griddim: Any, blockdim: Any, stream: Any, *args: Any) -> None:
+    def _launch(self, griddim: Any, blockdim: Any, stream: Any, sharedmem: int, *args: Any) -> None:
         if len(args) != len(self.params):
             raise SimtError(f"kernel {self.fn.__name__} takes {len(self.params)} arguments, got {len(args)}")
         _ensure_device()
@@ -139,7 +144,7 @@ class CudaKernel:
         spec = self._specs.get(types)
         if spec is None:
             spec = self._specs[types] = _Specialized(self.fn, dict(zip(self.params, types, strict=True)))
-        spec[griddim, blockdim, _stream_of(stream)](*dev_args)
+        spec[griddim, blockdim, _stream_of(stream), sharedmem](*dev_args)
         if copies:
             get_runtime().synchronize_device()
             for host, d in copies:
@@ -173,7 +178,9 @@ def _typeof(name: str, a: Any) -> Any:
         return np.dtype(np.int64)
     if isinstance(a, float):
         return np.dtype(np.float64)
-    if isinstance(a, (np.integer, np.floating, np.bool_)):
+    if isinstance(a, complex):
+        return np.dtype(np.complex128)
+    if isinstance(a, (np.integer, np.floating, np.bool_, np.complexfloating)):
         return a.dtype
     raise SimtError(f"kernel argument '{name}': a {type(a).__name__} cannot be passed to a kernel here "
                     "(device arrays, numpy arrays, ints, floats and numpy scalars can)")
@@ -181,6 +188,27 @@ def _typeof(name: str, a: Any) -> Any:
 
 def _stream_of(stream: Any) -> Any:
     return 0 if stream is None or (isinstance(stream, int) and stream == 0) else stream
+
+
+class _Random:
+    """`cuda.random`: xoroshiro128+ states made on the host, numbers drawn per thread in kernels."""
+
+    def __init__(self) -> None:
+        for name in lang.RNG_FUNCTIONS:
+            setattr(self, name, getattr(lang, name))
+
+    @staticmethod
+    def create_xoroshiro128p_states(n: int, seed: int, subsequence_start: int = 0, stream: Any = 0) -> Any:
+        """n independent generator states on the device (splitmix64-seeded; not numba's exact streams)."""
+        _ensure_device()
+        return api.to_device(xoroshiro.seed_states(int(n), int(seed), int(subsequence_start)))
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"cuda.random.{name} is not emulated by aclsim; available: create_xoroshiro128p_states, "
+                             + ", ".join(lang.RNG_FUNCTIONS))
+
+
+random = _Random()
 
 
 # ---------------------------------------------------------------------------- host API
@@ -245,13 +273,19 @@ def is_available() -> bool:
     return True
 
 
+# Warp functions (cuda.shfl_sync, cuda.ballot_sync, cuda.activemask, ...).
+globals().update({_n: getattr(lang, _n) for _n in lang.WARP_FUNCTIONS})
+
+
 def __getattr__(name: str) -> Any:
     raise AttributeError(f"aclsim.simt.cuda does not emulate numba.cuda.{name}; see the README's SIMT section "
                          "for what the cuda namespace offers")
 
 
 __all__ = [
-    "atomic", "blockDim", "blockIdx", "const", "default_stream", "device_array", "device_array_like", "event", "grid",
+    "atomic", "blockDim", "blockIdx", "cg", "const", "random", "default_stream", "device_array", "device_array_like", "event", "grid",
     "gridDim", "gridsize", "is_available", "jit", "laneid", "local", "pinned", "pinned_array", "pinned_array_like",
-    "shared", "stream", "synchronize", "syncthreads", "threadIdx", "to_device", "warpsize",
+    "shared", "stream", "synchronize", "syncthreads", "syncthreads_and", "syncthreads_count", "syncthreads_or",
+    "threadIdx", "threadfence", "threadfence_block", "threadfence_system", "to_device", "warpsize",
+    *lang.WARP_FUNCTIONS,
 ]

@@ -69,8 +69,15 @@ from .lang import (
     sinh,
     sqrt,
     syncthreads,
+    syncthreads_and,
+    syncthreads_count,
+    syncthreads_or,
     tan,
     tanh,
+    this_grid,
+    threadfence,
+    threadfence_block,
+    threadfence_system,
     threadIdx,
     trunc,
     warpsize,
@@ -82,11 +89,15 @@ __all__ = [
     "atan2", "atomic_add", "atomic_and", "atomic_cas", "atomic_exch", "atomic_max", "atomic_min", "atomic_or",
     "atomic_sub", "atomic_xor", "blockDim", "blockIdx", "ceil", "const", "cos", "cosh", "device", "dim3", "exp", "exp2", "fabs",
     "floor", "fma", "grid", "gridDim", "gridsize", "kernel", "laneid", "local", "log", "log2", "log10", "max", "min", "pow",
-    "rsqrt", "shared", "sin", "sinh", "sqrt", "syncthreads", "tan", "tanh", "threadIdx", "trunc", "warpsize",
+    "rsqrt", "shared", "sin", "sinh", "sqrt", "syncthreads", "syncthreads_and", "syncthreads_count", "syncthreads_or", "tan", "tanh",
+    "this_grid", "threadIdx", "threadfence", "threadfence_block", "threadfence_system", "trunc", "warpsize",
 ]
 # Every math function (simt.hypot, simt.erf, simt.isnan, ...): the table is in mathfns.
 globals().update({_n: getattr(lang, _n) for _n in MATH})
 __all__ += [n for n in MATH if n not in __all__]
+# Warp functions (simt.shfl_sync, simt.ballot_sync, ...): listed in lang.WARP_FUNCTIONS.
+globals().update({_n: getattr(lang, _n) for _n in lang.WARP_FUNCTIONS})
+__all__ += list(lang.WARP_FUNCTIONS)
 
 
 def __getattr__(name: str) -> object:

@@ -27,7 +27,7 @@ from . import memory
 from .atomics import as_values, serial_apply
 from .ctype import cast
 from .lang import ArrayType, PtrType, SimtError
-from .ops import ND, Idx, mask_array, val
+from .ops import ND, UNDEF, Idx, assign, binop, mask_array, val
 
 
 class LocalArr:
@@ -56,10 +56,11 @@ class ConstArr:
 class ArrayArg:
     """A device-array parameter of a running kernel: its pointer, shape and strides (in elements)."""
 
-    __slots__ = ("contiguous", "dtype", "name", "ptr", "shape", "size", "span", "strides")
+    __slots__ = ("contiguous", "dtype", "name", "off", "ptr", "shape", "size", "span", "strides")
 
-    def __init__(self, name: str, ptr: Any, shape: tuple[int, ...], strides: tuple[int, ...]) -> None:
+    def __init__(self, name: str, ptr: Any, shape: tuple[int, ...], strides: tuple[int, ...], off: Any = None) -> None:
         self.name, self.ptr, self.shape, self.strides = name, ptr, shape, strides
+        self.off = off  # elements from the pointer to element [0, ...] (per lane for a row of a row view)
         self.dtype = ptr.dtype
         self.size = int(np.prod(shape))
         self.contiguous = strides == c_strides(shape)
@@ -141,11 +142,65 @@ def _array_flat(C: Any, A: ArrayArg, idx: Any, m: Any, line: int, what: str) -> 
             k, lo = r
             a, b = (0, C.N) if m is True else (m.start, m.stop)
             if lo + k * (b - 1) < A.shape[0] and lo + k * a >= 0:
-                return idx  # loads and stores keep their slice fast path
+                return idx if A.off is None else binop("add", idx, A.off)  # keeps the slice fast path
     flat = _flat(C, A, idx, m, line, what, A.strides)
+    if A.off is not None:
+        return binop("add", np.asarray(flat, np.int64), np.asarray(val(A.off), np.int64))
     if type(flat) is ND and A.span < 1 << 31:
         flat = flat.astype(np.int32)  # small indices keep the pointer's gather fast path
     return flat
+
+
+def subview(C: Any, A: Any, idx: Any, m: Any, line: int) -> ArrayArg:
+    """a[i] (or a[i, j] of a 3-D array): the sub-array at those leading indices, in every lane."""
+    if type(A) is not ArrayArg:
+        raise TypeError(f"'{getattr(A, 'name', '?')}' has no rows (only device-array parameters do)")
+    parts = idx if type(idx) is tuple else (idx,)
+    k = len(parts)
+    if k >= len(A.shape):
+        raise TypeError(f"'{A.name}' has {len(A.shape)} dimension(s): a[...] with {k} indices is an element")
+    lead = ArrayArg(A.name, A.ptr, A.shape[:k], A.strides[:k])
+    off = _flat(C, lead, idx, m, line, "a row", lead.strides)
+    if A.off is not None:
+        off = binop("add", np.asarray(off, np.int64), np.asarray(val(A.off), np.int64))
+    return ArrayArg(A.name, A.ptr, A.shape[k:], A.strides[k:], off)
+
+
+class PtrView:
+    """`p + k` for a pointer parameter p: the same allocation from element k on (k may differ per lane)."""
+
+    __slots__ = ("dtype", "name", "off", "ptr")
+
+    def __init__(self, ptr: Any, off: Any) -> None:
+        self.ptr, self.off, self.name, self.dtype = ptr, off, ptr.name, ptr.dtype
+
+
+def ptr_add(P: Any, k: Any, sign: int) -> PtrView:
+    """P + k (sign 1) or P - k (sign -1), in elements."""
+    k = val(k)
+    if isinstance(k, float) or (isinstance(k, (ND, np.generic)) and k.dtype.kind not in "iub"):
+        raise TypeError("pointer arithmetic needs an integer offset")
+    if sign < 0:
+        k = binop("sub", 0, k)
+    if type(P) is PtrView:
+        return PtrView(P.ptr, binop("add", P.off, k))
+    if type(P) is not memory.PtrArg:
+        raise TypeError(f"arithmetic on '{getattr(P, 'name', '?')}': only simt.Ptr pointers take + and -")
+    return PtrView(P, k)
+
+
+def rebind(C: Any, m: Any, new: Any, old: Any) -> Any:
+    """A pointer/array name after `name = new` in the lanes of m: lanes may differ only in an offset."""
+    if m is True or old is UNDEF or new is old:
+        return new
+    if m is False:
+        return old
+    base_new, base_old = getattr(new, "ptr", new), getattr(old, "ptr", old)
+    if type(base_new) is memory.PtrArg and base_new is base_old and type(new) is not ArrayArg \
+            and type(old) is not ArrayArg:
+        return PtrView(base_new, assign(C, m, getattr(new, "off", 0), getattr(old, "off", 0)))
+    raise TypeError("a name bound to different arrays in different threads (only a pointer's offset may differ "
+                    "between threads); bind it the same way in every thread")
 
 
 _OWN = (LocalArr, ConstArr)
@@ -205,6 +260,8 @@ def load(C: Any, A: Any, idx: Any, m: Any, line: int) -> Any:
     """A[idx] in every active lane (a pointer or shared array goes to memory.load)."""
     if type(A) is ArrayArg:
         return memory.load(C, A.ptr, _array_flat(C, A, idx, m, line, "load"), m, line)
+    if type(A) is PtrView:
+        return memory.load(C, A.ptr, binop("add", A.off, idx), m, line)
     if type(A) not in _OWN:
         return memory.load(C, A, idx, m, line)
     k = _flat(C, A, idx, m, line, "load")
@@ -221,6 +278,8 @@ def load(C: Any, A: Any, idx: Any, m: Any, line: int) -> Any:
 def store(C: Any, A: Any, idx: Any, value: Any, m: Any, line: int) -> None:
     if type(A) is ArrayArg:
         return memory.store(C, A.ptr, _array_flat(C, A, idx, m, line, "store"), value, m, line)
+    if type(A) is PtrView:
+        return memory.store(C, A.ptr, binop("add", A.off, idx), value, m, line)
     if type(A) not in _OWN:
         return memory.store(C, A, idx, value, m, line)
     if type(A) is ConstArr:
@@ -242,10 +301,10 @@ def store(C: Any, A: Any, idx: Any, value: Any, m: Any, line: int) -> None:
 def store_binop(C: Any, A: Any, idx: Any, op: str, a: Any, b: Any, m: Any, line: int) -> None:
     if type(A) is ArrayArg:
         return memory.store_binop(C, A.ptr, _array_flat(C, A, idx, m, line, "store"), op, a, b, m, line)
+    if type(A) is PtrView:
+        return memory.store_binop(C, A.ptr, binop("add", A.off, idx), op, a, b, m, line)
     if type(A) not in _OWN:
         return memory.store_binop(C, A, idx, op, a, b, m, line)
-    from .ops import binop
-
     return store(C, A, idx, binop(op, a, b), m, line)
 
 
@@ -254,6 +313,8 @@ def atomic(C: Any, op: str, A: Any, idx: Any, value: Any, m: Any, line: int, com
     if type(A) is ArrayArg:
         flat = _array_flat(C, A, idx, m, line, f"atomic_{op}")
         return memory.atomic(C, op, A.ptr, flat, value, m, line, compare)
+    if type(A) is PtrView:
+        return memory.atomic(C, op, A.ptr, binop("add", A.off, idx), value, m, line, compare)
     if type(A) not in _OWN:
         return memory.atomic(C, op, A, idx, value, m, line, compare)
     if type(A) is ConstArr:

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from . import arrays, lang, ops
+from . import arrays, lang, ops, warp, xoroshiro
 from .ctype import scalar_dtype
 from .device_function import DeviceFunction
 from .lang import SimtError
@@ -65,6 +65,15 @@ def _register() -> None:
         INTRINSICS[id(obj)] = (kind, data)
 
     add(lang.syncthreads, "sync")
+    for op in ("count", "and", "or"):
+        add(getattr(lang, f"syncthreads_{op}"), "syncred", op)
+    for f in (lang.threadfence, lang.threadfence_block, lang.threadfence_system):
+        add(f, "fence")
+    for name in lang.WARP_FUNCTIONS:
+        add(getattr(lang, name), "warp", name)
+    add(lang.this_grid, "this_grid")
+    for name, k in lang.RNG_FUNCTIONS.items():
+        add(getattr(lang, name), "rng", k)
     add(lang.grid, "grid")
     add(lang.gridsize, "gridsize")
     for op in lang.ATOMIC_OPS:
@@ -98,7 +107,9 @@ HELPERS: dict[str, Any] = {
     "h_tomask": ops.to_mask, "h_cmpm": ops.cmp_mask, "h_rmask": ops.range_mask, "h_asg": ops.assign,
     "h_truth": ops.truth, "h_ld": arrays.load, "h_st": arrays.store, "h_stb": arrays.store_binop,
     "h_atomic": arrays.atomic, "h_U": ops.UNDEF, "h_arr": arrays.make_array, "h_shape": arrays.shape_of,
-    "h_size": arrays.size_of, "h_ndim": arrays.ndim_of,
+    "h_size": arrays.size_of, "h_ndim": arrays.ndim_of, "h_vote": warp.vote, "h_shfl": warp.shuffle,
+    "h_activemask": warp.activemask, "h_syncwarp": warp.syncwarp, "h_rng": xoroshiro.draw,
+    "h_padd": arrays.ptr_add, "h_rebind": arrays.rebind, "h_sub": arrays.subview, "h_part": ops.part, "h_complex": ops.make_complex,
 }
 # The generated namespace is hygienic by construction: every name comes from exactly one of these
 # disjoint families, so no generated name can equal a helper or a user name.
@@ -185,6 +196,10 @@ class Codegen:
         self.ret = "C.ret" if kind == "kernel" else "r_ret"
         self.consts: dict[str, Any] = {}
         self.shared_bytes = 0  # per block, declared in this function
+        self.grid_groups: set[str] = set()  # names bound to this_grid()
+        self.ptr_locals = False  # whether a local name is bound to a pointer or array
+        self.grid_sync = False  # whether this function (or one it calls) syncs the grid
+        self.ret_arity: int | None = 0  # device functions: 0 nothing returned yet, None a value, n a tuple
 
     # -- output ---------------------------------------------------------------------------
     def emit(self, text: str) -> None:
@@ -237,11 +252,16 @@ class Codegen:
             self.emit(f"r_file, C.file = C.file, {self.src.file!r}")
             self.emit("r_ret = False")
             self.emit("r_val = h_U")
+            self._rv_at = len(self.lines)
         self.block(node.body)
         if self.kind == "device":
             self.ind = 1
             self.emit("C.file = r_file")
-            self.emit("return r_val")
+            if self.ret_arity:
+                self.lines.insert(self._rv_at, "    " + "; ".join(f"r_val{k} = h_U" for k in range(self.ret_arity)))
+                self.emit("return (" + "".join(f"r_val{k}, " for k in range(self.ret_arity)) + ")")
+            else:
+                self.emit("return r_val")
         return "\n".join(out_head + self.lines) + "\n"
 
     # -- statements -----------------------------------------------------------------------
@@ -300,6 +320,9 @@ class Codegen:
             self.emit("m = False")
         elif isinstance(s, ast.Return):
             self.return_(s)
+        elif isinstance(s, ast.Expr) and self._is_grid_sync(s.value):
+            self.grid_sync = True
+            self.emit(f"C.grid_sync(m, {line})")
         elif isinstance(s, ast.Expr):
             kind = self._intrinsic(s.value.func)[0] if isinstance(s.value, ast.Call) else None
             if kind == "sync":
@@ -308,10 +331,65 @@ class Codegen:
                 self.emit(f"C.sync(m, {line})")
             elif kind == "print":
                 self.print_(s.value)
+            elif kind == "warp" and self._intrinsic(s.value.func)[1] == "syncwarp":
+                call = s.value
+                if call.keywords or len(call.args) > 1:
+                    raise self.refuse(s, "syncwarp with these arguments", "call it as syncwarp() or syncwarp(mask)")
+                mask = self.expr(call.args[0], "m") if call.args else "0xFFFFFFFF"
+                self.emit(f"h_syncwarp(C, m, {mask}, {line})")
+            elif kind == "fence":
+                if s.value.args or s.value.keywords:
+                    raise self.refuse(s, f"arguments to {ast.unparse(s.value.func)}()")
+                # nothing to do: lanes run over coherent memory one statement at a time (see lang)
             else:
                 self.emit(self.expr(s.value, "m"))
         else:
             raise self.refuse(s, _CONSTRUCTS.get(type(s), f"a '{type(s).__name__}' statement"))
+
+    def _is_grid_sync(self, node: ast.expr) -> bool:
+        """Whether node is `this_grid().sync()` or `g.sync()` with g = this_grid()."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "sync"):
+            return False
+        group = node.func.value
+        if isinstance(group, ast.Name) and group.id in self.grid_groups:
+            pass
+        elif not (isinstance(group, ast.Call) and self._intrinsic(group.func)[0] == "this_grid"):
+            return False
+        if node.args or node.keywords:
+            raise self.refuse(node, "arguments to the grid group's sync()")
+        return True
+
+    def _is_row(self, node: ast.expr) -> bool:
+        """Whether node is a[i] (fewer indices than the array parameter a has dimensions): a row view."""
+        if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
+            return False
+        t = self.params.get(node.value.id)
+        nidx = len(node.slice.elts) if isinstance(node.slice, ast.Tuple) else 1
+        return isinstance(t, lang.ArrayType) and nidx < t.ndim
+
+    def is_pointer(self, node: ast.expr) -> bool:
+        """Whether node is a pointer or array: a name of one, a row a[i] of an array, or pointer +/- integer."""
+        if self._is_row(node):
+            return True
+        if isinstance(node, ast.Name):
+            return node.id in self.ptrs or node.id in self.array_names
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+            return self.is_pointer(node.left) or (isinstance(node.op, ast.Add) and self.is_pointer(node.right))
+        return False
+
+    def pointer(self, node: ast.expr) -> str:
+        """Code for a pointer expression (p, p + k, k + p, p - k)."""
+        if isinstance(node, ast.Name):
+            return f"v_{node.id}"
+        if isinstance(node, ast.Subscript):
+            base, idx = self.subscript_parts(node)
+            return f"h_sub(C, {base}, {idx}, m, {self.src.line(node)})"
+        assert isinstance(node, ast.BinOp)
+        p, k = (node.left, node.right) if self.is_pointer(node.left) else (node.right, node.left)
+        if self.is_pointer(k):
+            raise self.refuse(node, f"'{ast.unparse(node)}' (arithmetic between two pointers)")
+        sign = -1 if isinstance(node.op, ast.Sub) else 1
+        return f"h_padd({self.pointer(p)}, {self.expr(k, 'm')}, {sign})"
 
     def print_(self, call: ast.Call) -> None:
         """print(...) in a kernel: every active thread prints its line, in thread order (like printf)."""
@@ -329,6 +407,11 @@ class Codegen:
         return dt
 
     def assign(self, target: ast.expr, value: ast.expr, s: ast.stmt) -> None:
+        if isinstance(value, ast.Call) and self._intrinsic(value.func)[0] == "this_grid":
+            if not isinstance(target, ast.Name) or value.args or value.keywords:
+                raise self.refuse(s, f"'{ast.unparse(s)}'", "write g = this_grid() and call g.sync()")
+            self.grid_groups.add(target.id)
+            return
         decl = self._array_decl(value.func) if isinstance(value, ast.Call) else None
         if decl is not None:
             if not isinstance(target, ast.Name):
@@ -342,14 +425,18 @@ class Codegen:
                 tmps = []
                 for v in value.elts:
                     t = self.tmp()
-                    self.emit(f"{t} = {self.expr(v, 'm')}")
-                    tmps.append(t)
+                    is_ptr = self.is_pointer(v)
+                    self.emit(f"{t} = {self.pointer(v) if is_ptr else self.expr(v, 'm')}")
+                    tmps.append((t, is_ptr))
             else:
                 t = self.tmp()
                 self.emit(f"{t} = {self.tuple_value(value, len(target.elts), s)}")
-                tmps = [f"{t}[{k}]" for k in range(len(target.elts))]
-            for tgt, t in zip(target.elts, tmps, strict=False):
-                self.assign_value(tgt, t, s)
+                tmps = [(f"{t}[{k}]", False) for k in range(len(target.elts))]
+            for tgt, (t, is_ptr) in zip(target.elts, tmps, strict=False):
+                self.assign_value(tgt, t, s, is_ptr)
+            return
+        if self.is_pointer(value):
+            self.assign_value(target, self.pointer(value), s, True)
             return
         if isinstance(target, ast.Subscript) and isinstance(value, ast.BinOp) and type(value.op) in _FUSABLE:
             base, idx = self.subscript_parts(target, write=True)
@@ -358,7 +445,16 @@ class Codegen:
             return
         self.assign_value(target, self.expr(value, "m"), s)
 
-    def assign_value(self, target: ast.expr, code: str, s: ast.stmt) -> None:
+    def assign_value(self, target: ast.expr, code: str, s: ast.stmt, is_ptr: bool = False) -> None:
+        if is_ptr:  # (re)binding a name to a pointer or array
+            if not isinstance(target, ast.Name):
+                raise self.refuse(s, f"storing a pointer or array into {ast.unparse(target)!r}")
+            if target.id in self.params and target.id not in self.ptrs:
+                raise self.refuse(s, f"binding the scalar parameter '{target.id}' to a pointer or array")
+            self.ptrs.add(target.id)
+            self.ptr_locals = True
+            self.emit(f"v_{target.id} = h_rebind(C, m, {code}, v_{target.id})")
+            return
         if isinstance(target, ast.Name):
             if target.id in self.ptrs or target.id in self.array_names:
                 raise self.refuse(s, f"assigning to the pointer/shared array '{target.id}'", "index it instead")
@@ -405,7 +501,7 @@ class Codegen:
         key = f"{self.src.name}:{self.src.line(call)}"
         if kind == "const":
             host = self.constant(args["ary"])
-            if not isinstance(host, np.ndarray) or host.dtype.kind not in "biuf":
+            if not isinstance(host, np.ndarray) or host.dtype.kind not in "biufc":
                 raise self.refuse(call, f"{fname} of a {type(host).__name__}",
                                   "pass a module-level numpy array of bool, integer or float elements")
             self.const_arrays.add(target.id)
@@ -417,10 +513,13 @@ class Codegen:
         except (SimtError, TypeError):
             raise self.refuse(call, f"a {fname} whose shape or dtype is not a constant",
                               "use literals, module-level constants or arithmetic on them") from None
+        if kind == "shared" and shape == 0:  # dynamic: sized by the launch's 4th value
+            self.emit(f"v_{target.id} = C.dyn_shared({target.id!r}, {self._obj(dtype)})")
+            return
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         if not shape or not all(isinstance(n, int) and n > 0 for n in shape):
             raise self.refuse(call, f"the array shape {shape!r}", "give positive integer dimensions")
-        if dtype.kind not in "biuf":
+        if dtype.kind not in "biufc":
             raise self.refuse(call, f"the element type {dtype}", "use a numpy bool, integer or float type")
         if kind == "shared":
             self.shared_bytes += int(np.prod(shape)) * dtype.itemsize
@@ -512,7 +611,14 @@ class Codegen:
             if s.value is not None and not (isinstance(s.value, ast.Constant) and s.value.value is None):
                 raise self.refuse(s, "returning a value from a kernel", "store results through a Ptr parameter")
         else:
-            if s.value is not None:
+            arity = len(s.value.elts) if isinstance(s.value, ast.Tuple) else None
+            if s.value is not None and self.ret_arity not in (0, arity):
+                raise self.refuse(s, "returning values of different arities from one device function")
+            self.ret_arity = arity if s.value is not None else self.ret_arity
+            if isinstance(s.value, ast.Tuple):  # a tuple: each element merges per lane
+                for k, e in enumerate(s.value.elts):
+                    self.emit(f"r_val{k} = h_asg(C, m, {self.expr(e, 'm')}, r_val{k})")
+            elif s.value is not None:
                 self.emit(f"r_val = h_asg(C, m, {self.expr(s.value, 'm')}, r_val)")
         self.emit(f"{self.ret} = h_mor(C.N, {self.ret}, m)")
         self.emit("m = False")
@@ -549,7 +655,7 @@ class Codegen:
     # -- expressions ----------------------------------------------------------------------
     def expr(self, node: ast.expr, mv: str) -> str:
         if isinstance(node, ast.Constant):
-            if type(node.value) in (int, float, bool):
+            if type(node.value) in (int, float, bool, complex):
                 return self.const(node.value)
             raise self.refuse(node, f"the constant {node.value!r}")
         if isinstance(node, ast.Name):
@@ -575,6 +681,9 @@ class Codegen:
                 if type(k) is not int:
                     raise self.refuse(node, f"'{ast.unparse(node)}' with a non-constant index")
                 return f"{self.attribute(node.value)}[{k}]"
+            if self._is_row(node):
+                raise self.refuse(node, f"the row '{ast.unparse(node)}' as a value",
+                                  f"bind it to a name (row = {ast.unparse(node)}) and index that")
             base, idx = self.subscript_parts(node)
             return f"h_ld(C, {base}, {idx}, {mv}, {self.src.line(node)})"
         if isinstance(node, ast.Call):
@@ -702,7 +811,9 @@ class Codegen:
             if node.attr in ("shape", "size", "ndim") and (name in self.ptrs or name in self.array_names
                                                             or self.kind == "device"):
                 return f"h_{node.attr}(v_{name})"
-            raise self.refuse(node, f"'{ast.unparse(node)}'", "arrays have .shape, .size and .ndim")
+            if node.attr in ("real", "imag"):
+                return f"h_part(v_{name}, {node.attr!r})"
+            raise self.refuse(node, f"'{ast.unparse(node)}'", "arrays have .shape, .size and .ndim; numbers .real and .imag")
         if isinstance(node.value, (ast.Name, ast.Attribute)):
             try:
                 base = self.resolve(node.value)
@@ -743,6 +854,11 @@ class Codegen:
             if kind in ("grid", "gridsize"):
                 arity = self._ndim(node)
                 code = "(" + "".join(f"{c}, " for c in self.grid_code(kind, arity)) + ")"
+            elif kind == "device":
+                code = self.call(node, "m", tuple_ok=True)
+                arity = self.compiler.device(data, node, self.src).ret_arity
+                if arity is None:
+                    raise self.refuse(s, f"unpacking '{ast.unparse(node)}', which returns a single value")
             elif kind == "math" and data.result == "split":
                 if len(node.args) != 1 or node.keywords:
                     raise self.refuse(node, f"{ast.unparse(node.func)} with these arguments", "pass one value")
@@ -805,7 +921,7 @@ class Codegen:
             return None
         return _ARRAY_DECLS.get(getattr(obj, "__func__", None))
 
-    def call(self, node: ast.Call, mv: str) -> str:
+    def call(self, node: ast.Call, mv: str, tuple_ok: bool = False) -> str:
         if node.keywords:
             raise self.refuse(node, "keyword arguments in a call")
         kind, data = self._intrinsic(node.func)
@@ -820,6 +936,10 @@ class Codegen:
             fn = self.compiler.device(data, node, self.src)
             if len(args) != fn.nparams:
                 raise self.refuse(node, f"calling {fname} with {len(args)} arguments (it takes {fn.nparams})")
+            self.grid_sync |= fn.grid_sync
+            if fn.ret_arity and not tuple_ok:
+                raise self.refuse(node, f"{fname}() as a single value (it returns {fn.ret_arity} values)",
+                                  f"unpack it: {', '.join('abcdefgh'[:fn.ret_arity])} = {fname}(...)")
             return f"{self._obj(fn.pyfunc)}(C, {mv}, {', '.join(self.arg(a) for a in args)})"
         if kind == "atomic":
             n = 4 if data == "cas" else 3
@@ -834,6 +954,29 @@ class Codegen:
                 return (f"h_atomic(C, 'cas', {base}, {idx}, {self.expr(args[3], mv)}, {mv}, {line}, "
                         f"{self.expr(args[2], mv)})")
             return f"h_atomic(C, {data!r}, {base}, {idx}, {self.expr(args[2], mv)}, {mv}, {line})"
+        if kind == "rng":
+            if len(args) != 2 or node.keywords:
+                raise self.refuse(node, f"{fname} with these arguments", f"call it as {fname}(states, index)")
+            states = self.pointer_arg(args[0], node)
+            return f"h_rng(C, {mv}, {data!r}, {states}, {self.expr(args[1], mv)}, {line})"
+        if kind == "this_grid":
+            raise self.refuse(node, f"{fname}() here", "write g = this_grid() and call g.sync(), or this_grid().sync()")
+        if kind == "syncred":
+            if len(args) != 1:
+                raise self.refuse(node, f"{fname} with {len(args)} arguments", f"call it as {fname}(predicate)")
+            return f"C.sync_reduce({mv}, {data!r}, {self.expr(args[0], mv)}, {line})"
+        if kind == "fence" or (kind == "warp" and data == "syncwarp"):
+            raise self.refuse(node, f"{fname}() inside an expression", "call it as a statement")
+        if kind == "warp":
+            nargs = {"activemask": 0}.get(data, 2 if data.endswith(("all_sync", "any_sync", "ballot_sync")) else 3)
+            if len(args) != nargs or node.keywords:
+                raise self.refuse(node, f"{fname} with {len(args)} arguments", f"{fname} takes {nargs}")
+            vals = [self.expr(a, mv) for a in args]
+            if data == "activemask":
+                return f"h_activemask(C, {mv})"
+            op = data[: -len("_sync")]
+            helper = "h_shfl" if op.startswith("shfl") else "h_vote"
+            return f"{helper}(C, {mv}, {op!r}, {', '.join(vals)}, {line})"
         if kind in ("grid", "gridsize"):
             nd = self._ndim(node)
             if nd != 1:
@@ -852,6 +995,8 @@ class Codegen:
             return f"h_rsqrt({vals[0]})"
         if kind == "fma" and len(vals) == 3:
             return f"h_fma({', '.join(vals)})"
+        if kind == "cast" and len(vals) == 2 and data.kind == "c":
+            return f"h_complex({vals[0]}, {vals[1]})"
         if kind == "cast" and len(vals) == 1:
             return f"h_to({vals[0]}, {self._obj(data)})"
         if kind in ("sync", "print"):
@@ -879,16 +1024,19 @@ class Codegen:
 
     def arg(self, node: ast.expr) -> str:
         """An argument of a device-function call: pointers and shared arrays pass through."""
-        if isinstance(node, ast.Name) and (node.id in self.ptrs or node.id in self.array_names):
-            return f"v_{node.id}"
+        if self.is_pointer(node):
+            return self.pointer(node)
         return self.expr(node, "m")
 
 
 class Compiled:
     """A generated function and what calling it needs."""
 
-    def __init__(self, pyfunc: Any, source: str, nparams: int, written: set[str], shared_bytes: int) -> None:
+    def __init__(self, pyfunc: Any, source: str, nparams: int, written: set[str], shared_bytes: int,
+                 ret_arity: int | None = None, grid_sync: bool = False) -> None:
         self.pyfunc = pyfunc
+        self.grid_sync = grid_sync  # needs a cooperative launch: every block runs at once
+        self.ret_arity = ret_arity or None  # the number of values a device function returns as a tuple
         self.shared_bytes = shared_bytes
         self.source = source
         self.nparams = nparams
@@ -909,7 +1057,10 @@ class Compiler:
         filename = f"<simt {kind} {src.name} from {src.file}>"
         exec(compile(code, filename, "exec"), env)
         written = _written_pointers(src.node)
-        return Compiled(env["_kernel" if kind == "kernel" else "_device"], code, len(params), written, gen.shared_bytes)
+        if gen.ptr_locals:  # a store through an alias may write any pointer parameter
+            written |= set(params)
+        return Compiled(env["_kernel" if kind == "kernel" else "_device"], code, len(params), written, gen.shared_bytes,
+                        gen.ret_arity, gen.grid_sync)
 
     def device(self, dev: Any, node: ast.AST, caller: Source) -> Compiled:
         if dev in self._active:

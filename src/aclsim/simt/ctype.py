@@ -28,6 +28,8 @@ class _Weak:
 
 WEAK_INT = _Weak("int")  # a Python int / bool
 WEAK_FLOAT = _Weak("float")  # a Python float
+WEAK_COMPLEX = _Weak("complex")  # a Python complex (1j)
+C64 = np.dtype(np.complex64)
 
 I32 = np.dtype(np.int32)
 U32 = np.dtype(np.uint32)
@@ -47,6 +49,8 @@ def dtype_of(v: Any) -> Any:
         return WEAK_INT
     if t is float:
         return WEAK_FLOAT
+    if t is complex:
+        return WEAK_COMPLEX
     if isinstance(v, np.generic):
         return v.dtype
     raise TypeError(f"a {t.__name__} is not a kernel value (numbers, loads and thread indices are)")
@@ -59,7 +63,10 @@ def _int_promote(d: np.dtype) -> np.dtype:
 
 
 def _c_common(a: np.dtype, b: np.dtype) -> np.dtype:
-    """C's usual arithmetic conversions for two typed operands."""
+    """C's usual arithmetic conversions for two typed operands (complex: C99's, the wider precision)."""
+    if a.kind == "c" or b.kind == "c":
+        prec = max(x.itemsize // (2 if x.kind == "c" else 1) for x in (a, b) if x.kind in "fc")
+        return np.dtype(np.complex128) if prec >= 8 else C64
     if a.kind == "f" or b.kind == "f":
         if a.kind == "f" and b.kind == "f":
             return a if a.itemsize >= b.itemsize else b
@@ -86,7 +93,7 @@ def common_type(da: Any, db: Any) -> Any:
         if da is WEAK_INT and db is WEAK_INT:
             r = WEAK_INT
         elif type(da) is _Weak and type(db) is _Weak:
-            r = WEAK_FLOAT
+            r = WEAK_COMPLEX if WEAK_COMPLEX in (da, db) else WEAK_FLOAT
         elif type(da) is _Weak:
             r = _weak_with(da, db)
         elif type(db) is _Weak:
@@ -99,8 +106,11 @@ def common_type(da: Any, db: Any) -> Any:
 
 def _weak_with(weak: str, d: np.dtype) -> np.dtype:
     if weak is WEAK_INT:
-        return d if d.kind == "f" else _int_promote(d)
-    return d if d.kind == "f" else F32
+        return d if d.kind in "fc" else _int_promote(d)
+    if weak is WEAK_FLOAT:
+        return d if d.kind in "fc" else F32
+    # a complex literal: the complex type of d's precision (float32 and integers: complex64)
+    return d if d.kind == "c" else np.dtype(np.complex128) if d == np.float64 else C64
 
 
 def wrap_int32(v: int) -> int:
@@ -114,7 +124,11 @@ def cast(v: Any, dt: np.dtype) -> Any:
     """Convert a kernel value to dtype `dt` as a C conversion would (integers wrap)."""
     t = type(v)
     if t is np.ndarray:
-        return v if v.dtype == dt else v.astype(dt)
+        if v.dtype == dt:
+            return v
+        return (v.real if v.dtype.kind == "c" and dt.kind != "c" else v).astype(dt)  # C: complex -> real part
+    if t is complex:
+        return dt.type(v) if dt.kind == "c" else cast(v.real, dt)
     if t is int or t is bool:
         if dt.kind in "iu":
             bits = dt.itemsize * 8
@@ -128,6 +142,8 @@ def cast(v: Any, dt: np.dtype) -> Any:
         return dt.type(v)
     if v.dtype == dt:
         return v
+    if v.dtype.kind == "c" and dt.kind != "c":
+        v = v.real
     return np.array(v).astype(dt)[()]
 
 
@@ -137,6 +153,8 @@ def default_dtype(d: Any) -> np.dtype:
         return I32
     if d is WEAK_FLOAT:
         return F32
+    if d is WEAK_COMPLEX:
+        return C64
     return d
 
 
@@ -152,6 +170,6 @@ def scalar_dtype(annotation: Any) -> np.dtype | None:
         d = np.dtype(annotation)
     except TypeError:
         return None
-    if not isinstance(annotation, type) or d.kind not in "biuf":
+    if not isinstance(annotation, type) or d.kind not in "biufc":
         return None
     return d

@@ -75,9 +75,10 @@ class Kernel:
             hit = None
         if hit is not None:
             return hit
-        if not isinstance(config, tuple) or len(config) not in (2, 3):
-            raise SimtError(f"launch as {self.name}[grid, block](...) or {self.name}[grid, block, stream](...)")
-        launcher = Launcher(self, config[0], config[1], config[2] if len(config) == 3 else 0)
+        if not isinstance(config, tuple) or len(config) not in (2, 3, 4):
+            raise SimtError(f"launch as {self.name}[grid, block](...) or {self.name}[grid, block, stream](...) "
+                            f"(or {self.name}[grid, block, stream, dynamic_shared_bytes](...))")
+        launcher = Launcher(self, *config)
         if len(self._launchers) < 16:  # each keeps its geometry caches
             with contextlib.suppress(TypeError):
                 self._launchers[config] = launcher
@@ -95,7 +96,7 @@ def kernel(fn: Any) -> Kernel:
 class Launcher:
     """A kernel with its launch configuration; calling it queues the launch."""
 
-    def __init__(self, k: Kernel, grid: Any, block: Any, stream: Any) -> None:
+    def __init__(self, k: Kernel, grid: Any, block: Any, stream: Any = 0, shared_bytes: Any = 0) -> None:
         self.kernel = k
         self.grid = _dims(grid, "grid")
         self.block = _dims(block, "block")
@@ -107,11 +108,17 @@ class Launcher:
         self.stream = getattr(stream, "handle", stream) if not _is_runtime_stream(stream) else stream
         if self.stream is None:
             self.stream = 0
+        # The size of the block's dynamic shared memory (numba's 4th launch value; `<<<g, b, bytes>>>` in C).
+        if not isinstance(shared_bytes, (int, np.integer)) or isinstance(shared_bytes, bool) or shared_bytes < 0:
+            raise SimtError(f"kernel launch: the dynamic shared memory size must be a byte count >= 0, got {shared_bytes!r}")
+        self.shared_bytes = int(shared_bytes)
         self.context: LaunchContext | None = None
 
     def __call__(self, *args: Any) -> Task:
         k = self.kernel
         compiled = k.compile()
+        if compiled.grid_sync:
+            self._check_cooperative()
         if len(args) != len(k.declared):
             raise SimtError(f"kernel {k.name} takes {len(k.declared)} arguments, got {len(args)}")
         if len(k.declared) != len(k.param_types):
@@ -123,7 +130,7 @@ class Launcher:
         vals = [PtrArg(gm, name, v, t.dtype) if isinstance(t, PtrType) else v
                 for (name, t), v in zip(k.param_types.items(), vals, strict=False)]
         if self.context is None:
-            self.context = LaunchContext(k.name, k.file, self.grid, self.block)
+            self.context = LaunchContext(k.name, k.file, self.grid, self.block, self.shared_bytes)
         C = self.context
 
         def run(task: Task) -> None:
@@ -132,6 +139,22 @@ class Launcher:
         work = KernelWork("simt", source=k.file, grid=self.grid, block=self.block, pointers=pointers_in(args))
         task = Task("kernel", k.name, run, work=work, keep=args)
         return rt.launch(self.stream, task, f"{k.name}[...] launch")
+
+
+    def _check_cooperative(self) -> None:
+        """A grid sync needs every block resident at once (a cooperative launch), checked before queueing."""
+        rt = get_runtime()
+        chip = rt.devices[rt.get_device()].chip
+        tpb = self.block[0] * self.block[1] * self.block[2]
+        # Assumption (no public figure): a vector core keeps MAX_THREADS_PER_BLOCK SIMT threads resident.
+        limit = chip.vector_cores * max(1, MAX_THREADS_PER_BLOCK // tpb)
+        blocks = self.grid[0] * self.grid[1] * self.grid[2]
+        if blocks > limit:
+            raise SimtError(
+                f"kernel {self.kernel.name} syncs the whole grid (this_grid().sync()), so all its blocks must be "
+                f"resident at once: {blocks} blocks of {tpb} threads, at most {limit} on {chip.name} "
+                f"({chip.vector_cores} vector cores x {max(1, MAX_THREADS_PER_BLOCK // tpb)} blocks); "
+                "use fewer blocks with a grid-stride loop")
 
 
 def _is_runtime_stream(s: Any) -> bool:
@@ -153,7 +176,7 @@ def _convert(kname: str, name: str, t: Any, a: Any) -> Any:
         if isinstance(a, (int, np.integer)) and not isinstance(a, bool) and 0 <= int(a) <= (1 << 64) - 1:
             return int(a)
         raise SimtError(f"kernel {kname}: argument '{name}' must be a device address (int) or DeviceArray, got {a!r}")
-    if not isinstance(a, (int, float, bool, np.integer, np.floating, np.bool_)):
+    if not isinstance(a, (int, float, bool, complex, np.integer, np.floating, np.bool_, np.complexfloating)):
         raise SimtError(f"kernel {kname}: argument '{name}' must be a number ({t}), got {type(a).__name__}")
     if t.kind in "iu":
         if isinstance(a, (float, np.floating)) and not float(a).is_integer():
@@ -181,7 +204,9 @@ def _execute(gm: GlobalMemory, task: Task, C: LaunchContext, k: Kernel, compiled
     written = {id(p.alloc) for p in ptrs if p.name in compiled.written and p.alloc is not None}
     for p in ptrs:
         p.copy = id(p.alloc) in written
-    per_chunk = max(1, min(CHUNK_LANES // C.tpb, CHUNK_SHARED_BYTES // max(compiled.shared_bytes, 1)))
+    per_chunk = max(1, min(CHUNK_LANES // C.tpb, CHUNK_SHARED_BYTES // max(compiled.shared_bytes + C.dyn_shared_bytes, 1)))
+    if compiled.grid_sync:
+        per_chunk = C.nblocks  # a grid sync needs every block in the same chunk
     fn = compiled.pyfunc
     with np.errstate(all="ignore"):
         for b0 in range(0, C.nblocks, per_chunk):

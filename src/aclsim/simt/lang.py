@@ -55,8 +55,8 @@ class PtrType:
 
     def __init__(self, dtype: Any) -> None:
         self.dtype = np.dtype(dtype)
-        if self.dtype.kind not in "biuf":
-            raise SimtError(f"simt.Ptr[{self.dtype}]: kernels handle bool, integer and float element types only")
+        if self.dtype.kind not in "biufc":
+            raise SimtError(f"simt.Ptr[{self.dtype}]: kernels handle bool, integer, float and complex element types only")
 
     def __repr__(self) -> str:
         return f"simt.Ptr[{self.dtype}]"
@@ -74,8 +74,8 @@ class ArrayType:
 
     def __init__(self, dtype: Any, ndim: int) -> None:
         self.dtype = np.dtype(dtype)
-        if self.dtype.kind not in "biuf":
-            raise SimtError(f"simt.Array[{self.dtype}, ...]: kernels handle bool, integer and float element types only")
+        if self.dtype.kind not in "biufc":
+            raise SimtError(f"simt.Array[{self.dtype}, ...]: kernels handle bool, integer, float and complex element types only")
         if type(ndim) is not int or ndim < 1:
             raise SimtError(f"simt.Array[{self.dtype}, {ndim!r}]: the number of dimensions must be an int >= 1")
         self.ndim = ndim
@@ -157,6 +157,47 @@ def _intrinsic(name: str, doc: str) -> Any:
     fn.__doc__ = doc
     return fn
 
+
+syncthreads_count = _intrinsic(
+    "syncthreads_count", "syncthreads_count(predicate): a barrier; the number of the block's threads where it is true")
+syncthreads_and = _intrinsic("syncthreads_and", "syncthreads_and(predicate): a barrier; 1 if true in every thread")
+syncthreads_or = _intrinsic("syncthreads_or", "syncthreads_or(predicate): a barrier; 1 if true in any thread")
+# Memory fences order a thread's memory accesses as other threads see them. Lanes here run one
+# statement at a time over coherent memory (sequentially consistent), so every fence already holds.
+threadfence = _intrinsic("threadfence", "threadfence(): order this thread's memory accesses device-wide")
+threadfence_block = _intrinsic("threadfence_block", "threadfence_block(): order them for the block")
+threadfence_system = _intrinsic("threadfence_system", "threadfence_system(): order them for host and device")
+
+# Warp functions (see warp.py): every thread named in `mask` must make the same call.
+all_sync = _intrinsic("all_sync", "all_sync(mask, predicate): true if it holds in every named lane")
+any_sync = _intrinsic("any_sync", "any_sync(mask, predicate): true if it holds in any named lane")
+ballot_sync = _intrinsic("ballot_sync", "ballot_sync(mask, predicate): uint32 bits of the named lanes where it holds")
+activemask = _intrinsic("activemask", "activemask(): uint32 bits of the warp's lanes executing the call")
+syncwarp = _intrinsic("syncwarp", "syncwarp(mask=0xffffffff): the named lanes of the warp meet")
+shfl_sync = _intrinsic("shfl_sync", "shfl_sync(mask, value, src_lane): value of lane src_lane")
+shfl_up_sync = _intrinsic("shfl_up_sync", "shfl_up_sync(mask, value, delta): value of lane - delta (own if < 0)")
+shfl_down_sync = _intrinsic("shfl_down_sync", "shfl_down_sync(mask, value, delta): value of lane + delta (own if > 31)")
+shfl_xor_sync = _intrinsic("shfl_xor_sync", "shfl_xor_sync(mask, value, lane_mask): value of lane ^ lane_mask")
+WARP_FUNCTIONS = ("all_sync", "any_sync", "ballot_sync", "activemask", "syncwarp", "shfl_sync", "shfl_up_sync",
+                  "shfl_down_sync", "shfl_xor_sync")
+
+# Random numbers (see xoroshiro.py): xoroshiro128p_uniform_float32(states, index) & co.
+RNG_FUNCTIONS = {f"xoroshiro128p_{k}": k for k in ("uniform_float32", "uniform_float64", "normal_float32", "normal_float64")}
+for _f in RNG_FUNCTIONS:
+    globals()[_f] = _intrinsic(_f, f"{_f}(states, index): advance state `index` and return the next number")
+
+this_grid = _intrinsic(
+    "this_grid", "this_grid(): the launch's grid as a cooperative group; this_grid().sync() is a grid-wide barrier")
+
+
+class _CooperativeGroups:
+    """`cg` (numba's cuda.cg): this_grid()."""
+
+    def __init__(self) -> None:
+        self.this_grid = this_grid
+
+
+cg = _CooperativeGroups()
 
 grid = _intrinsic(
     "grid", "grid(ndim): the thread's absolute position, blockIdx * blockDim + threadIdx (a tuple for ndim 2 or 3)"

@@ -11,7 +11,7 @@ from ..runtime.gm import GlobalMemory
 from ..runtime.work import KernelFault
 from .arrays import LocalArr
 from .memory import SharedArr
-from .ops import Idx, mask_array, val
+from .ops import Idx, mask_array, truth, val
 
 _M32 = (1 << 32) - 1
 # Component order of Idx coefficients.
@@ -24,8 +24,9 @@ _UNIT = tuple(tuple(1 if i == k else 0 for i in range(6)) for k in range(6))
 class LaunchContext:
     """Geometry and per-chunk state of a launch; reused by later launches of the same configuration."""
 
-    def __init__(self, name: str, file: str, grid: tuple, block: tuple) -> None:
+    def __init__(self, name: str, file: str, grid: tuple, block: tuple, dyn_shared_bytes: int = 0) -> None:
         self.name, self.file, self.kernel_file = name, file, file
+        self.dyn_shared_bytes = dyn_shared_bytes
         self.grid, self.block = grid, block
         self.gx, self.gy, self.gz = grid
         self.bdx, self.bdy, self.bdz = block
@@ -134,6 +135,17 @@ class LaunchContext:
             s = self._shared[key] = SharedArr(name, shape, dtype, self.nb)
         return s
 
+    def dyn_shared(self, name: str, dtype: np.dtype) -> SharedArr:
+        """A `shared.array(0, dtype)`: a typed view of the block's dynamic shared memory (every declaration
+        aliases the same bytes, as `extern __shared__` arrays do)."""
+        raw = self._shared.get("<dynamic>")
+        if raw is None:
+            raw = self._shared["<dynamic>"] = SharedArr("<dynamic>", (self.dyn_shared_bytes,), np.dtype(np.uint8), self.nb)
+        n = self.dyn_shared_bytes // dtype.itemsize
+        a = SharedArr(name, (0,), dtype, self.nb)
+        a.shape, a.size, a.data = (n,), n, raw.data[:, : n * dtype.itemsize].view(dtype)
+        return a
+
     def local(self, key: str, name: str, shape: tuple[int, ...], dtype: np.dtype) -> LocalArr:
         """The chunk's copy of a local array (a row per lane; the same object on every execution)."""
         a = self._local.get(key)
@@ -166,6 +178,35 @@ class LaunchContext:
                 f"reached it (thread {self._thread_coords(lane)} did not); every thread of a block must reach "
                 "the same syncthreads"
             )
+
+    def grid_sync(self, m: Any, line: int) -> None:
+        """this_grid().sync(): every live thread of the grid (the launch runs as one chunk) must arrive."""
+        if m is True or m is False:
+            return
+        arrived = mask_array(self.N, m)
+        live = ~mask_array(self.N, self.ret)
+        missing = live & ~arrived
+        if missing.any():
+            lane = self.lane0 + int(np.argmax(missing))
+            raise KernelFault(
+                f"kernel '{self.name}': grid sync divergence at this_grid().sync() ({self.where(line)}): only "
+                f"{int(arrived.sum())} of the {int(live.sum())} live threads of the grid reached it "
+                f"({self.describe(lane)} did not)")
+
+    def sync_reduce(self, m: Any, op: str, pred: Any, line: int) -> Any:
+        """syncthreads_count/and/or: a barrier, then the predicate reduced over each block's arriving threads
+        (int32 per lane: the count, or 1/0 for and/or)."""
+        self.sync(m, line)
+        p = truth(pred)
+        arrived = mask_array(self.N, m).reshape(self.nb, self.tpb)
+        true = np.logical_and(np.broadcast_to(p, (self.N,)).reshape(self.nb, self.tpb), arrived).sum(axis=1)
+        if op == "count":
+            per_block = true
+        elif op == "and":
+            per_block = true == arrived.sum(axis=1)
+        else:
+            per_block = true > 0
+        return np.repeat(per_block.astype(np.int32), self.tpb)
 
     def print(self, m: Any, args: list[Any]) -> None:
         """print() by every active thread of the chunk, in thread order."""

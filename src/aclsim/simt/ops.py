@@ -17,7 +17,19 @@ from typing import Any
 
 import numpy as np
 
-from .ctype import BOOL, F32, I32, WEAK_FLOAT, WEAK_INT, cast, common_type, default_dtype, dtype_of, wrap_int32
+from .ctype import (
+    BOOL,
+    F32,
+    I32,
+    WEAK_COMPLEX,
+    WEAK_FLOAT,
+    WEAK_INT,
+    cast,
+    common_type,
+    default_dtype,
+    dtype_of,
+    wrap_int32,
+)
 from .mathfns import MathFn
 
 _M32 = (1 << 32) - 1
@@ -149,6 +161,10 @@ def binop(op: str, a: Any, b: Any) -> Any:
             rt = common_type(da, WEAK_INT)
     if rt is WEAK_INT:
         return wrap_int32(_PYOP[op](int(a), int(b)))
+    if rt is WEAK_COMPLEX:
+        if op not in ("add", "sub", "mul", "truediv", "pow"):
+            raise TypeError(f"'{op}' is not defined on complex numbers")
+        return a / b if op == "truediv" else _PYOP[op](a, b)
     if rt is WEAK_FLOAT:
         if op == "truediv":
             return a / b if b != 0 else math.copysign(math.inf, a) if a else math.nan
@@ -225,6 +241,28 @@ def select(c: Any, a: Any, b: Any) -> Any:
     return np.where(c, cast(a, rt), cast(b, rt))
 
 
+def make_complex(re: Any, im: Any) -> Any:
+    """complex(re, im): the complex type of the arguments' precision (float32 and integers: complex64)."""
+    a, b = val(re), val(im)
+    rt = common_type(dtype_of(a), dtype_of(b))
+    if rt is WEAK_INT or rt is WEAK_FLOAT:
+        return complex(a, b)
+    if rt is WEAK_COMPLEX or rt.kind == "c":
+        raise TypeError("complex(re, im) takes real arguments")
+    ct = np.dtype(np.complex128) if rt.kind == "f" and rt.itemsize >= 8 else np.dtype(np.complex64)
+    if type(a) is not ND and type(b) is not ND:
+        return ct.type(complex(float(a), float(b)))
+    out = np.empty(np.broadcast(a, b).shape, ct)
+    out.real, out.imag = a, b
+    return out
+
+
+def part(v: Any, which: str) -> Any:
+    """z.real / z.imag (of a real value: itself / 0 of its type)."""
+    v = val(v)
+    return getattr(v, which)
+
+
 def to_dtype(v: Any, dt: np.dtype) -> Any:
     """An explicit cast such as np.float32(x) or int(x)."""
     return cast(val(v), dt)
@@ -236,7 +274,9 @@ def _float_arg(v: Any) -> Any:
     d = dtype_of(v)
     if d is WEAK_FLOAT:
         return v
-    if d is WEAK_INT or d.kind != "f":
+    if d is WEAK_COMPLEX:
+        return v
+    if d is WEAK_INT or d.kind not in "fc":
         return cast(v, F32)
     return v
 
