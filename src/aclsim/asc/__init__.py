@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 
+from .auto import LocalTensorAuto
 from .context import AscError, AscWarning, get_block_idx, get_block_num
 from .coverage import NotEmulatedError, module_getattr
 from .data_copy import data_copy, data_copy_pad, set_atomic_add, set_atomic_max, set_atomic_min, set_atomic_none
@@ -141,6 +142,7 @@ __all__ = [
     "HardEvent",
     "JITFunction",
     "LocalTensor",
+    "LocalTensorAuto",
     "MaskMode",
     "NotEmulatedError",
     "PipeID",
