@@ -3,6 +3,10 @@ TPipe/TBuf spellings real pyasc programs use."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -160,3 +164,110 @@ def test_a_destroyed_pipe_without_init_still_refuses_buffers():
 def _device():
     with aclsim.Device(0):
         yield
+
+
+def test_local_tensor_auto_needs_no_pipe_and_returns_its_memory():
+    @asc.jit
+    def kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+        xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        zg.set_global_buffer(z)
+        for i in range(64):  # 64 x 3 tensors of 32 KiB: fits only if each iteration's memory comes back
+            a = asc.LocalTensorAuto(asc.float32, n)
+            b = asc.LocalTensorAuto(asc.float32, [n])
+            c = asc.LocalTensorAuto(x.dtype, n)
+            asc.data_copy(a, xg, n)
+            asc.adds(b, a, float(i), n)
+            asc.add(c, a, b, n)
+        asc.data_copy(zg, c, n)
+
+    n = 8192
+    x = np.arange(n, dtype=np.float32)
+    z = np.zeros_like(x)
+    kernel[1](x, z, n)
+    np.testing.assert_array_equal(z, x + x + 63)
+
+
+def test_local_tensor_auto_memory_starts_unwritten_and_is_bounded():
+    @asc.jit
+    def uninit(x: asc.GlobalAddress):
+        a = asc.LocalTensorAuto(asc.float32, 64)
+        asc.muls(a, a, 2.0, 64)
+
+    with pytest.raises(asc.AscError, match=r"asc\.muls: reads 64 x float32 but element 0 .* was never written"):
+        uninit[1](np.zeros(8, np.float32))
+
+    @asc.jit
+    def too_big(x: asc.GlobalAddress):
+        keep = [asc.LocalTensorAuto(asc.float32, 16384) for _ in range(4)]  # 4 x 64 KiB > the usable UB
+        assert keep
+
+    with pytest.raises(asc.AscError, match=r"asc\.LocalTensorAuto: UB is full"):
+        too_big[1](np.zeros(8, np.float32))
+
+
+def test_local_tensor_resizing_tags_and_offsets():
+    @asc.jit
+    def kernel(x: asc.GlobalAddress, out: asc.GlobalAddress, overrun: bool):
+        xg, og = asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        og.set_global_buffer(out)
+        pipe = asc.TPipe()
+        q = asc.TQue(asc.TPosition.VECIN, 1)
+        pipe.init_buffer(q, 1, 256 * 4)
+        t = q.alloc_tensor(asc.DataType("float32"))   # pyasc's spelling of a type by name
+        asc.data_copy(t, xg, 256)
+        t.set_size(64)
+        t.set_user_tag(13)
+        u = asc.LocalTensor(asc.int32)
+        u.set_addr_with_offset(t, 64)                # u: int32 view of t's elements 64..
+        og.set_value(0, t.get_size())
+        og.set_value(1, t.get_user_tag())
+        og.set_value(2, u.get_phy_addr() - t.get_phy_addr())
+        t.set_buffer_len(128)
+        og.set_value(3, t.get_length())
+        asc.muls(t, t, 2.0, 65 if overrun else 32)   # 65: past the 32 elements set_buffer_len left
+        q.free_tensor(t)
+
+    out = np.zeros(8, np.float32)
+    kernel[1](np.arange(256, dtype=np.float32), out, False)
+    assert list(out[:4]) == [64, 13, 256, 128]
+    with pytest.raises(asc.AscError, match=r"asc\.muls: 65 x float32 needs 260 bytes but the tensor holds only 128"):
+        kernel[1](np.arange(256, dtype=np.float32), out, True)
+
+
+def test_aclsim_run_gives_torch_an_npu_device_in_host_memory(tmp_path):
+    pytest.importorskip("torch")
+    prog = tmp_path / "prog.py"
+    prog.write_text(textwrap.dedent("""
+        import torch
+        try:
+            import torch_npu  # noqa: F401  (on an Ascend machine; aclsim's stand-in here)
+        except ModuleNotFoundError:
+            pass
+        import asc
+        import asc.lib.runtime as rt
+        from asc.language.core.struct import Field, Struct
+        from asc.language.core.dtype import KnownTypes as KT
+        import aclsim.asc.language.core.struct as ours
+
+        class Cfg(Struct):
+            n = Field(dtype=KT.int32)
+
+        @asc.jit
+        def double(x: asc.GlobalAddress, z: asc.GlobalAddress, cfg: Cfg):
+            xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+            xg.set_global_buffer(x)
+            zg.set_global_buffer(z)
+            t = asc.LocalTensorAuto(x.dtype, cfg.n)
+            asc.data_copy(t, xg, cfg.n)
+            asc.add(t, t, t, cfg.n)
+            asc.data_copy(zg, t, cfg.n)
+
+        x = torch.randn(256, device="npu")
+        z = torch.zeros_like(x).to("npu")
+        double[1, rt.current_stream()](x, z, Cfg(n=256))
+        print(ours.Struct is Struct, torch.equal(z, x * 2))
+    """))
+    out = subprocess.run([sys.executable, "-m", "aclsim", "run", str(prog)], capture_output=True, text=True)
+    assert out.stdout.split() == ["True", "True"], out.stderr

@@ -14,6 +14,7 @@ from __future__ import annotations
 import builtins
 
 from . import adv
+from .auto import LocalTensorAuto
 from .context import AscError, AscWarning, get_block_idx, get_block_num
 from .coverage import NotEmulatedError, module_getattr
 from .cube import fixpipe, load_data, mmad
@@ -155,6 +156,7 @@ __all__ = [
     "HardEvent",
     "JITFunction",
     "LocalTensor",
+    "LocalTensorAuto",
     "MaskMode",
     "NotEmulatedError",
     "PipeID",

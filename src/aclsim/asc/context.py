@@ -91,6 +91,7 @@ class Core:
         self.flags: dict[tuple[int, int], int] = {}  # (HardEvent, event id) -> set_flag minus wait_flag
         self.atomic: tuple[str, Any, Any] | None = None  # (API, numpy ufunc, DataType) while set_atomic_* is on
         self.vmask: Any = None  # the vector mask register (mask.MaskRegister), made on first use
+        self.auto: Any = None  # the UB arena of LocalTensorAuto tensors (auto.Arena), made on first use
 
     def pool(self, name: str) -> Pool:
         p = self.pools.get(name)

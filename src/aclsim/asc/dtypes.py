@@ -18,7 +18,14 @@ class DataType:
 
     __slots__ = ("is_float", "itemsize", "name", "np")
 
-    def __init__(self, name: str, storage: Any, is_float: bool) -> None:
+    def __new__(cls, name: str, storage: Any = None, is_float: bool = False) -> DataType:
+        if storage is None:  # `asc.DataType("int32")`: pyasc's spelling of the type by name
+            return as_dtype(name)
+        return super().__new__(cls)
+
+    def __init__(self, name: str, storage: Any = None, is_float: bool = False) -> None:
+        if storage is None:
+            return  # an existing type, returned by __new__
         self.name = name
         self.np = np.dtype(storage)
         self.itemsize = self.np.itemsize

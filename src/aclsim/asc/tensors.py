@@ -9,6 +9,7 @@ ErrorRead1/ErrorWrite1). Reads check that every byte was written since the buffe
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,7 @@ import numpy as np
 from ..runtime import get_runtime
 from ..runtime.gm import GlobalMemory, Verdict, array_interface, array_of, has_array_interface
 from . import context as ctx
-from .context import ONES, Pool, fail
+from .context import ONES, AscWarning, Pool, fail
 from .dtypes import DataType, as_dtype
 from .enums import TPosition
 
@@ -165,7 +166,8 @@ def _door() -> GlobalMemory:
 class Buffer:
     """One block of local memory carved by TPipe.init_buffer (or a raw LocalTensor region)."""
 
-    __slots__ = ("end", "gen", "index", "lo", "owner", "pool", "position", "released_by", "site", "state", "views")
+    __slots__ = ("__weakref__", "end", "gen", "index", "lo", "owner", "pool", "position", "released_by", "site",
+                 "state", "tag", "views")
 
     def __init__(self, pool: Pool, lo: int, size: int, owner: Any, index: int, position: int, state: int) -> None:
         self.pool = pool
@@ -179,6 +181,7 @@ class Buffer:
         self.site: tuple[str, int] | None = None  # where it was allocated / released last
         self.released_by = "free_tensor"
         self.views: dict[DataType, np.ndarray] = {}
+        self.tag = 0  # set_user_tag / get_user_tag
 
     def tensor(self, dtype: DataType) -> LocalTensor:
         arr = self.views.get(dtype)
@@ -234,7 +237,7 @@ class LocalTensor:
         nbytes = int(tile_size) * dt.itemsize
         if addr % 32:
             fail(api, f"address {addr} is not 32-byte aligned ({pool.name} operands must start on 32 bytes)")
-        if nbytes <= 0 or addr < 0 or addr + nbytes > pool.usable:
+        if nbytes < 0 or addr < 0 or addr + nbytes > pool.usable:  # LocalTensor(dtype): empty until set
             fail(api, f"{tile_size} x {dt.name} at {pool.name} offset {addr} does not fit the {pool.usable} usable "
                       f"bytes of {pool.name} on {core.chip.name}")
         t = Buffer(pool, int(addr), nbytes, None, 0, int(pos), FIXED).tensor(dt)
@@ -277,6 +280,39 @@ class LocalTensor:
 
     def get_position(self) -> int:
         return self.buf.position
+
+    def set_size(self, size: int = 0) -> None:
+        """Make the tensor `size` elements long (within its buffer)."""
+        self._resize(int(size) * self.dtype.itemsize, "LocalTensor.set_size")
+
+    def set_buffer_len(self, data_len: int) -> None:
+        """Make the tensor `data_len` bytes long (within its buffer)."""
+        self._resize(int(data_len), "LocalTensor.set_buffer_len")
+
+    def _resize(self, nbytes: int, api: str) -> None:
+        if self.gen != self.buf.gen:
+            self.dead(api)
+        room = self.buf.end - self.lo
+        if nbytes < 0:
+            fail(api, f"the length must be >= 0, got {nbytes} bytes")
+        if nbytes > room:  # legal, but an access past `room` would hit memory another buffer owns
+            warnings.warn(ctx.message(api, f"{nbytes} bytes exceed the {room} bytes of the tensor's buffer; aclsim "
+                                           f"keeps checking accesses against the {room} bytes"), AscWarning, stacklevel=3)
+            nbytes = room
+        self.end = self.lo + nbytes
+        self.arr = self.buf.pool.bytes[self.lo : self.end - nbytes % self.dtype.itemsize].view(self.dtype.np)
+
+    def set_addr_with_offset(self, src: LocalTensor, offset: int) -> None:
+        """Point this tensor (keeping its element type) at `src` plus `offset` elements of src's type."""
+        t = src[int(offset)].reinterpret_cast(self.dtype)
+        self.buf, self.gen, self.lo, self.end, self.arr = t.buf, t.gen, t.lo, t.end, t.arr
+
+    def set_user_tag(self, tag: int = 0) -> None:
+        """Label the tensor's buffer (read back with get_user_tag)."""
+        self.buf.tag = int(tag)
+
+    def get_user_tag(self) -> int:
+        return self.buf.tag
 
     # -- checked access ----------------------------------------------------------------------
     def dead(self, api: str) -> None:

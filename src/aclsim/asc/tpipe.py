@@ -294,13 +294,16 @@ class TPipe:
         core = self.core
         pool = core.pool(position_pool(target.position, api))
         need = num * block
-        if pool.top + need > pool.usable:
+        auto = core.auto.low if core.auto is not None and core.auto.pool is pool else pool.usable
+        if pool.top + need > auto:
             chip = core.chip
             reserved = f", the top {pool.size - pool.usable} reserved for API temp space" if pool.size > pool.usable else ""
             fail(api, f"{pool.name} over-subscribed: asked for {num} x {block} bytes"
                       f"{' (len ' + str(length) + ' rounded up to 32)' if block != length else ''} = {need} bytes at "
                       f"offset {pool.top}, but {chip.name}'s {pool.name} has {pool.usable} usable bytes "
-                      f"({pool.size} total{reserved}); only {pool.usable - pool.top} bytes are left")
+                      f"({pool.size} total{reserved}"
+                      f"{', the top ' + str(pool.usable - auto) + ' held by LocalTensorAuto' if auto < pool.usable else ''}); "
+                      f"only {auto - pool.top} bytes are left")
         if isinstance(target, TQueBind):
             target.core = core
             target.name = next((k for k, v in sys._getframe(1).f_locals.items() if v is target), None)

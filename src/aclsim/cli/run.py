@@ -77,6 +77,13 @@ def install_aliases() -> None:
     real_pyasc = "asc" in sys.modules or importlib.util.find_spec("asc") is not None
     if not real_pyasc and importlib.util.find_spec("aclsim.asc") is not None:
         sys.modules["asc"] = importlib.import_module("aclsim.asc")
+        for sub in ("lib.runtime", "runtime.config", "language.core.struct", "language.core.dtype"):
+            importlib.import_module(f"aclsim.asc.{sub}")
+        for name, module in list(sys.modules.items()):  # `import asc.X` gives the very module aclsim.asc.X
+            if name.startswith("aclsim.asc."):
+                sys.modules[name.removeprefix("aclsim.")] = module
+        if importlib.util.find_spec("torch") is not None and importlib.util.find_spec("torch_npu") is None:
+            importlib.import_module("aclsim.asc.torch_npu").install()  # device="npu" tensors live in host memory
 
 
 def run(args: argparse.Namespace) -> int:

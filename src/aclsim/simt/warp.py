@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..runtime.streams import KernelFault
+from ..runtime.work import KernelFault
 from .ctype import cast, default_dtype, dtype_of
 from .lang import WARP_SIZE
 from .ops import ND, mask_array, truth, val
