@@ -291,7 +291,7 @@ class DevicesRoom:
             self._destroy_context(ctx)
 
     def _destroy_context(self, ctx: Context) -> None:
-        self._drain([ctx])
+        """Drop a context whose streams the caller has drained (or discarded)."""
         for s in ctx.all_streams():
             s.destroyed = True
             self.handles.drop(s.handle)
