@@ -37,7 +37,6 @@ from .errors import AclError
 from .runtime import get_runtime
 from .runtime.gm import array_of, has_array_interface
 from .simt import lang, xoroshiro
-from .simt.arrays import launch_types
 from .simt.device_function import DeviceFunction
 from .simt.kernel import Kernel
 from .simt.lang import (
@@ -157,12 +156,7 @@ class _Specialized(Kernel):
     """One specialization of a `@cuda.jit` kernel: its parameter types come from the launch arguments."""
 
     def __init__(self, fn: Any, declared: dict[str, Any]) -> None:
-        self.fn, self.name = fn, fn.__name__
-        self.file = inspect.getsourcefile(fn) or "<unknown>"
-        self.declared = declared
-        self.param_types = launch_types(declared)
-        self.compiled = None
-        self._launchers = {}
+        super().__init__(fn, declared)
 
 
 def _typeof(name: str, a: Any) -> Any:

@@ -42,8 +42,21 @@ class Scheduler:
         if self.mode not in ("lazy", "eager"):
             raise ValueError(f"ACLSIM_SCHEDULE must be 'lazy' or 'eager', got {self.mode!r}")
         self._seq = 0
+        self._waiting = 0  # threads in _wait: notify only when someone listens (notify_all costs ~1 us)
         self.post_callback: Callable[[Task], None] | None = None  # set by the runtime
         self.run_inline: Callable[[Task], None] | None = None  # runs a callback on its own report thread
+
+    def _wait(self) -> None:
+        """Wait (holding cv) for another thread's progress; polls, so a missed notify costs at most 50 ms."""
+        self._waiting += 1
+        try:
+            self.cv.wait(0.05)
+        finally:
+            self._waiting -= 1
+
+    def _notify(self) -> None:
+        if self._waiting:
+            self.cv.notify_all()
 
     def submit(self, stream: Any, task: Task) -> Task:
         with self.cv:
@@ -72,7 +85,7 @@ class Scheduler:
                     head = stream.queue[0]
                     if _blocking_callback(head) is not None:
                         self._check_callback_can_finish(stream, head)  # that thread may wait for us
-                    self.cv.wait(0.05)
+                    self._wait()
                     continue
                 task = stream.queue[0]
                 if task.kind == "wait" and task.dep is not None and not task.dep.done:
@@ -96,14 +109,14 @@ class Scheduler:
                 except BaseException:  # KeyboardInterrupt, SystemExit: the task ended, failed; the host goes on
                     if task.done and stream.queue and stream.queue[0] is task:
                         stream.queue.popleft()
-                        self.cv.notify_all()
+                        self._notify()
                     raise
                 finally:
                     stream.busy_thread = outer
                 if not task.done:
                     return  # a blocking callback still pending and we may not wait
                 stream.queue.popleft()
-                self.cv.notify_all()
+                self._notify()
 
     @staticmethod
     def _check_callback_can_finish(stream: Any, task: Task) -> None:
@@ -151,7 +164,7 @@ class Scheduler:
                 stream.queue.remove(task)
                 if self.bus.observers:
                     self.bus.emit("task_done", task)
-            self.cv.notify_all()
+            self._notify()
 
     def _post(self, task: Task) -> None:
         task.posted = True
@@ -177,7 +190,7 @@ class Scheduler:
                     if cb.subscriber == threading.get_ident() and self.run_inline is not None:
                         self.run_inline(task)
                         continue
-                    self.cv.wait(0.05)
+                    self._wait()
                 if not cb.processed:
                     return
         elif task.fn is not None:
@@ -216,4 +229,4 @@ class Scheduler:
         """Mark a callback task as processed by its report thread."""
         with self.cv:
             task.work.processed = True
-            self.cv.notify_all()
+            self._notify()

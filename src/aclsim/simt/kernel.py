@@ -16,7 +16,7 @@ import numpy as np
 
 from ..runtime import KernelFault, KernelWork, Task, get_runtime
 from ..runtime.gm import GlobalMemory, address_of, has_array_interface
-from ..runtime.work import pointers_in
+from ..runtime.memory import DEVICE_BASE
 from . import arrays, compiler
 from .device_function import params_of
 from .lang import PtrType, SimtError, dim3
@@ -47,12 +47,15 @@ def _dims(v: Any, what: str) -> tuple[int, int, int]:
 class Kernel:
     """A `@simt.kernel`: launch it with `kernel[grid, block](*args)` or `kernel[grid, block, stream](*args)`."""
 
-    def __init__(self, fn: Any) -> None:
+    def __init__(self, fn: Any, declared: dict[str, Any] | None = None) -> None:
         self.fn = fn
         self.name = fn.__name__
         self.file = _source_file(fn)
-        self.declared = params_of(fn, "kernel", require=True)  # as written (simt.Array parameters)
+        # as written (simt.Array parameters); `declared` is given by specializations (aclsim.cuda)
+        self.declared = params_of(fn, "kernel", require=True) if declared is None else declared
         self.param_types = arrays.launch_types(self.declared)  # as launched (arrays: pointer + extents)
+        self.expands = len(self.declared) != len(self.param_types)  # array parameters become several values
+        self.plan = [(name, t, isinstance(t, PtrType)) for name, t in self.param_types.items()]
         self.compiled: compiler.Compiled | None = None
         self._launchers: dict[Any, Launcher] = {}
         functools.update_wrapper(self, fn)
@@ -113,33 +116,32 @@ class Launcher:
             raise SimtError(f"kernel launch: the dynamic shared memory size must be a byte count >= 0, got {shared_bytes!r}")
         self.shared_bytes = int(shared_bytes)
         self.context: LaunchContext | None = None
+        self.what = f"{k.name}[...] launch"
 
     def __call__(self, *args: Any) -> Task:
         k = self.kernel
-        compiled = k.compile()
+        compiled = k.compiled or k.compile()
         if compiled.grid_sync:
             self._check_cooperative()
         if len(args) != len(k.declared):
             raise SimtError(f"kernel {k.name} takes {len(k.declared)} arguments, got {len(args)}")
-        if len(k.declared) != len(k.param_types):
+        if k.expands:
             args = tuple(arrays.expand_args(k.name, k.declared, args))
-        vals = [_convert(k.name, name, t, a) for (name, t), a in zip(k.param_types.items(), args, strict=False)]
         rt = get_runtime()
         gm = GlobalMemory(rt)
         # Pointers resolve at launch: queued work still uses memory freed before it runs, as on hardware.
-        vals = [PtrArg(gm, name, v, t.dtype) if isinstance(t, PtrType) else v
-                for (name, t), v in zip(k.param_types.items(), vals, strict=False)]
-        if self.context is None:
-            self.context = LaunchContext(k.name, k.file, self.grid, self.block, self.shared_bytes)
+        vals = [PtrArg(gm, name, _convert(k.name, name, t, a), t.dtype) if ptr else _convert(k.name, name, t, a)
+                for (name, t, ptr), a in zip(k.plan, args, strict=False)]
         C = self.context
+        if C is None:
+            C = self.context = LaunchContext(k.name, k.file, self.grid, self.block, self.shared_bytes)
 
         def run(task: Task) -> None:
-            _execute(gm, task, C, k, compiled, vals)
+            _execute(gm, task, C, compiled, vals)
 
-        work = KernelWork("simt", source=k.file, grid=self.grid, block=self.block, pointers=pointers_in(args))
-        task = Task("kernel", k.name, run, work=work, keep=args)
-        return rt.launch(self.stream, task, f"{k.name}[...] launch")
-
+        ptrs = tuple(v.addr for v in vals if type(v) is PtrArg and v.addr >= DEVICE_BASE)
+        work = KernelWork("simt", source=k.file, grid=self.grid, block=self.block, pointers=ptrs)
+        return rt.launch(self.stream, Task("kernel", k.name, run, work=work, keep=args), self.what)
 
     def _check_cooperative(self) -> None:
         """A grid sync needs every block resident at once (a cooperative launch), checked before queueing."""
@@ -188,38 +190,36 @@ def _convert(kname: str, name: str, t: Any, a: Any) -> Any:
     return t.type(a)
 
 
-def _execute(gm: GlobalMemory, task: Task, C: LaunchContext, k: Kernel, compiled: compiler.Compiled,
-             vals: list) -> None:
+def _execute(gm: GlobalMemory, task: Task, C: LaunchContext, compiled: compiler.Compiled, vals: list) -> None:
     """The device side of a launch: run every chunk of blocks."""
     C.begin(gm, task)
-    args: list[Any] = []
-    ptrs: list[PtrArg] = []
-    for t, v in zip(k.param_types.values(), vals, strict=False):
-        if isinstance(t, PtrType):
-            p = v  # resolved at launch
-            ptrs.append(p)
-            args.append(p)
-        else:
-            args.append(v)
-    written = {id(p.alloc) for p in ptrs if p.name in compiled.written and p.alloc is not None}
-    for p in ptrs:
-        p.copy = id(p.alloc) in written
-    per_chunk = max(1, min(CHUNK_LANES // C.tpb, CHUNK_SHARED_BYTES // max(compiled.shared_bytes + C.dyn_shared_bytes, 1)))
-    if compiled.grid_sync:
-        per_chunk = C.nblocks  # a grid sync needs every block in the same chunk
-    fn = compiled.pyfunc
-    with np.errstate(all="ignore"):
-        for b0 in range(0, C.nblocks, per_chunk):
-            task.work.progress = (b0, C.nblocks)
-            C.set_chunk(b0, min(per_chunk, C.nblocks - b0))
-            try:
-                fn(C, *args)
-            except KernelFault:
-                raise
-            except Exception as e:
-                raise KernelFault(f"kernel '{k.name}' failed at {C.where(C.line)}: {type(e).__name__}: {e}") from e
+    ptrs = [v for v in vals if type(v) is PtrArg]
+    if len(ptrs) > 1:  # a load through one pointer must not alias an allocation the kernel writes through another
+        written = {id(p.alloc) for p in ptrs if p.name in compiled.written and p.alloc is not None}
+        for p in ptrs:
+            p.copy = id(p.alloc) in written
+    elif ptrs:
+        ptrs[0].copy = False
+    per_chunk = C.nblocks  # a grid sync needs every block in the same chunk
+    if not compiled.grid_sync:
+        shared = max(compiled.shared_bytes + C.dyn_shared_bytes, 1)
+        per_chunk = max(1, min(CHUNK_LANES // C.tpb, CHUNK_SHARED_BYTES // shared))
+    _run_chunks(task, C, compiled.pyfunc, vals, per_chunk)
     task.work.bytes_read = C.bytes_read
     task.work.bytes_written = C.bytes_written
+
+
+@np.errstate(all="ignore")  # as a decorator: cheaper per call than entering a new errstate
+def _run_chunks(task: Task, C: LaunchContext, fn: Any, vals: list, per_chunk: int) -> None:
+    for b0 in range(0, C.nblocks, per_chunk):
+        task.work.progress = (b0, C.nblocks)
+        C.set_chunk(b0, min(per_chunk, C.nblocks - b0))
+        try:
+            fn(C, *vals)
+        except KernelFault:
+            raise
+        except Exception as e:
+            raise KernelFault(f"kernel '{C.name}' failed at {C.where(C.line)}: {type(e).__name__}: {e}") from e
 
 
 def _source_file(fn: Any) -> str:
