@@ -25,7 +25,7 @@ import numpy as np
 
 from aclsim import constants as C
 from aclsim.cli.run import install_aliases, run_script
-from aclsim.runtime import Task, get_runtime, reset_runtime
+from aclsim.runtime import KernelWork, Task, get_runtime, reset_runtime
 from aclsim.trace.session import TraceSession
 
 try:
@@ -42,7 +42,7 @@ def tiny_loop(n: int = 1000) -> Callable[[], None]:
     def go() -> None:
         rt = get_runtime()
         for _ in range(n):
-            rt.launch(0, Task("kernel", "tiny", lambda t: None, grid=(1, 1, 1), block=(32, 1, 1)))
+            rt.launch(0, Task("kernel", "tiny", lambda t: None, work=KernelWork("custom", grid=(1, 1, 1), block=(32, 1, 1))))
             rt.synchronize_stream(0)
 
     return go
@@ -96,7 +96,7 @@ def example(path: str) -> Callable[[], None] | None:
 
     def go() -> None:
         with contextlib.redirect_stdout(io.StringIO()):
-            assert run_script(path, []) == 0
+            assert run_script(path, [])[0] == 0
 
     return go
 
