@@ -1,7 +1,37 @@
-"""pyasc's `asc.adv` (high-level APIs): the Matmul and its tiling struct."""
+"""pyasc's `asc.adv` (high-level APIs): the Matmul and its tiling struct, element-wise math."""
 
 from __future__ import annotations
 
+from ..coverage import module_getattr
+from .math import (
+    acos,
+    acosh,
+    asin,
+    asinh,
+    atan,
+    atanh,
+    axpy,
+    ceil,
+    cos,
+    cosh,
+    digamma,
+    erf,
+    erfc,
+    exp,
+    floor,
+    frac,
+    lgamma,
+    log,
+    power,
+    round,
+    sign,
+    sin,
+    sinh,
+    tan,
+    tanh,
+    trunc,
+    xor,
+)
 from .matmul import (
     Matmul,
     MatmulConfig,
@@ -17,8 +47,14 @@ from .matmul import (
 )
 from .tiling import TCubeTiling
 
+__getattr__ = module_getattr("asc.language.adv")  # pyasc names aclsim lacks raise NotEmulatedError
+
 __all__ = [
     "Matmul", "MatmulConfig", "MatmulType", "TCubeTiling", "get_basic_config", "get_ib_share_norm_config",
     "get_mdl_config", "get_mm_config", "get_normal_config", "get_special_basic_config", "get_special_mdl_config",
     "register_matmul",
+]
+__all__ += [  # element-wise math (math.py)
+    "acos", "acosh", "asin", "asinh", "atan", "atanh", "axpy", "ceil", "cos", "cosh", "digamma", "erf", "erfc", "exp",
+    "floor", "frac", "lgamma", "log", "power", "round", "sign", "sin", "sinh", "tan", "tanh", "trunc", "xor",
 ]
