@@ -136,7 +136,7 @@ def test_temp_buffer_overlapping_an_operand_or_not_uint8_is_refused():
         tmp = a.reinterpret_cast(asc.uint8) if kind == "overlap" else b
         asc.adv.cos(b if kind == "overlap" else a[N // 2:], a, N // 2, tmp)
 
-    with pytest.raises(asc.AscError, match="temp_buffer .* overlaps an operand"):
+    with pytest.raises(asc.AscError, match=r"temp_buffer .* overlaps an operand"):
         bad_tmp[1](np.ones(N, np.float32), "overlap")
     with pytest.raises(asc.AscError, match=r"temp_buffer must be a uint8 LocalTensor"):
         bad_tmp[1](np.ones(N, np.float32), "type")
@@ -168,7 +168,8 @@ def test_power_of_int32_uses_integer_semantics():
     e = np.tile(np.array([10, 3, -4, -3, -1, 4, 0, 5], np.int32), N // 8)
     z = np.zeros(N, np.int32)
     binary_kernel[1](x, e, z, "power")
-    want = [int(b) ** int(p) if p >= 0 else (1 if b == 1 else (-1) ** int(p) if b == -1 else 0) for b, p in zip(x, e)]
+    want = [int(b) ** int(p) if p >= 0 else (1 if b == 1 else (-1) ** int(p) if b == -1 else 0)
+            for b, p in zip(x, e, strict=True)]
     np.testing.assert_array_equal(z, want)
 
 
@@ -242,5 +243,5 @@ def test_exp_taylor_level_sets_the_precision(level):
 def test_a_pyasc_adv_name_aclsim_lacks_raises_not_emulated():
     with pytest.raises(asc.NotEmulatedError, match=r"asc\.adv\.concat is a pyasc API that aclsim does not emulate"):
         asc.adv.concat  # noqa: B018
-    with pytest.raises(AttributeError, match="pyasc 1.1.1 has no such name either"):
+    with pytest.raises(AttributeError, match=r"pyasc 1\.1\.1 has no such name either"):
         asc.adv.no_such_api  # noqa: B018
