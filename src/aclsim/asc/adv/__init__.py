@@ -45,6 +45,7 @@ from .matmul import (
     get_special_mdl_config,
     register_matmul,
 )
+from .quant import QuantConfig, quant
 from .tiling import TCubeTiling
 
 __getattr__ = module_getattr("asc.language.adv")  # pyasc names aclsim lacks raise NotEmulatedError
@@ -58,3 +59,4 @@ __all__ += [  # element-wise math (math.py)
     "acos", "acosh", "asin", "asinh", "atan", "atanh", "axpy", "ceil", "cos", "cosh", "digamma", "erf", "erfc", "exp",
     "floor", "frac", "lgamma", "log", "power", "round", "sign", "sin", "sinh", "tan", "tanh", "trunc", "xor",
 ]
+__all__ += ["QuantConfig", "quant"]  # quant.py
