@@ -62,6 +62,7 @@ from .params import (
     DataCopyParams,
     UnaryRepeatParams,
 )
+from .shape import DataFormat, ShapeInfo, array, get_shape_size
 from .sync import pipe_barrier, set_flag, wait_flag
 from .sysvar import (
     DEFAULT_C0_SIZE,
@@ -256,3 +257,4 @@ __all__ += [  # the Cube path (cube.py, cube_types.py) and the high-level APIs (
     "CO2Layout", "CubeFormat", "FixpipeConfig", "FixpipeParamsV220", "IterateOrder", "LayoutMode", "LoadData2DParams",
     "MmadParams", "Nd2NzParams", "QuantModes", "adv", "fixpipe", "load_data", "mmad",
 ]
+__all__ += ["DataFormat", "ShapeInfo", "array", "get_shape_size"]  # tensor shape metadata (shape.py)

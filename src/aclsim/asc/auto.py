@@ -48,6 +48,13 @@ class Arena:
     def give(self, lo: int, size: int) -> None:
         self.free.append((lo, size))
         self.free.sort()
+        merged: list[tuple[int, int]] = []  # coalesce neighbours, or a loop's allocations fragment the UB
+        for blo, n in self.free:
+            if merged and merged[-1][0] + merged[-1][1] == blo:
+                merged[-1] = (merged[-1][0], merged[-1][1] + n)
+            else:
+                merged.append((blo, n))
+        self.free = merged
         while self.free and self.free[0][0] == self.low:  # give the bottom back to TPipe
             self.low += self.free.pop(0)[1]
 

@@ -20,6 +20,7 @@ from . import context as ctx
 from .context import ONES, AscWarning, Pool, fail
 from .dtypes import DataType, as_dtype
 from .enums import TPosition
+from .shape import HasShapeInfo
 
 FREE, ALLOCATED, ENQUEUED, DEQUEUED, FIXED = range(5)
 _U8 = np.dtype(np.uint8)
@@ -65,14 +66,14 @@ class GlobalAddress:
         return f"GlobalAddress({self.addr:#x}, {self.dtype!r})"
 
 
-class GlobalTensor:
+class GlobalTensor(HasShapeInfo):
     """A typed view of GM, set with `set_global_buffer(x + offset[, size])`; `gm[i:]` offsets it.
 
     GM is reached only through the launch's door (`runtime.gm`): the allocation holding the buffer
     address and its bytes are resolved once; any access outside them is placed by the door's bounds rule.
     """
 
-    __slots__ = ("addr", "alloc", "base", "buf", "dtype", "off", "size")
+    __slots__ = ("addr", "alloc", "base", "buf", "dtype", "off", "shape_info", "size")
 
     def __init__(self) -> None:
         self.dtype: DataType | None = None
@@ -220,14 +221,14 @@ def position_pool(pos: int, api: str) -> str:
     fail(api, f"TPosition.{p.name} is not local memory a buffer can be carved from on {core.chip.name}")
 
 
-class LocalTensor:
+class LocalTensor(HasShapeInfo):
     """A typed view of a core's local memory (UB for VECIN/VECOUT/VECCALC).
 
     `asc.LocalTensor(dtype, pos, addr, tile_size)` makes a raw tensor at a UB byte address, as
     pyasc's first tutorial does; queue tensors come from alloc_tensor / deque, scratch from TBuf.get.
     """
 
-    __slots__ = ("arr", "buf", "dtype", "end", "gen", "lo")
+    __slots__ = ("arr", "buf", "dtype", "end", "gen", "lo", "shape_info")
 
     def __init__(self, dtype: Any, pos: int = TPosition.VECIN, addr: int = 0, tile_size: int = 0) -> None:
         api = "LocalTensor"

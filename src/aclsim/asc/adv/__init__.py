@@ -46,6 +46,7 @@ from .matmul import (
     register_matmul,
 )
 from .quant import QuantConfig, quant
+from .softmax import SoftmaxTiling, softmax
 from .tiling import TCubeTiling
 
 __getattr__ = module_getattr("asc.language.adv")  # pyasc names aclsim lacks raise NotEmulatedError
@@ -60,3 +61,4 @@ __all__ += [  # element-wise math (math.py)
     "floor", "frac", "lgamma", "log", "power", "round", "sign", "sin", "sinh", "tan", "tanh", "trunc", "xor",
 ]
 __all__ += ["QuantConfig", "quant"]  # quant.py
+__all__ += ["SoftmaxTiling", "softmax"]  # softmax.py
