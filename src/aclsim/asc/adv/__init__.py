@@ -45,6 +45,7 @@ from .matmul import (
     get_special_mdl_config,
     register_matmul,
 )
+from .norm import RmsNormTiling, rmsnorm
 from .quant import QuantConfig, quant
 from .softmax import SoftmaxTiling, softmax
 from .tiling import TCubeTiling
@@ -62,3 +63,4 @@ __all__ += [  # element-wise math (math.py)
 ]
 __all__ += ["QuantConfig", "quant"]  # quant.py
 __all__ += ["SoftmaxTiling", "softmax"]  # softmax.py
+__all__ += ["RmsNormTiling", "rmsnorm"]  # norm.py
