@@ -4,7 +4,8 @@ pyasc 1.1.1 form: `rmsnorm(dst, src, gamma, epsilon, tiling, temp_buffer=None, b
 The source is [B, S, H] with B, S, H from the tiling (`b_length`, `s_length`, `h_length`; H is
 32-byte aligned, padded from `original_h_length`): per row, dst = src / sqrt(sum(src**2) *
 reciprocal_of_h_length + epsilon) * gamma, computed in float (Ascend C RmsNorm page, 高阶API/归一化操作).
-Padding columns take part in the sum, as on the device. pyasc has no host helper for this tiling, so
+Padding columns take part in the sum, as on the device. The temporary buffer holds at least
+GetRmsNormMinTmpSize ((H, twice for half, + 8) floats). pyasc has no host helper for this tiling, so
 the kernel fills it; an empty tiling would make the device divide by sqrt(epsilon) silently, so it is
 refused here instead.
 """
@@ -63,7 +64,8 @@ def rmsnorm(dst: Any, src: Any, gamma: Any, epsilon: float, tiling: RmsNormTilin
     disjoint(api, dst, h, gamma)  # "dstLocal和gammaLocal的Tensor空间不允许复用"
     if dst.lo != src.lo or dst.buf.pool is not src.buf.pool:  # dst may be src itself, not part of it
         disjoint(api, dst, n, src)
-    check_temp(api, temp_buffer, 0, *((t, c * t.dtype.itemsize) for t, c in ((dst, n), (src, n), (gamma, h))))
+    need = (h * (2 if src.dtype.itemsize == 2 else 1) + 8) * 4  # GetRmsNormMinTmpSize (rmsnorm_tiling_impl.cpp)
+    check_temp(api, temp_buffer, need, *((t, c * t.dtype.itemsize) for t, c in ((dst, n), (src, n), (gamma, h))))
     x = src.read(n, api).astype(np.float32).reshape(rows, h)
     g = gamma.read(h, api).astype(np.float32)
     eps = np.float32(src.dtype.np.type(epsilon))  # epsilon has the source's type

@@ -6,7 +6,8 @@ for an empty one, the shape is the source's ShapeInfo (`src.set_shape_info(...)`
 is k (32-byte aligned), the others multiply to m. Per row: max = rowmax(src), sum = rowsum(e**(src - max)),
 dst = e**(src - max) / sum, computed in float. `sum` and `max` hold each row's value repeated over one
 32-byte block (8 floats or 16 halves); they are float for a half source or the source's type.
-The tiling only splits the work: SoftmaxConfig's default `isCheckTiling` makes the API recompute it
+The temporary buffer holds at least GetSoftMaxMinTmpSize ((32 / sizeof(T) + k + 64) floats on
+Atlas A2/A3). The tiling only splits the work: SoftmaxConfig's default `isCheckTiling` makes the API recompute it
 when it does not fit the shape, so any SoftmaxTiling (even an empty one) gives the same result.
 Sources: Ascend C SoftMax page (asc-devkit docs, 高阶API/激活函数/SoftMax接口/SoftMax.md).
 """
@@ -88,7 +89,8 @@ def softmax(dst: Any, sum: Any, max: Any, src: Any, tiling: SoftmaxTiling, temp_
     n, per_row = m * k, BLOCK // s.dtype.itemsize
     if dst.lo != src.lo or dst.buf.pool is not src.buf.pool:  # dst may be src itself (documented), not part of it
         disjoint(api, dst, n, src)
-    check_temp(api, temp_buffer, 0, *((t, c * t.dtype.itemsize) for t, c in
+    need = (BLOCK // src.dtype.itemsize + k + 64) * 4  # GetSoftMaxMinTmpSize on Atlas A2/A3 (softmax_tiling.cpp)
+    check_temp(api, temp_buffer, need, *((t, c * t.dtype.itemsize) for t, c in
                                       ((dst, n), (src, n), (s, m * per_row), (mx, m * per_row))))
     x = src.read(n, api).astype(np.float32).reshape(m, k)
     row_max = x.max(axis=1, keepdims=True)
