@@ -78,10 +78,12 @@ def _unary(name: str, dst: Any, src: Any, count: Any, tmp: Any, reuse: Any) -> N
     of_types(api, src, spec.types)
     n = prepare(api, dst, (src,), count, tmp, spec.min_tmp(src.dtype.itemsize, bool(reuse)))
     if n:
-        x = src.read(n, api)
-        with np.errstate(all="ignore"):
-            y = spec.fn(_in_float(x))
-        _store(dst.write(n, api), y)
+        x, out = src.read(n, api), dst.write(n, api)
+        with np.errstate(all="ignore"):  # inf/nan results are the hardware's results too
+            if out.dtype == np.float32 and isinstance(spec.fn, np.ufunc):
+                spec.fn(x, out=out)
+            else:
+                out[...] = spec.fn(_in_float(x))
 
 
 def _unary_api(name: str) -> Callable[..., None]:
