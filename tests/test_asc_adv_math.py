@@ -245,3 +245,15 @@ def test_a_pyasc_adv_name_aclsim_lacks_raises_not_emulated():
         asc.adv.concat  # noqa: B018
     with pytest.raises(AttributeError, match=r"pyasc 1\.1\.1 has no such name either"):
         asc.adv.no_such_api  # noqa: B018
+
+
+def test_reading_a_source_never_written_faults_as_for_any_vector_instruction():
+    @asc.jit
+    def unwritten(x: asc.GlobalAddress):
+        pipe = asc.TPipe()
+        a, b = _bufs(pipe, asc.float32, 2)
+        asc.data_copy(a, _gm(x), N // 2)  # only the first half
+        asc.adv.tanh(b, a, N)
+
+    with pytest.raises(asc.AscError, match=r"asc\.adv\.tanh: reads 512 x float32 but element 256 .* never written"):
+        unwritten[1](np.ones(N, np.float32))

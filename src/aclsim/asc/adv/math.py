@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 
 from ..context import fail
+from ..dtypes import DataType
+from ..tensors import LocalTensor
 from . import special
 from .operands import of_types, prepare, same_type, tensor
 
@@ -71,12 +73,22 @@ def _store(out: np.ndarray, values: np.ndarray) -> None:
         out[...] = values
 
 
+def _operands(api: str, dst: Any, srcs: tuple[Any, ...], types: tuple[str, ...], count: Any, tmp: Any,
+              need: Callable[[DataType], int]) -> tuple[LocalTensor, tuple[LocalTensor, ...], int]:
+    """(dst, sources, element count) of a same-type call, after the type, count, overlap and temp_buffer
+    checks; `need` gives the minimum temp_buffer bytes for the element type."""
+    names = ("src",) if len(srcs) == 1 else tuple(f"src{i}" for i in range(len(srcs)))
+    d = tensor(api, "dst", dst)
+    ss = tuple(tensor(api, nm, t) for nm, t in zip(names, srcs, strict=True))
+    same_type(api, d, *ss)
+    of_types(api, d, types)
+    return d, ss, prepare(api, d, ss, count, tmp, need(d.dtype))
+
+
 def _unary(name: str, dst: Any, src: Any, count: Any, tmp: Any, reuse: Any) -> None:
     spec, api = UNARY[name], f"adv.{name}"
-    dst, src = tensor(api, "dst", dst), tensor(api, "src", src)
-    same_type(api, dst, src)
-    of_types(api, src, spec.types)
-    n = prepare(api, dst, (src,), count, tmp, spec.min_tmp(src.dtype.itemsize, bool(reuse)))
+    dst, (src,), n = _operands(api, dst, (src,), spec.types, count, tmp,
+                               lambda dt: spec.min_tmp(dt.itemsize, bool(reuse)))
     if n:
         x, out = src.read(n, api), dst.write(n, api)
         with np.errstate(all="ignore"):  # inf/nan results are the hardware's results too
@@ -110,14 +122,11 @@ def exp(dst: Any, src: Any, count: int, taylor_expand_level: int, temp_buffer: A
     Taylor sum of e**(x - floor(x)) up to the k-th power (asc-devkit `exp_common_impl.h`), so few terms
     lose precision as on the device; 0 uses the vector Exp instruction."""
     api = "adv.exp"
-    dst, src = tensor(api, "dst", dst), tensor(api, "src", src)
-    same_type(api, dst, src)
-    of_types(api, src, FLOAT)
     level = int(taylor_expand_level)
     if not 0 <= level <= 255:
         raise ValueError(f"asc.adv.exp: taylor_expand_level is a uint8 template argument, got {level}")
-    need = EXP_TMP[0] if src.dtype.itemsize == 2 else EXP_TMP[2 if is_reuse_source else 1]
-    n = prepare(api, dst, (src,), count, temp_buffer, need)
+    dst, (src,), n = _operands(api, dst, (src,), FLOAT, count, temp_buffer,
+                               lambda dt: EXP_TMP[0] if dt.itemsize == 2 else EXP_TMP[2 if is_reuse_source else 1])
     if n == 0:
         return
     x = _in_float(src.read(n, api))
@@ -151,10 +160,8 @@ def power(dst: Any, src0: Any, src1: Any, count: int | None = None, temp_buffer:
           is_reuse_source: bool = False) -> None:
     """dst[i] = src0[i] ** src1[i] (half/float computed in float; int32)."""
     api = "adv.power"
-    dst, a, b = tensor(api, "dst", dst), tensor(api, "src0", src0), tensor(api, "src1", src1)
-    same_type(api, dst, a, b)
-    of_types(api, dst, ("float16", "float32", "int32"))
-    n = prepare(api, dst, (a, b), count, temp_buffer, POWER_TMP[dst.dtype.name])
+    dst, (a, b), n = _operands(api, dst, (src0, src1), ("float16", "float32", "int32"), count, temp_buffer,
+                               lambda dt: POWER_TMP[dt.name])
     if n == 0:
         return
     x, y = a.read(n, api), b.read(n, api)
@@ -167,10 +174,8 @@ def xor(dst: Any, src0: Any, src1: Any, count: int | None = None, temp_buffer: A
         is_reuse_source: bool = False) -> None:
     """dst[i] = src0[i] ^ src1[i] (int16/uint16)."""
     api = "adv.xor"
-    dst, a, b = tensor(api, "dst", dst), tensor(api, "src0", src0), tensor(api, "src1", src1)
-    same_type(api, dst, a, b)
-    of_types(api, dst, ("int16", "uint16"))
-    n = prepare(api, dst, (a, b), count, temp_buffer, REPEAT)  # xor_tiling.cpp: one repeat
+    dst, (a, b), n = _operands(api, dst, (src0, src1), ("int16", "uint16"), count, temp_buffer,
+                               lambda dt: REPEAT)  # xor_tiling.cpp: one repeat
     if n == 0:
         return
     x, y = a.read(n, api), b.read(n, api)
