@@ -257,3 +257,13 @@ def test_reading_a_source_never_written_faults_as_for_any_vector_instruction():
 
     with pytest.raises(asc.AscError, match=r"asc\.adv\.tanh: reads 512 x float32 but element 256 .* never written"):
         unwritten[1](np.ones(N, np.float32))
+
+
+def test_every_pyasc_adv_name_is_emulated_or_says_it_is_not():
+    from aclsim.asc import coverage
+
+    for name in coverage.pyasc_names()["asc.language.adv"]:
+        try:
+            getattr(asc.adv, name)
+        except asc.NotEmulatedError as e:
+            assert f"asc.adv.{name} is a pyasc API that aclsim does not emulate" in str(e)
