@@ -24,21 +24,29 @@ _LANCZOS = (0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.323
 def _erfc_fit(x: np.ndarray) -> np.ndarray:
     """erfc by the Chebyshev fit (for |x| >= 0.5, where 1 - erfc keeps erf's relative precision)."""
     z = np.abs(x)
-    t = 1.0 / (1.0 + 0.5 * z)
-    poly = np.zeros_like(t)
-    for c in reversed(_ERFC):
-        poly = poly * t + c
-    r = t * np.exp(-z * z + poly)
-    return np.where(x >= 0, r, 2.0 - r)
+    t = 0.5 * z
+    t += 1.0
+    np.reciprocal(t, out=t)
+    poly = np.full_like(t, _ERFC[-1])
+    for c in reversed(_ERFC[:-1]):  # Horner, in place
+        poly *= t
+        poly += c
+    poly -= z * z
+    np.exp(poly, out=poly)
+    poly *= t
+    return np.where(x >= 0, poly, 2.0 - poly)
 
 
 def _erf_series(x: np.ndarray) -> np.ndarray:
     """erf by its Maclaurin series (for |x| < 0.5: the 9th term is below 1e-10 relative)."""
-    x2, term, total = x * x, x.copy(), x.copy()
+    x2 = -(x * x)
+    term, total = x.copy(), x.copy()
     for n in range(1, 9):
-        term = term * -x2 / n
-        total = total + term / (2 * n + 1)
-    return total * (2.0 / math.sqrt(math.pi))
+        term *= x2
+        term /= n
+        total += term / (2 * n + 1)
+    total *= 2.0 / math.sqrt(math.pi)
+    return total
 
 
 def _split(x: np.ndarray, near: Callable[[np.ndarray], np.ndarray], far: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
