@@ -84,6 +84,8 @@ def bad_call(x: asc.GlobalAddress, case: str):
         src.set_shape_info(asc.ShapeInfo(asc.array(asc.int32, shape)))
     if case == "partial_overlap":
         dst = src[16:]
+    if case == "stats_overlap":
+        stats[1] = stats[0][32:]
     tmp = asc.LocalTensorAuto(asc.uint8, 512) if case == "small_tmp" else None
     asc.adv.softmax(dst, stats[0], stats[1], src, asc.adv.SoftmaxTiling(), tmp, basic_block=case == "basic",
                     data_format_nz=case == "nz")
@@ -94,6 +96,7 @@ def bad_call(x: asc.GlobalAddress, case: str):
     ("unaligned", r"the last dimension \(60 x float32\) must be a multiple of 32 bytes"),
     ("basic", r"basic_block=True needs a basic-block shape .* got \[6, 64\]"),
     ("partial_overlap", r"dst \(UB offset \d+\) overlaps a source"),
+    ("stats_overlap", r"sum \(UB offset \d+, 256 bytes\) and max \(UB offset \d+, 256 bytes\) overlap"),
     ("small_tmp", r"temp_buffer holds 512 bytes but asc\.adv\.softmax needs at least 544"),  # (8 + 64 + 64) * 4
 ])
 def test_softmax_misuse_fails_at_the_call(case, message):

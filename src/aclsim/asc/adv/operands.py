@@ -55,6 +55,15 @@ def disjoint(api: str, dst: LocalTensor, n: int, *srcs: LocalTensor) -> None:
                       f"asc.{api} does not support overlapping source and destination")
 
 
+def apart(api: str, *operands: tuple[str, LocalTensor, int]) -> None:
+    """No two of the (name, tensor, bytes used) operands overlap."""
+    for i, (na, a, ab) in enumerate(operands):
+        for nb, b, bb in operands[i + 1:]:
+            if _overlaps(a, ab, b, bb):
+                fail(api, f"{na} (UB offset {a.lo}, {ab} bytes) and {nb} (UB offset {b.lo}, {bb} bytes) overlap: "
+                          "the API would overwrite one with the other")
+
+
 def prepare(api: str, dst: LocalTensor, srcs: tuple[LocalTensor, ...], count: Any, tmp: Any, need: int) -> int:
     """The element count of a call after the count, overlap and temporary-buffer checks."""
     n = count_of(api, count, srcs[0])

@@ -23,7 +23,7 @@ from ..context import fail
 from ..coverage import not_emulated
 from ..language.core.struct import Field, Struct
 from ..tensors import LocalTensor
-from .operands import check_temp, disjoint, of_types, tensor
+from .operands import apart, check_temp, disjoint, of_types, tensor
 
 BLOCK = 32
 
@@ -89,6 +89,9 @@ def softmax(dst: Any, sum: Any, max: Any, src: Any, tiling: SoftmaxTiling, temp_
     n, per_row = m * k, BLOCK // s.dtype.itemsize
     if dst.lo != src.lo or dst.buf.pool is not src.buf.pool:  # dst may be src itself (documented), not part of it
         disjoint(api, dst, n, src)
+    stats = (("sum", s, m * per_row * s.dtype.itemsize), ("max", mx, m * per_row * mx.dtype.itemsize))
+    apart(api, *stats, ("dst", dst, n * dst.dtype.itemsize))
+    apart(api, *stats, ("src", src, n * src.dtype.itemsize))
     need = (BLOCK // src.dtype.itemsize + k + 64) * 4  # GetSoftMaxMinTmpSize on Atlas A2/A3 (softmax_tiling.cpp)
     check_temp(api, temp_buffer, need, *((t, c * t.dtype.itemsize) for t, c in
                                       ((dst, n), (src, n), (s, m * per_row), (mx, m * per_row))))
