@@ -1,4 +1,4 @@
-"""pyasc's `asc.adv` (high-level APIs): the Matmul and its tiling struct, element-wise math."""
+"""pyasc's `asc.adv` (high-level APIs): Matmul and its tiling, element-wise math, softmax, rmsnorm, quant."""
 
 from __future__ import annotations
 
