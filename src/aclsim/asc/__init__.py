@@ -49,7 +49,8 @@ from .dtypes import (
     uint32,
     uint64,
 )
-from .enums import CMPMODE, HardEvent, MaskMode, PipeID, RoundMode, SelMode, TPosition
+from .enums import CMPMODE, DeqScale, HardEvent, MaskMode, PipeID, RoundMode, SelMode, TPosition
+from .fused import VdeqInfo, add_deq_relu, add_relu_cast, cast_deq, mul_cast, set_deq_scale, sub_relu_cast
 from .launch import ConstExpr, JITFunction, jit
 from .mask import MASK_PLACEHOLDER, reset_mask, set_mask_count, set_mask_norm, set_vector_mask
 from .params import (
@@ -255,4 +256,7 @@ __all__ = [
 __all__ += [  # the Cube path (cube.py, cube_types.py) and the high-level APIs (adv/)
     "CO2Layout", "CubeFormat", "FixpipeConfig", "FixpipeParamsV220", "IterateOrder", "LayoutMode", "LoadData2DParams",
     "MmadParams", "Nd2NzParams", "QuantModes", "adv", "fixpipe", "load_data", "mmad",
+]
+__all__ += [  # converting instructions (fused.py)
+    "DeqScale", "VdeqInfo", "add_deq_relu", "add_relu_cast", "cast_deq", "mul_cast", "set_deq_scale", "sub_relu_cast",
 ]

@@ -46,6 +46,7 @@ NOTES: dict[str, str] = {
     "asc.fixpipe": "L0C -> GM; NoQuant, F322F16, F322BF16, DEQF16, ReLU",
     "asc.language.adv.Matmul": "GM operands in ND",
     "asc.lib.host": "tiling computed from the chip profile",
+    "asc.set_deq_scale": "the vdeq form stores the 16 groups in UB in a packing of aclsim's own",
 }
 
 

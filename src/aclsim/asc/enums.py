@@ -114,3 +114,15 @@ class MaskMode(IntEnum):
 
     NORMAL = 0
     COUNTER = 1
+
+
+class DeqScale(IntEnum):
+    """Dequantisation modes of DataCopyEnhancedParams (pyasc core/enums.py)."""
+
+    DEQ_NONE = 0
+    DEQ = 1
+    VDEQ = 2
+    DEQ8 = 3
+    VDEQ8 = 4
+    DEQ16 = 5
+    VDEQ16 = 6
