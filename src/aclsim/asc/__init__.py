@@ -63,6 +63,20 @@ from .params import (
     DataCopyParams,
     UnaryRepeatParams,
 )
+from .sort import (
+    MrgSort4Info,
+    MrgSortSrcList,
+    get_mrg_sort_result,
+    get_sort_len,
+    get_sort_offset,
+    mrg_sort,
+    mrg_sort4,
+    proposal_concat,
+    proposal_extract,
+    rp_sort16,
+    sort,
+    sort32,
+)
 from .sync import pipe_barrier, set_flag, wait_flag
 from .sysvar import (
     DEFAULT_C0_SIZE,
@@ -259,4 +273,8 @@ __all__ += [  # the Cube path (cube.py, cube_types.py) and the high-level APIs (
 ]
 __all__ += [  # converting instructions (fused.py)
     "DeqScale", "VdeqInfo", "add_deq_relu", "add_relu_cast", "cast_deq", "mul_cast", "set_deq_scale", "sub_relu_cast",
+]
+__all__ += [  # sorting (sort.py)
+    "MrgSort4Info", "MrgSortSrcList", "get_mrg_sort_result", "get_sort_len", "get_sort_offset", "mrg_sort", "mrg_sort4",
+    "proposal_concat", "proposal_extract", "rp_sort16", "sort", "sort32",
 ]

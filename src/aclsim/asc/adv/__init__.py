@@ -15,6 +15,7 @@ from .matmul import (
     get_special_mdl_config,
     register_matmul,
 )
+from .sort import concat, extract
 from .tiling import TCubeTiling
 
 __all__ = [
@@ -22,3 +23,4 @@ __all__ = [
     "get_mdl_config", "get_mm_config", "get_normal_config", "get_special_basic_config", "get_special_mdl_config",
     "register_matmul",
 ]
+__all__ += ["concat", "extract"]  # sort.py
