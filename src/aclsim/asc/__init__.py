@@ -63,6 +63,14 @@ from .params import (
     DataCopyParams,
     UnaryRepeatParams,
 )
+from .scalar import (
+    count_bits_cnt_same_as_sign_bit,
+    get_task_ratio,
+    scalar_cast,
+    scalar_count_leading_zero,
+    scalar_get_count_of_value,
+    scalar_get_sff_value,
+)
 from .sort import (
     MrgSort4Info,
     MrgSortSrcList,
@@ -277,4 +285,8 @@ __all__ += [  # converting instructions (fused.py)
 __all__ += [  # sorting (sort.py)
     "MrgSort4Info", "MrgSortSrcList", "get_mrg_sort_result", "get_sort_len", "get_sort_offset", "mrg_sort", "mrg_sort4",
     "proposal_concat", "proposal_extract", "rp_sort16", "sort", "sort32",
+]
+__all__ += [  # scalar unit (scalar.py)
+    "count_bits_cnt_same_as_sign_bit", "get_task_ratio", "scalar_cast", "scalar_count_leading_zero",
+    "scalar_get_count_of_value", "scalar_get_sff_value",
 ]

@@ -47,6 +47,8 @@ NOTES: dict[str, str] = {
     "asc.language.adv.Matmul": "GM operands in ND",
     "asc.lib.host": "tiling computed from the chip profile",
     "asc.set_deq_scale": "the vdeq form stores the 16 groups in UB in a packing of aclsim's own",
+    "asc.sort": "A2/A3 (score, index) records; on 310P region proposals, index not read",
+    "asc.language.adv.extract": "A2/A3 (score, index) records (region-proposal layout not emulated)",
 }
 
 
