@@ -40,7 +40,8 @@ NOTES: dict[str, str] = {
     "asc.reduce_max": "count form",
     "asc.reduce_min": "count form",
     "asc.data_copy": "count, DataCopyParams and Nd2NzParams (GM -> L1) forms",
-    "asc.bfloat16": "storage, cast, duplicate, Cube inputs",
+    "asc.bfloat16": "storage, cast, duplicate, Cube inputs; atomic add/max/min, scalar access and host arrays via "
+                    "ml_dtypes (aclsim[bf16]); no vector arithmetic, as on A2/A3",
     "asc.runtime.config.set_platform": "both backends run on the emulator",
     "asc.load_data": "LoadData2DParams form (L1 -> L0A/L0B)",
     "asc.fixpipe": "L0C -> GM; NoQuant, F322F16, F322BF16, DEQF16, ReLU",
