@@ -122,3 +122,12 @@ def test_without_ml_dtypes_bfloat16_values_ask_for_the_extra(monkeypatch):
 
     with pytest.raises(asc.AscError, match=r"bfloat16 values need the ml_dtypes package: pip install aclsim\[bf16\]"):
         k[1](x)
+
+
+def test_torch_bfloat16_tensors_share_their_bits_with_the_launch():
+    torch = pytest.importorskip("torch")
+    x = torch.arange(N, dtype=torch.float32).div(7).to(torch.bfloat16)
+    y = torch.ones(N, dtype=torch.bfloat16)
+    z = torch.zeros(N, dtype=torch.bfloat16)
+    add_through_float32[1](x, y, z)
+    assert torch.equal(z, (x.float() + y.float()).to(torch.bfloat16))

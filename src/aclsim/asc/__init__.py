@@ -31,6 +31,7 @@ from .cube_types import (
     QuantModes,
 )
 from .data_copy import data_copy, data_copy_pad, set_atomic_add, set_atomic_max, set_atomic_min, set_atomic_none
+from .data_copy_ext import DataCopyEnhancedParams, SliceInfo
 from .debug import dump_tensor, printf
 from .dtypes import (
     DataType,
@@ -49,7 +50,7 @@ from .dtypes import (
     uint32,
     uint64,
 )
-from .enums import CMPMODE, DeqScale, HardEvent, MaskMode, PipeID, RoundMode, SelMode, TPosition
+from .enums import CMPMODE, BlockMode, DeqScale, HardEvent, MaskMode, PipeID, RoundMode, SelMode, TPosition, pad_t
 from .fused import VdeqInfo, add_deq_relu, add_relu_cast, cast_deq, mul_cast, set_deq_scale, sub_relu_cast
 from .launch import ConstExpr, JITFunction, jit
 from .mask import MASK_PLACEHOLDER, reset_mask, set_mask_count, set_mask_norm, set_vector_mask
@@ -290,3 +291,4 @@ __all__ += [  # scalar unit (scalar.py)
     "count_bits_cnt_same_as_sign_bit", "get_task_ratio", "scalar_cast", "scalar_count_leading_zero",
     "scalar_get_count_of_value", "scalar_get_sff_value",
 ]
+__all__ += ["BlockMode", "DataCopyEnhancedParams", "SliceInfo", "pad_t"]  # data_copy_ext.py

@@ -39,7 +39,9 @@ NOTES: dict[str, str] = {
     "asc.reduce_sum": "count form",
     "asc.reduce_max": "count form",
     "asc.reduce_min": "count form",
-    "asc.data_copy": "count, DataCopyParams and Nd2NzParams (GM -> L1) forms",
+    "asc.data_copy": "count, DataCopyParams and Nd2NzParams (GM -> L1) forms; enhanced form with default "
+                     "enhancements; SliceInfo forms GM <-> UB with shape_value set",
+    "asc.DataCopyEnhancedParams": "normal block mode, no dequantisation/ReLU/padding (the rest is the Cube's path)",
     "asc.bfloat16": "storage, cast, duplicate, Cube inputs; atomic add/max/min, scalar access and host arrays via "
                     "ml_dtypes (aclsim[bf16]); no vector arithmetic, as on A2/A3",
     "asc.runtime.config.set_platform": "both backends run on the emulator",

@@ -28,11 +28,17 @@ _strided = np.lib.stride_tricks.as_strided
 
 def data_copy(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
     """`data_copy(dst, src, count)` or `data_copy(dst, src, DataCopyParams(...))`; GM<->local or local->local;
-    `data_copy(dst_l1, src_gm, Nd2NzParams(...))` lays a matrix out in fractal NZ (see cube.py)."""
+    `data_copy(dst_l1, src_gm, Nd2NzParams(...))` lays a matrix out in fractal NZ (see cube.py); the
+    enhanced and slice forms are in data_copy_ext.py."""
     param = args[0] if args else next(iter(kwargs.values()), None)
+    if len(args) + len(kwargs) in (2, 3):
+        from .data_copy_ext import extended  # it builds on this module's helpers
+
+        extended(dst, src, *args, **kwargs)
+        return
     if len(args) + len(kwargs) != 1:
-        raise TypeError("data_copy(dst, src, count) or data_copy(dst, src, DataCopyParams(...)); "
-                        "the enhanced form is not emulated")
+        raise TypeError("data_copy(dst, src, count), (dst, src, DataCopyParams[, DataCopyEnhancedParams]) or "
+                        "(dst, src, dst_slices, src_slices[, dim_value])")
     if isinstance(param, DataCopyParams):
         _blocked(dst, src, param)
     elif isinstance(param, Nd2NzParams):
