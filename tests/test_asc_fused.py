@@ -156,3 +156,38 @@ def test_cast_deq_is_vec_deq_must_match_the_register():
 def test_vdeq_info_needs_16_groups():
     with pytest.raises(ValueError, match="exactly 16 elements"):
         asc.VdeqInfo([1.0], [0], [True])
+
+
+def test_cast_deq_takes_its_flags_positionally_after_the_count():
+    """pyasc's count form is cast_deq(dst, src, count, is_vec_deq, half_block)."""
+    x = np.arange(N, dtype=np.int16)
+    z = np.zeros(2 * N, np.int8)
+    deq16[1](x, z, (1.0, 0, True), False, False, (N, False, False), True)  # keyword is_vec_deq=True is overridden
+    np.testing.assert_array_equal(z.reshape(-1, 32)[:, 16:], _nearest_sat(x.astype(np.float64), np.int8).reshape(-1, 16))
+    assert not z.reshape(-1, 32)[:, :16].any()
+
+
+def test_cast_deq_mask_repeat_form_follows_the_destination_strides():
+    rng = np.random.default_rng(9)
+    x = rng.integers(-100, 100, N).astype(np.int16)
+    z = np.zeros(2 * N, np.int8)
+
+    @asc.jit
+    def k(x: asc.GlobalAddress, z: asc.GlobalAddress):
+        asc.TPipe()
+        a, c = _ub(asc.int16), _ub(asc.int8)
+        asc.data_copy(a, _gm(x), N)
+        asc.duplicate(c.reinterpret_cast(asc.uint16), 0, N)
+        asc.set_deq_scale(0.5, -2, True)
+        # 2 repeats of 128 lanes, the mask keeping the first 20; dst block stride 1, repeat stride 8 blocks
+        asc.cast_deq(c, a, 20, 2, asc.UnaryRepeatParams(1, 1, 8, 8), is_vec_deq=False, half_block=True)
+        asc.data_copy(_gm(z), c, 2 * N)
+
+    k[1](x, z)
+    ref = np.zeros((N // 16, 32), np.int8)
+    y = _nearest_sat(x.astype(np.float64) * 0.5 - 2, np.int8)
+    for r in range(2):
+        for j in range(20):
+            e = 128 * r + j
+            ref[e // 16, e % 16] = y[e]
+    np.testing.assert_array_equal(z, ref.ravel())

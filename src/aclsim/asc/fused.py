@@ -27,7 +27,7 @@ from .context import fail
 from .dtypes import DataType
 from .mask import lanes_per_repeat
 from .params import BinaryRepeatParams, UnaryRepeatParams
-from .repeat import Repeat, form, gather, indices, mark, plan
+from .repeat import REPEAT_KEYS, Repeat, form, gather, indices, mark, plan
 from .tensors import LocalTensor
 
 DEQ_LANES = 16  # VdeqInfo holds 16 (scale, offset, sign) groups, used cyclically
@@ -186,6 +186,11 @@ def cast_deq(dst: LocalTensor, src: LocalTensor, *args: Any, is_vec_deq: bool = 
     elements with is_vec_deq), each 16-element source block landing in one half of a 32-byte destination
     block (half_block=True: the lower 16 bytes); int32 -> float16 as `src * scale`."""
     api = "cast_deq"
+    repeat = (len(args) >= 3 and isinstance(args[2], UnaryRepeatParams)) or not REPEAT_KEYS.isdisjoint(kwargs)
+    lead = 4 if repeat else 1  # (mask, repeat_times, repeat_params, is_set_mask) or (count), then the two flags
+    if len(args) > lead:
+        is_vec_deq, half_block = (*args[lead:], half_block)[:2]
+        args = args[:lead]
     reg = _deq(api)
     if is_vec_deq != reg.vector:
         fail(api, f"is_vec_deq={is_vec_deq} but set_deq_scale was given "
