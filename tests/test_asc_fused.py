@@ -83,13 +83,14 @@ def test_relu_cast_mask_repeat_form_reads_the_wide_type_and_writes_the_narrow_on
     np.testing.assert_array_equal(z, ref)
 
 
-def test_add_deq_relu_scales_the_int32_sum_by_the_deq_register():
+def test_add_deq_relu_scales_the_int32_sum_by_the_half_deq_register():
     rng = np.random.default_rng(6)
     x = rng.integers(-1000, 1000, N).astype(np.int32)
     y = rng.integers(-1000, 1000, N).astype(np.int32)
     z = np.zeros(N, np.float16)
-    binary[1](x, y, z, "add_deq_relu", (N,), (0.125,))
-    np.testing.assert_array_equal(z, np.maximum((x.astype(np.float64) + y) * 0.125, 0).astype(np.float16))
+    binary[1](x, y, z, "add_deq_relu", (N,), (0.1,))  # SetDeqScale(half scale): 0.1 is held as a half
+    scale = np.float64(np.float16(0.1))
+    np.testing.assert_array_equal(z, np.maximum((x.astype(np.float64) + y) * scale, 0).astype(np.float16))
 
 
 def test_add_deq_relu_without_set_deq_scale_is_refused():
@@ -123,7 +124,7 @@ def test_cast_deq_int16_puts_each_block_of_16_results_in_one_half_of_a_32_byte_b
     x = rng.integers(-3000, 3000, N).astype(np.int16)
     z = np.zeros(2 * N, np.int8)
     deq16[1](x, z, (0.05, 3, True), False, half, (N,))
-    y = _nearest_sat(x.astype(np.float64) * 0.05 + 3, np.int8).reshape(-1, 16)
+    y = _nearest_sat(x * np.float64(np.float32(0.05)) + 3, np.int8).reshape(-1, 16)  # a float32 scale
     ref = np.zeros((N // 16, 32), np.int8)
     ref[:, (0 if half else 16):(16 if half else 32)] = y
     np.testing.assert_array_equal(z, ref.ravel())
@@ -137,7 +138,8 @@ def test_cast_deq_vector_mode_cycles_the_16_groups():
     z = np.zeros(2 * N, np.uint8)
     deq16[1](x, z, (scale, offset, [False] * 16), True, True, (N,))
     k = np.arange(N) % 16
-    y = _nearest_sat(x * np.asarray(scale)[k] + np.asarray(offset)[k], np.uint8).reshape(-1, 16)
+    y = _nearest_sat(x * np.asarray(scale, np.float32)[k].astype(np.float64) + np.asarray(offset)[k],
+                     np.uint8).reshape(-1, 16)
     np.testing.assert_array_equal(z.reshape(-1, 32)[:, :16], y)
 
 
@@ -191,3 +193,20 @@ def test_cast_deq_mask_repeat_form_follows_the_destination_strides():
             e = 128 * r + j
             ref[e // 16, e % 16] = y[e]
     np.testing.assert_array_equal(z, ref.ravel())
+
+
+def test_cast_deq_int32_to_half_scales_by_the_register_whatever_is_vec_deq_says():
+    x = np.arange(-N // 2, N // 2, dtype=np.int32) * 37
+    z = np.zeros(N, np.float16)
+
+    @asc.jit
+    def k(x: asc.GlobalAddress, z: asc.GlobalAddress):
+        asc.TPipe()
+        a, c = _ub(asc.int32), _ub(asc.float16)
+        asc.data_copy(a, _gm(x), N)
+        asc.set_deq_scale(0.01)
+        asc.cast_deq(c, a, N)  # is_vec_deq defaults to True; the s322f16 path has one scale
+        asc.data_copy(_gm(z), c, N)
+
+    k[1](x, z)
+    np.testing.assert_array_equal(z, (x * np.float64(np.float16(0.01))).astype(np.float16))

@@ -81,10 +81,11 @@ def set_deq_scale(*args: Any) -> None:
         words[...] = (scales.view(np.uint32).astype(np.uint64) | (np.asarray(offsets, np.int64) & 0xFFFF).astype(
             np.uint64) << np.uint64(32) | np.asarray(info.sign_mode, np.uint64) << np.uint64(48))
         core.deq = DeqRegister(scales, offsets, info.sign_mode, True)
-    elif len(args) in (1, 3) and not isinstance(args[0], LocalTensor):
-        scale = float(args[0])
-        offset, sign = (_offset9(args[1]), bool(args[2])) if len(args) == 3 else (0, True)
-        core.deq = DeqRegister([scale], [offset], [sign], False)
+    elif len(args) == 1 and not isinstance(args[0], LocalTensor):
+        # SetDeqScale(half scale): the s322f16 scale of add_deq_relu / cast_deq, a half (Ascend C SetDeqScale page)
+        core.deq = DeqRegister([np.float16(args[0])], [0], [True], False)
+    elif len(args) == 3 and not isinstance(args[0], LocalTensor):  # SetDeqScale(float scale, int16 offset, bool)
+        core.deq = DeqRegister([np.float32(args[0])], [_offset9(args[1])], [bool(args[2])], False)
     else:
         raise TypeError("asc.set_deq_scale(scale), (scale, offset, sign_mode) or (vdeq: LocalTensor, "
                         "vdeq_info: VdeqInfo)")
@@ -192,13 +193,13 @@ def cast_deq(dst: LocalTensor, src: LocalTensor, *args: Any, is_vec_deq: bool = 
         is_vec_deq, half_block = (*args[lead:], half_block)[:2]
         args = args[:lead]
     reg = _deq(api)
-    if is_vec_deq != reg.vector:
-        fail(api, f"is_vec_deq={is_vec_deq} but set_deq_scale was given "
-                  f"{'a VdeqInfo tensor' if reg.vector else 'one scale'}: they must agree (pyasc cast_deq.md)")
-    if src.dtype.name == "int32":
+    if src.dtype.name == "int32":  # the s322f16 path: one (half) scale, is_vec_deq does not apply
         _convert(api, lambda a: _narrow(a.astype(np.float64) * reg.scale[0], dst.dtype), (("int32", "float16"),),
                  dst, (src,), args, kwargs, UnaryRepeatParams)
         return
+    if is_vec_deq != reg.vector:
+        fail(api, f"is_vec_deq={is_vec_deq} but set_deq_scale was given "
+                  f"{'a VdeqInfo tensor' if reg.vector else 'one scale'}: they must agree (pyasc cast_deq.md)")
     _operands(api, (("int16", "int8"), ("int16", "uint8")), dst, (src,))
     n = form(api, args, kwargs, UnaryRepeatParams)
     if n is None:
