@@ -103,7 +103,7 @@ def test_sort_without_full_sort_orders_within_groups_of_32_only():
     np.testing.assert_array_equal(v, x[order])
 
 
-def _merge_kernel(lengths, valid_bit, suspend, info):
+def _merge_kernel(lengths, valid_bit, suspend, info, repeat=1):
     @asc.jit
     def merge(x: asc.GlobalAddress, z: asc.GlobalAddress, got: asc.GlobalAddress):
         asc.TPipe()
@@ -120,9 +120,9 @@ def _merge_kernel(lengths, valid_bit, suspend, info):
         queues = asc.MrgSortSrcList(d[0], d[rec], d[2 * rec], d[3 * rec])
         sorted_num = [0, 0, 0, 0]
         if info:
-            asc.mrg_sort(out, queues, asc.MrgSort4Info(lengths, suspend, valid_bit, 1))
+            asc.mrg_sort(out, queues, asc.MrgSort4Info(lengths, suspend, valid_bit, repeat))
         else:
-            asc.mrg_sort(out, queues, lengths, sorted_num, valid_bit, 1, suspend)
+            asc.mrg_sort(out, queues, lengths, sorted_num, valid_bit, repeat, suspend)
         asc.data_copy(_gm(z), out, n * 2)
         g = _gm(got)
         for k, c in enumerate(asc.get_mrg_sort_result()):
@@ -245,3 +245,14 @@ def test_mrg_sort_refuses_a_destination_overlapping_its_queues():
 
     with pytest.raises(asc.AscError, match=r"asc\.mrg_sort: dst \(UB offset \d+\) overlaps a source queue"):
         k[1](np.zeros(8, np.float32))
+
+
+def test_mrg_sort_repeats_move_every_queue_and_dst_on_by_the_queues_total_length():
+    """Two repeats of merging two 32-record queues: groups 0+1, then groups 2+3."""
+    x = _scores(128, np.float32, 6)
+    z, got = np.zeros(256, np.float32), np.zeros(8, np.int32)
+    _merge_kernel([32, 32], 0b11, False, False, repeat=2)[1](x, z, got)
+    _, index = _records(z, np.float32)
+    for half in range(2):
+        sl = slice(64 * half, 64 * half + 64)
+        np.testing.assert_array_equal(index[sl], 64 * half + _stable_desc(x[sl]))
