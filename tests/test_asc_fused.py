@@ -210,3 +210,12 @@ def test_cast_deq_int32_to_half_scales_by_the_register_whatever_is_vec_deq_says(
 
     k[1](x, z)
     np.testing.assert_array_equal(z, (x * np.float64(np.float16(0.01))).astype(np.float16))
+
+
+def test_relu_cast_full_mask_contiguous_repeats_equal_the_count_form():
+    rng = np.random.default_rng(10)
+    x = (rng.standard_normal(N) * 200).astype(np.float16)
+    y = (rng.standard_normal(N) * 200).astype(np.float16)
+    z = np.zeros(N, np.int8)
+    binary[1](x, y, z, "sub_relu_cast", (128, 2, (1, 1, 1, 4, 8, 8)), ())  # int8 dst: 128 lanes = 4 blocks
+    np.testing.assert_array_equal(z, _nearest_sat(np.maximum(x.astype(np.float64) - y, 0), np.int8))

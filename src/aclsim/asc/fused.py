@@ -27,7 +27,7 @@ from .context import fail
 from .dtypes import DataType
 from .mask import lanes_per_repeat
 from .params import BinaryRepeatParams, UnaryRepeatParams
-from .repeat import REPEAT_KEYS, Repeat, form, gather, indices, mark, plan
+from .repeat import BLOCK, REPEAT_KEYS, Repeat, form, gather, indices, mark, plan
 from .tensors import LocalTensor
 
 DEQ_LANES = 16  # VdeqInfo holds 16 (scale, offset, sign) groups, used cyclically
@@ -140,8 +140,14 @@ def _convert(api: str, fn: Callable[..., np.ndarray], pairs: Pairs, dst: LocalTe
     repeats, total, flags = plan(api, n, isz)
     if total <= 0 or repeats <= 0:
         return
+    lanes = lanes_per_repeat(isz)
+    if (flags is None or flags.all()) and all(
+            stride == (1, lanes * t.dtype.itemsize // BLOCK) for t, stride in zip((dst, *srcs), n.strides, strict=True)):
+        xs = [s.read(total, api) for s in srcs]  # every operand contiguous in its own type: the count form
+        dst.write(total, api)[...] = fn(*xs)
+        return
     if flags is None:  # COUNTER mode: the first `total` lanes, repeat after repeat
-        flags = np.ones(lanes_per_repeat(isz), bool)
+        flags = np.ones(lanes, bool)
     idx = [indices(repeats, total, flags, blk, stride, t.dtype.itemsize)[:total]
            for t, (blk, stride) in zip((dst, *srcs), n.strides, strict=True)]
     xs = [gather(s, si, api) for s, si in zip(srcs, idx[1:], strict=True)]  # every read before any write
