@@ -225,7 +225,9 @@ def _merge(api: str, dst: LocalTensor, sort_list: MrgSortSrcList, lengths: Seque
     for r in range(repeat_time):  # each repeat moves every queue and dst on by the four queues' total length
         recs = np.concatenate([read_records(s, r * total, n, proposals, api) for s, n in zip(srcs, lens, strict=True)])
         queue = np.repeat(np.arange(q), lens)
-        order = _descending(scores_of(recs, dt, proposals))  # a merge of sorted queues, ties to the lower queue
+        # a stable sort of the concatenated queues: the hardware's merge when each queue is sorted, as the
+        # instruction requires; equal scores go to the lower queue first
+        order = _descending(scores_of(recs, dt, proposals))
         if suspend and total:
             last = [int(np.flatnonzero(queue[order] == k).max()) if n else -1 for k, n in enumerate(lens)]
             order = order[: min(last) + 1]
@@ -249,8 +251,7 @@ def mrg_sort(dst: LocalTensor, sort_list: MrgSortSrcList, *args: Any, **kwargs: 
         core.mrg_sorted = _merge(api, dst, sort_list, info.element_lengths, info.valid_bit,
                                  repeat_count(api, info.repeat_times), info.if_exhausted_suspension)
         return
-    bound = _mrg_form(*args, **kwargs)
-    counts, sorted_num, valid_bit, repeat_time, suspend = bound
+    counts, sorted_num, valid_bit, repeat_time, suspend = _mrg_form(*args, **kwargs)
     core.mrg_sorted = used = _merge(api, dst, sort_list, counts, valid_bit, repeat_count(api, repeat_time), suspend)
     if isinstance(sorted_num, list):
         sorted_num[: len(sorted_num)] = used[: len(sorted_num)]
