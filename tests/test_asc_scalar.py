@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
+import aclsim
 import aclsim.asc as asc
+from aclsim.runtime import get_runtime
 
 VALUES = [0, 1, 28, 0xFFFF, 0x0FFFFFFFFFFFFFFF, 0x0F00000000000000, (1 << 64) - 1, 1 << 63, -1, -2, -(1 << 40),
           0x123456789ABCDEF0]
@@ -74,3 +78,32 @@ def test_count_value_must_be_a_bit():
 
 def test_get_task_ratio_is_1_for_a_vector_only_launch():
     assert _run(asc.get_task_ratio) == 1
+
+
+class _Tasks:
+    def __init__(self):
+        self.done = []
+
+    def on_task_done(self, task):
+        self.done.append(task)
+
+
+def test_get_system_cycle_reads_the_modeled_device_clock_of_the_timeline():
+    """A queued kernel that runs 0.2 s after its launch still reads cycles inside its own modeled span."""
+    cycles = []
+
+    @asc.jit
+    def k(z: asc.GlobalAddress):
+        cycles.append(asc.get_system_cycle())
+        cycles.append(asc.get_system_cycle())
+
+    with aclsim.Device(0):
+        tasks = _Tasks()
+        get_runtime().bus.subscribe(tasks)
+        z = aclsim.zeros(8, np.float32)
+        k[1](z)  # device memory: queued, runs when the host waits
+        time.sleep(0.2)
+        z.copy_to_host()
+    (task,) = [t for t in tasks.done if t.kind == "kernel"]
+    hz = get_runtime().chip.cube_mhz * 1e6
+    assert int(task.start * hz) <= cycles[0] <= cycles[1] <= task.end * hz

@@ -5,8 +5,9 @@ Each block runs as one core: a vector core (`ascend_is_aiv()`), or a cube core w
 declared `@asc.jit(kernel_type=KernelType.AIC_ONLY)`; `get_sub_block_num()` is 1 and
 `get_sub_block_idx()` 0 (inference: a block of a vector-only launch is a lone vector core, not one
 of a cube core's pair); in mix launches (cube.mix_ratio) two AIVs run per block. The cycle
-counter is the emulator's monotonic clock scaled to the chip's clock: differences measure how long
-the emulator took, not how long the NPU would.
+counter is the modeled device clock of the timeline (runtime/scheduler.py: a task starts when its
+stream is free and lasts as long as the emulator took) in the chip's cycles: differences measure how
+long the emulator took, not how long the NPU would.
 """
 
 from __future__ import annotations
@@ -51,9 +52,12 @@ def ascend_is_aic() -> bool:
 
 
 def get_system_cycle() -> int:
-    """A cycle counter: the emulator's monotonic clock in cycles of the chip's clock."""
+    """A cycle counter on the modeled device clock (the timeline's): the kernel task's modeled start plus
+    how long the launch has run so far, in cycles of the chip's clock."""
     core = ctx.current("get_system_cycle")
-    return int(now() * core.chip.cube_mhz * 1e6)
+    launch = core.launch
+    start = launch.task.start if launch.task is not None else launch.started
+    return int((start + now() - launch.started) * core.chip.cube_mhz * 1e6)
 
 
 def get_data_block_size_in_bytes() -> int:
