@@ -17,7 +17,7 @@ uses 4 of its 8 blocks per repeat).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -38,9 +38,9 @@ class VdeqInfo:
     """16 quantisation groups for `set_deq_scale(vdeq, info)`: scale (float32), offset (int16, 9 bits used),
     sign_mode (signed int8 result when True)."""
 
-    scale: Sequence[float] = field(default_factory=lambda: [1.0] * DEQ_LANES)
-    offset: Sequence[int] = field(default_factory=lambda: [0] * DEQ_LANES)
-    sign_mode: Sequence[bool] = field(default_factory=lambda: [True] * DEQ_LANES)
+    scale: Sequence[float]
+    offset: Sequence[int]
+    sign_mode: Sequence[bool]
 
     def __post_init__(self) -> None:
         if not len(self.scale) == len(self.offset) == len(self.sign_mode) == DEQ_LANES:
