@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import numpy as np
@@ -107,3 +108,19 @@ def test_get_system_cycle_reads_the_modeled_device_clock_of_the_timeline():
     (task,) = [t for t in tasks.done if t.kind == "kernel"]
     hz = get_runtime().chip.cube_mhz * 1e6
     assert int(task.start * hz) <= cycles[0] <= cycles[1] <= task.end * hz
+
+
+def test_print_time_stamp_prints_the_cycle_counter_and_the_kernel_start(capsys):
+    cycles = []
+
+    @asc.jit
+    def k(z: asc.GlobalAddress):
+        cycles.append(asc.get_system_cycle())
+        asc.print_time_stamp(65577)
+        cycles.append(asc.get_system_cycle())
+
+    k[1](np.zeros(8, np.float32))
+    m = re.fullmatch(r"descId is 65577, rsv is 0, timeStamp is (\d+), entry is (\d+)\.\n", capsys.readouterr().out)
+    assert m, "the PrintTimeStamp line"
+    stamp, entry = int(m.group(1)), int(m.group(2))
+    assert entry <= cycles[0] <= stamp <= cycles[1]

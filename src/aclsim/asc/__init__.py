@@ -98,6 +98,7 @@ from .sysvar import (
     get_sub_block_idx,
     get_sub_block_num,
     get_system_cycle,
+    print_time_stamp,
     property,
     trap,
 )
@@ -292,3 +293,4 @@ __all__ += [  # scalar unit (scalar.py)
     "scalar_get_count_of_value", "scalar_get_sff_value",
 ]
 __all__ += ["BlockMode", "DataCopyEnhancedParams", "SliceInfo", "pad_t"]  # data_copy_ext.py
+__all__ += ["print_time_stamp"]  # sysvar.py
