@@ -137,13 +137,15 @@ class GlobalTensor:
         core = ctx.CORE
         if core is not None and core.launch.observe:
             core.emit_gm(where, off, off + dt.itemsize, False, dt.itemsize, "get_value")
-        return scalar_out(dt, buf[off : off + dt.itemsize].view(dt.np), "GlobalTensor.get_value")
+        stored = buf[off : off + dt.itemsize].view(dt.np)
+        return stored[0] if dt is not bfloat16 else bf16.values(stored, "GlobalTensor.get_value")[0]
 
     def set_value(self, offset: int, value: Any) -> None:
         """Scalar write. On hardware it lands in the core's DCache, not GM, until flushed (reference §1.1)."""
         dt = self.dtype
         buf, off, where = self._at(offset).region(dt.itemsize, "GlobalTensor.set_value")
-        buf[off : off + dt.itemsize].view(dt.np)[0] = scalar_in(dt, value, "GlobalTensor.set_value")
+        buf[off : off + dt.itemsize].view(dt.np)[0] = (value if dt is not bfloat16
+                                                   else bf16.bits(value, "GlobalTensor.set_value"))
         core = ctx.CORE
         if core is not None and core.launch.observe:
             core.emit_gm(where, off, off + dt.itemsize, True, dt.itemsize, "set_value")
@@ -156,16 +158,6 @@ class GlobalTensor:
 
     def __repr__(self) -> str:
         return f"GlobalTensor({self.dtype!r}, {self.addr:#x}, size={self.size})"
-
-
-def scalar_out(dt: DataType, stored: np.ndarray, api: str) -> Any:
-    """The scalar a get_value returns from its stored element 0 (bfloat16 as an ml_dtypes value)."""
-    return bf16.values(stored[:1], api)[0] if dt is bfloat16 else stored[0]
-
-
-def scalar_in(dt: DataType, value: Any, api: str) -> Any:
-    """What a set_value stores for `value` (bfloat16 rounded to the nearest even pattern)."""
-    return bf16.bits(value, api) if dt is bfloat16 else value
 
 
 def _door() -> GlobalMemory:
@@ -414,13 +406,13 @@ class LocalTensor:
         bad = t.buf.pool.written.find(0, t.lo, hi)
         if bad >= 0:
             t.uninit("LocalTensor.get_value", bad, 1)
-        return scalar_out(t.dtype, t.arr, "LocalTensor.get_value")
+        return t.arr[0] if t.dtype is not bfloat16 else bf16.values(t.arr[:1], "LocalTensor.get_value")[0]
 
     def set_value(self, index: int, value: Any) -> None:
         """Scalar write."""
         t = self[index]
         hi = t.bounds(1, "LocalTensor.set_value")
-        t.arr[0] = scalar_in(t.dtype, value, "LocalTensor.set_value")
+        t.arr[0] = value if t.dtype is not bfloat16 else bf16.bits(value, "LocalTensor.set_value")
         t.buf.pool.written[t.lo : hi] = ctx.ONES[: hi - t.lo]
 
     def __repr__(self) -> str:
