@@ -31,6 +31,7 @@ from .cube_types import (
     QuantModes,
 )
 from .data_copy import data_copy, data_copy_pad, set_atomic_add, set_atomic_max, set_atomic_min, set_atomic_none
+from .data_copy_ext import DataCopyEnhancedParams, SliceInfo
 from .debug import dump_tensor, printf
 from .dtypes import (
     DataType,
@@ -49,7 +50,8 @@ from .dtypes import (
     uint32,
     uint64,
 )
-from .enums import CMPMODE, HardEvent, MaskMode, PipeID, RoundMode, SelMode, TPosition
+from .enums import CMPMODE, BlockMode, DeqScale, HardEvent, MaskMode, PipeID, RoundMode, SelMode, TPosition, pad_t
+from .fused import VdeqInfo, add_deq_relu, add_relu_cast, cast_deq, mul_cast, set_deq_scale, sub_relu_cast
 from .launch import ConstExpr, JITFunction, jit
 from .mask import MASK_PLACEHOLDER, reset_mask, set_mask_count, set_mask_norm, set_vector_mask
 from .params import (
@@ -62,7 +64,29 @@ from .params import (
     DataCopyParams,
     UnaryRepeatParams,
 )
+from .scalar import (
+    count_bits_cnt_same_as_sign_bit,
+    get_task_ratio,
+    scalar_cast,
+    scalar_count_leading_zero,
+    scalar_get_count_of_value,
+    scalar_get_sff_value,
+)
 from .shape import DataFormat, ShapeInfo, array, get_shape_size
+from .sort import (
+    MrgSort4Info,
+    MrgSortSrcList,
+    get_mrg_sort_result,
+    get_sort_len,
+    get_sort_offset,
+    mrg_sort,
+    mrg_sort4,
+    proposal_concat,
+    proposal_extract,
+    rp_sort16,
+    sort,
+    sort32,
+)
 from .sync import pipe_barrier, set_flag, wait_flag
 from .sysvar import (
     DEFAULT_C0_SIZE,
@@ -75,6 +99,7 @@ from .sysvar import (
     get_sub_block_idx,
     get_sub_block_num,
     get_system_cycle,
+    print_time_stamp,
     property,
     trap,
 )
@@ -258,3 +283,16 @@ __all__ += [  # the Cube path (cube.py, cube_types.py) and the high-level APIs (
     "MmadParams", "Nd2NzParams", "QuantModes", "adv", "fixpipe", "load_data", "mmad",
 ]
 __all__ += ["DataFormat", "ShapeInfo", "array", "get_shape_size"]  # tensor shape metadata (shape.py)
+__all__ += [  # converting instructions (fused.py)
+    "DeqScale", "VdeqInfo", "add_deq_relu", "add_relu_cast", "cast_deq", "mul_cast", "set_deq_scale", "sub_relu_cast",
+]
+__all__ += [  # sorting (sort.py)
+    "MrgSort4Info", "MrgSortSrcList", "get_mrg_sort_result", "get_sort_len", "get_sort_offset", "mrg_sort", "mrg_sort4",
+    "proposal_concat", "proposal_extract", "rp_sort16", "sort", "sort32",
+]
+__all__ += [  # scalar unit (scalar.py)
+    "count_bits_cnt_same_as_sign_bit", "get_task_ratio", "scalar_cast", "scalar_count_leading_zero",
+    "scalar_get_count_of_value", "scalar_get_sff_value",
+]
+__all__ += ["BlockMode", "DataCopyEnhancedParams", "SliceInfo", "pad_t"]  # data_copy_ext.py
+__all__ += ["print_time_stamp"]  # sysvar.py

@@ -39,14 +39,20 @@ NOTES: dict[str, str] = {
     "asc.reduce_sum": "count form",
     "asc.reduce_max": "count form",
     "asc.reduce_min": "count form",
-    "asc.data_copy": "count, DataCopyParams and Nd2NzParams (GM -> L1) forms",
-    "asc.bfloat16": "storage, cast, duplicate, Cube inputs",
+    "asc.data_copy": "count, DataCopyParams and Nd2NzParams (GM -> L1) forms; enhanced form with default "
+                     "enhancements; SliceInfo forms GM <-> UB with shape_value set",
+    "asc.DataCopyEnhancedParams": "normal block mode, no dequantisation/ReLU/padding (the rest is the Cube's path)",
+    "asc.bfloat16": "storage, cast, duplicate, Cube inputs; atomic add/max/min, scalar access and host arrays via "
+                    "ml_dtypes (aclsim[bf16]); no vector arithmetic, as on A2/A3",
     "asc.runtime.config.set_platform": "both backends run on the emulator",
     "asc.load_data": "LoadData2DParams form (L1 -> L0A/L0B)",
     "asc.fixpipe": "L0C -> GM; NoQuant, F322F16, F322BF16, DEQF16, ReLU",
     "asc.language.adv.Matmul": "GM operands in ND",
     "asc.lib.host": "tiling computed from the chip profile",
     "asc.language.adv.softmax": "ND layout (data_format_nz=True not emulated)",
+    "asc.set_deq_scale": "the vdeq form stores the 16 groups in UB in a packing of aclsim's own",
+    "asc.sort": "A2/A3 (score, index) records; on 310P region proposals, index not read",
+    "asc.language.adv.extract": "A2/A3 (score, index) records (region-proposal layout not emulated)",
 }
 
 

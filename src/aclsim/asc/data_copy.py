@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from . import bf16
 from . import context as ctx
 from .context import AscWarning, fail
 from .cube_types import Nd2NzParams
@@ -27,11 +28,17 @@ _strided = np.lib.stride_tricks.as_strided
 
 def data_copy(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
     """`data_copy(dst, src, count)` or `data_copy(dst, src, DataCopyParams(...))`; GM<->local or local->local;
-    `data_copy(dst_l1, src_gm, Nd2NzParams(...))` lays a matrix out in fractal NZ (see cube.py)."""
+    `data_copy(dst_l1, src_gm, Nd2NzParams(...))` lays a matrix out in fractal NZ (see cube.py); the
+    enhanced and slice forms are in data_copy_ext.py."""
     param = args[0] if args else next(iter(kwargs.values()), None)
+    if len(args) + len(kwargs) in (2, 3):
+        from .data_copy_ext import extended  # it builds on this module's helpers
+
+        extended(dst, src, *args, **kwargs)
+        return
     if len(args) + len(kwargs) != 1:
-        raise TypeError("data_copy(dst, src, count) or data_copy(dst, src, DataCopyParams(...)); "
-                        "the enhanced form is not emulated")
+        raise TypeError("data_copy(dst, src, count), (dst, src, DataCopyParams[, DataCopyEnhancedParams]) or "
+                        "(dst, src, dst_slices, src_slices[, dim_value])")
     if isinstance(param, DataCopyParams):
         _blocked(dst, src, param)
     elif isinstance(param, Nd2NzParams):
@@ -125,6 +132,9 @@ def _store(gm: np.ndarray, ub: np.ndarray, dt: Any, api: str) -> None:
     if adt is not dt:
         fail(api, f"{mode}({adt.name}) is on but the data is {dt.name}: the atomic type must match what is "
                   "copied out")
+    if dt is bfloat16:
+        bf16.accumulate(api, fn, gm, ub)
+        return
     g = gm.view(dt.np)
     fn(g, ub.view(dt.np), out=g)
 
@@ -152,8 +162,11 @@ def set_atomic_none() -> None:
 def _set_atomic(api: str, fn: Any, dtype: Any) -> None:
     core = ctx.current(api)
     dt = as_dtype(dtype)
-    if dt.name not in ("float16", "float32", "int16", "int32", "int8"):
-        fail(api, f"{dt.name} is not supported (float16, float32, int16, int32, int8)")
+    types = ("float16", "float32", "int16", "int32", "int8") + (("bfloat16",) if core.chip.separated else ())
+    if dt.name not in types:  # SetAtomicType: A2/A3 add bfloat16_t
+        fail(api, f"{dt.name} is not supported on {core.chip.name} ({', '.join(types)})")
+    if dt is bfloat16:
+        bf16.ml_bfloat16(api)
     core.atomic = (api, fn, dt)
 
 

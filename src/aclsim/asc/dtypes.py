@@ -3,7 +3,8 @@
 Names follow pyasc `python/asc/language/__init__.py` (core.dtype exports). numpy has no
 bfloat16: `asc.bfloat16` is stored as its raw 16-bit patterns (uint16); data moves and `cast`
 to/from float32 handle it, vector arithmetic refuses it as the 910B vector unit does
-(reference `ascendc-device.md` §2.3: "bf16 needs Cast to f32").
+(reference `ascendc-device.md` §2.3: "bf16 needs Cast to f32"); host arrays of ml_dtypes' bfloat16
+map to it and bf16.py computes what the hardware does compute in bfloat16.
 """
 
 from __future__ import annotations
@@ -59,9 +60,11 @@ _BY_NUMPY = {t.np: t for t in ALL if t is not bfloat16}
 
 
 def from_numpy(dtype: Any) -> DataType:
-    """The asc type stored like numpy `dtype`; TypeError for types Ascend C has no name for."""
+    """The asc type stored like numpy `dtype` (ml_dtypes' bfloat16 included); TypeError for types Ascend C has
+    no name for."""
     try:
-        return _BY_NUMPY[np.dtype(dtype)]
+        dt = np.dtype(dtype)
+        return bfloat16 if dt.name == "bfloat16" else _BY_NUMPY[dt]
     except (KeyError, TypeError):
         names = ", ".join(t.name for t in ALL if t is not bfloat16)
         raise TypeError(f"numpy dtype {dtype!r} has no Ascend C element type; use one of {names}") from None

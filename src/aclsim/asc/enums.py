@@ -114,3 +114,38 @@ class MaskMode(IntEnum):
 
     NORMAL = 0
     COUNTER = 1
+
+
+class DeqScale(IntEnum):
+    """Dequantisation modes of DataCopyEnhancedParams (pyasc core/enums.py)."""
+
+    DEQ_NONE = 0
+    DEQ = 1
+    VDEQ = 2
+    DEQ8 = 3
+    VDEQ8 = 4
+    DEQ16 = 5
+    VDEQ16 = 6
+
+
+class BlockMode(IntEnum):
+    """Basic fractal of an enhanced data_copy (pyasc core/enums.py)."""
+
+    BLOCK_MODE_NORMAL = 0
+    BLOCK_MODE_MATRIX = 1
+    BLOCK_MODE_VECTOR = 2
+    BLOCK_MODE_SMALL_CHANNEL = 3
+    BLOCK_MODE_DEPTHWISE = 4
+
+
+class pad_t(IntEnum):  # pyasc spells it in lower case
+    """Padding modes of an enhanced data_copy (pyasc core/enums.py)."""
+
+    PAD_NONE = 0
+    PAD_MODE1 = 1
+    PAD_MODE2 = 2
+    PAD_MODE3 = 3
+    PAD_MODE4 = 4
+    PAD_MODE5 = 5
+    PAD_MODE6 = 6
+    PAD_MODE7 = 7

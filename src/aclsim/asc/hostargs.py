@@ -4,16 +4,19 @@ Host arrays (numpy arrays, torch CPU tensors and any object with `__dlpack__`,
 `__array_interface__` or the buffer protocol) are copied to device memory for the launch and back
 after it; plain values (numbers, strings, enums, element types, tiling structs, and tuples or lists
 of those) pass by value; anything else is refused at the launch. torch is never imported: a tensor
-is reached through DLPack (`np.from_dlpack`, which shares its memory).
+is reached through DLPack (`np.from_dlpack`, which shares its memory); a bfloat16 tensor, which numpy's
+DLPack lacks, through an int16 view of the same memory read as ml_dtypes bfloat16 (bf16.py).
 """
 
 from __future__ import annotations
 
+import sys
 from enum import Enum
 from typing import Any
 
 import numpy as np
 
+from . import bf16
 from .dtypes import DataType
 from .language.core.struct import Struct
 
@@ -49,6 +52,9 @@ def host_view(name: str, v: Any) -> np.ndarray | None:
         try:
             return np.from_dlpack(v)
         except (BufferError, TypeError, RuntimeError) as e:
+            if str(getattr(v, "dtype", "")) == "torch.bfloat16":  # numpy's DLPack has no bfloat16: share the bits
+                torch = sys.modules[type(v).__module__.split(".")[0]]
+                return bf16.values(np.from_dlpack(v.view(torch.int16)))
             raise TypeError(f"kernel argument {name!r}: its elements cannot be shared with numpy ({e}); pass a "
                             "tensor of float16/float32/int8..int64/uint8..uint64 elements") from None
     if hasattr(v, "__array_interface__"):

@@ -28,6 +28,7 @@ from .. import constants as C
 from ..errors import AclError
 from ..runtime import KernelFault, KernelWork, Site, Stream, Task, get_runtime
 from ..runtime.gm import GlobalMemory, array_of, has_array_interface
+from ..runtime.observe import now
 from ..runtime.work import pointers_in
 from . import context as ctx
 from .context import AscError, Core, Pool, pool_geometry
@@ -63,6 +64,7 @@ class Launch:
         self.gm = GlobalMemory(rt)  # the door to GM for every core of the launch
         self.observe = False
         self.task: Task | None = None
+        self.started = 0.0  # host clock when the device began running the launch (get_system_cycle)
         self.warned: set = set()
         self.bytes_read = 0
         self.bytes_written = 0
@@ -103,6 +105,7 @@ class Launch:
     def run(self, task: Task) -> None:
         """The device side: run every core of the launch in turn."""
         self.task = task
+        self.started = now()
         self.observe = self.gm.observed()
         try:
             with np.errstate(all="ignore"):  # the vector unit yields inf/nan silently

@@ -5,12 +5,14 @@ Each block runs as one core: a vector core (`ascend_is_aiv()`), or a cube core w
 declared `@asc.jit(kernel_type=KernelType.AIC_ONLY)`; `get_sub_block_num()` is 1 and
 `get_sub_block_idx()` 0 (inference: a block of a vector-only launch is a lone vector core, not one
 of a cube core's pair); in mix launches (cube.mix_ratio) two AIVs run per block. The cycle
-counter is the emulator's monotonic clock scaled to the chip's clock: differences measure how long
-the emulator took, not how long the NPU would.
+counter is the modeled device clock of the timeline (runtime/scheduler.py: a task starts when its
+stream is free and lasts as long as the emulator took) in the chip's cycles: differences measure how
+long the emulator took, not how long the NPU would.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from aclsim.runtime.observe import now
@@ -50,10 +52,28 @@ def ascend_is_aic() -> bool:
     return _cube_kernel("ascend_is_aic")
 
 
+def _cycles(core: ctx.Core, since_start: float) -> int:
+    """Cycles of the chip's clock at `since_start` seconds into the launch, on the modeled device clock (the
+    timeline's): the kernel task's modeled start plus that time."""
+    launch = core.launch
+    start = launch.task.start if launch.task is not None else launch.started
+    return int((start + since_start) * core.chip.cube_mhz * 1e6)
+
+
 def get_system_cycle() -> int:
-    """A cycle counter: the emulator's monotonic clock in cycles of the chip's clock."""
+    """A cycle counter on the modeled device clock: how long the launch has run so far, from its modeled start."""
     core = ctx.current("get_system_cycle")
-    return int(now() * core.chip.cube_mhz * 1e6)
+    return _cycles(core, now() - core.launch.started)
+
+
+def print_time_stamp(desc_id: int) -> None:
+    """Print a time stamp as the NPU's dump does (Ascend C PrintTimeStamp page: "descId is 11, rsv is 0,
+    timeStamp is ..., pcPtr is ..., entry is ..."): timeStamp is get_system_cycle(), entry the kernel's
+    start in cycles; there is no program counter to show, so pcPtr is left out."""
+    core = ctx.current("print_time_stamp")
+    stamp = _cycles(core, now() - core.launch.started)
+    sys.stdout.write(f"descId is {int(desc_id)}, rsv is 0, timeStamp is {stamp}, entry is {_cycles(core, 0.0)}.\n")
+    sys.stdout.flush()
 
 
 def get_data_block_size_in_bytes() -> int:

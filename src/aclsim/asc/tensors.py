@@ -16,9 +16,10 @@ import numpy as np
 
 from ..runtime import get_runtime
 from ..runtime.gm import GlobalMemory, Verdict, array_interface, array_of, has_array_interface
+from . import bf16
 from . import context as ctx
 from .context import ONES, AscWarning, Pool, fail
-from .dtypes import DataType, as_dtype
+from .dtypes import DataType, as_dtype, bfloat16
 from .enums import TPosition
 from .shape import HasShapeInfo
 
@@ -137,13 +138,15 @@ class GlobalTensor(HasShapeInfo):
         core = ctx.CORE
         if core is not None and core.launch.observe:
             core.emit_gm(where, off, off + dt.itemsize, False, dt.itemsize, "get_value")
-        return buf[off : off + dt.itemsize].view(dt.np)[0]
+        stored = buf[off : off + dt.itemsize].view(dt.np)
+        return stored[0] if dt is not bfloat16 else bf16.values(stored, "GlobalTensor.get_value")[0]
 
     def set_value(self, offset: int, value: Any) -> None:
         """Scalar write. On hardware it lands in the core's DCache, not GM, until flushed (reference §1.1)."""
         dt = self.dtype
         buf, off, where = self._at(offset).region(dt.itemsize, "GlobalTensor.set_value")
-        buf[off : off + dt.itemsize].view(dt.np)[0] = value
+        buf[off : off + dt.itemsize].view(dt.np)[0] = (value if dt is not bfloat16
+                                                   else bf16.bits(value, "GlobalTensor.set_value"))
         core = ctx.CORE
         if core is not None and core.launch.observe:
             core.emit_gm(where, off, off + dt.itemsize, True, dt.itemsize, "set_value")
@@ -404,13 +407,13 @@ class LocalTensor(HasShapeInfo):
         bad = t.buf.pool.written.find(0, t.lo, hi)
         if bad >= 0:
             t.uninit("LocalTensor.get_value", bad, 1)
-        return t.arr[0]
+        return t.arr[0] if t.dtype is not bfloat16 else bf16.values(t.arr[:1], "LocalTensor.get_value")[0]
 
     def set_value(self, index: int, value: Any) -> None:
         """Scalar write."""
         t = self[index]
         hi = t.bounds(1, "LocalTensor.set_value")
-        t.arr[0] = value
+        t.arr[0] = value if t.dtype is not bfloat16 else bf16.bits(value, "LocalTensor.set_value")
         t.buf.pool.written[t.lo : hi] = ctx.ONES[: hi - t.lo]
 
     def __repr__(self) -> str:

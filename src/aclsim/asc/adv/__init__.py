@@ -48,6 +48,7 @@ from .matmul import (
 from .norm import RmsNormTiling, rmsnorm
 from .quant import QuantConfig, quant
 from .softmax import SoftmaxTiling, softmax
+from .sort import concat, extract
 from .tiling import TCubeTiling
 
 __getattr__ = module_getattr("asc.language.adv")  # pyasc names aclsim lacks raise NotEmulatedError
@@ -64,3 +65,4 @@ __all__ += [  # element-wise math (math.py)
 __all__ += ["QuantConfig", "quant"]  # quant.py
 __all__ += ["SoftmaxTiling", "softmax"]  # softmax.py
 __all__ += ["RmsNormTiling", "rmsnorm"]  # norm.py
+__all__ += ["concat", "extract"]  # sort.py
