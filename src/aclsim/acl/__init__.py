@@ -19,6 +19,7 @@ from ._missing import R, generic, not_emulated, unemulated_module
 from .buffers import (
     create_data_buffer,
     create_tensor_desc,
+    data_type_size,
     destroy_data_buffer,
     destroy_tensor_desc,
     get_data_buffer_addr,
@@ -47,7 +48,7 @@ from .buffers import (
 )
 
 __all__ = [
-    "app_log", "create_data_buffer", "create_tensor_desc", "destroy_data_buffer", "destroy_tensor_desc", "finalize",
+    "app_log", "create_data_buffer", "create_tensor_desc", "data_type_size", "destroy_data_buffer", "destroy_tensor_desc", "finalize",
     "get_data_buffer_addr", "get_data_buffer_size", "get_data_buffer_size_v2", "get_data_type_size",
     "get_recent_err_msg", "get_soc_name", "get_tensor_desc_dim", "get_tensor_desc_dim_range",
     "get_tensor_desc_dim_v2", "get_tensor_desc_element_count", "get_tensor_desc_format", "get_tensor_desc_name",
