@@ -12,6 +12,7 @@ aclsim does not emulate, 100021 / 100022 for inputs / outputs that do not fit.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -156,21 +157,31 @@ def _value(d: TensorDesc, mem: _device.Bytes | None) -> Any:
     return mem.array(dtype, shape)
 
 
+def _check_type(fn: str, op_type: str) -> None:
+    if op_type not in ops.SUPPORTED:
+        raise AclError(Code.ERROR_OP_TYPE_NOT_MATCH, f"{fn}: operator type {op_type!r} is not emulated by aclsim "
+                       f"(emulated: {', '.join(ops.SUPPORTED)})")
+
+
+def _require_model(fn: str, op_type: str, ins: list[TensorDesc], outs: list[TensorDesc]) -> None:
+    """As on the device, a single-operator model matching the type, data types and shapes must be loaded."""
+    sig_in = [(d.dtype, d.dims) for d in ins]
+    sig_out = [(d.dtype, d.dims) for d in outs]
+    if not any(m.matches(op_type, sig_in, sig_out) for m in _models):
+        raise AclError(Code.ERROR_OP_NOT_FOUND, f"{fn}: no single-operator model for {op_type} with inputs "
+                       f"{sig_in} and outputs {sig_out} (data type, dims); describe it in ops.json, run `aclsim atc "
+                       "--singleop=ops.json --output=DIR` and call acl.op.set_model_dir(DIR) first")
+
+
 def _submit(fn: str, op_type: str, in_descs: Any, inputs: Any, out_descs: Any, outputs: Any, attr: int,
             stream: int, need_model: bool) -> None:
     _device.require_context(fn)
     ins = _tensors(fn, "input", _list(in_descs, fn), _list(inputs, fn), Code.ERROR_OP_INPUT_NOT_MATCH, False)
     outs = _tensors(fn, "output", _list(out_descs, fn), _list(outputs, fn), Code.ERROR_OP_OUTPUT_NOT_MATCH, True)
     attrs = dict(_handles.get(attr, Attr, fn, "operator attribute")) if attr else {}
-    if op_type not in ops.SUPPORTED:
-        raise AclError(Code.ERROR_OP_TYPE_NOT_MATCH, f"{fn}: operator type {op_type!r} is not emulated by aclsim "
-                       f"(emulated: {', '.join(ops.SUPPORTED)})")
-    sig_in = [(d.dtype, d.dims) for d, _ in ins]
-    sig_out = [(d.dtype, d.dims) for d, _ in outs]
-    if need_model and not any(m.matches(op_type, sig_in, sig_out) for m in _models):
-        raise AclError(Code.ERROR_OP_NOT_FOUND, f"{fn}: no single-operator model for {op_type} with inputs "
-                       f"{sig_in} and outputs {sig_out} (data type, dims); describe it in ops.json, run `aclsim atc "
-                       "--singleop=ops.json --output=DIR` and call acl.op.set_model_dir(DIR) first")
+    _check_type(fn, op_type)
+    if need_model:
+        _require_model(fn, op_type, [d for d, _ in ins], [d for d, _ in outs])
 
     def run() -> None:
         xs = [_value(d, m) for d, m in ins]
@@ -233,9 +244,48 @@ def update_params(op_type: str, in_descs: Any, out_descs: Any, attr: int) -> Non
     fn = "acl.op.update_params"
     for h in (*_list(in_descs, fn), *_list(out_descs, fn)):
         _handles.get(h, TensorDesc, fn, "tensor description")
-    if op_type not in ops.SUPPORTED:
-        raise AclError(Code.ERROR_OP_TYPE_NOT_MATCH, f"{fn}: operator type {op_type!r} is not emulated by aclsim")
+    _check_type(fn, op_type)
 
 
-__getattr__ = not_emulated("acl.op", generic("aclsim emulates the acl.op calls its README lists (no operator "
-                                             "handles, custom operators or infer_shape)"))
+# ---------------------------------------------------------------- operator handles
+
+
+@dataclass(eq=False)
+class OpHandle:
+    """aclopHandle: an operator with fixed descriptions and attributes, run with execute_with_handle."""
+
+    op_type: str
+    in_descs: list[int]
+    out_descs: list[int]
+    attr: int
+
+
+@pyacl("acl.op.create_handle", "sOOk", fail=(0,))
+def create_handle(op_type: str, in_descs: Any, out_descs: Any, attr: int) -> int:
+    """Needs a loaded single-operator model matching the descriptions, as aclopCreateHandle does."""
+    fn = "acl.op.create_handle"
+    ins, outs = (_list(v, fn) for v in (in_descs, out_descs))
+    _check_type(fn, op_type)
+    _require_model(fn, op_type, [_handles.get(h, TensorDesc, fn, f"input {k} tensor description")
+                                 for k, h in enumerate(ins)],
+                   [_handles.get(h, TensorDesc, fn, f"output {k} tensor description") for k, h in enumerate(outs)])
+    if attr:
+        _handles.get(attr, Attr, fn, "operator attribute")
+    return _handles.new(OpHandle(op_type, ins, outs, attr))
+
+
+@pyacl("acl.op.execute_with_handle", "kOOk")
+def execute_with_handle(handle: int, inputs: Any, outputs: Any, stream: int) -> None:
+    fn = "acl.op.execute_with_handle"
+    h = _handles.get(handle, OpHandle, fn, "operator handle")
+    _submit(fn, h.op_type, h.in_descs, inputs, h.out_descs, outputs, h.attr, stream, True)
+
+
+@pyacl("acl.op.destroy_handle", "k")
+def destroy_handle(handle: int) -> None:
+    _handles.get(handle, OpHandle, "acl.op.destroy_handle", "operator handle")
+    _handles.drop(handle)
+
+
+__getattr__ = not_emulated("acl.op", generic("aclsim emulates the acl.op calls its README lists (no custom "
+                                             "operators or infer_shape)"))
