@@ -314,3 +314,20 @@ def test_missing_onnxruntime_says_which_pip_command_fixes_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "onnxruntime", None)
     with pytest.raises(ImportError, match=r"pip install 'aclsim\[models\]'"):
         graph.require("onnxruntime")
+
+
+def test_reading_a_vpc_output_before_synchronize_is_a_race(dvpp):
+    from aclsim.check import Session
+
+    chan, stream = dvpp
+    buf = nv12_picture(64, 48)[2]
+    src = to_device(buf.tobytes())
+    dst, _ = acl.media.dvpp_malloc(32 * 24 * 3 // 2)
+    s = Session(["racecheck"])
+    cfg = acl.media.dvpp_create_resize_config()
+    assert acl.media.dvpp_vpc_resize_async(chan, pic_desc(src, NV12, 64, 48, 64, 48, buf.size),
+                                           pic_desc(dst, NV12, 32, 24, 32, 24, 32 * 24 * 3 // 2), cfg, stream) == 0
+    from_device(dst, 32 * 24 * 3 // 2)  # BUG: no synchronize_stream first
+    s.stop()
+    assert any(f.tool == "racecheck" for f in s.findings)
+    assert acl.rt.synchronize_stream(stream) == 0
