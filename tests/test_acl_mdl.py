@@ -375,3 +375,36 @@ def test_atc_refuses_what_atc_refuses(tmp_path, capsys):
     assert cli(["atc", f"--model={bad}", "--framework=5", f"--output={tmp_path / 'b'}",
                 "--soc_version=Ascend310P3"]) == 1
     assert "ONNX model is invalid" in capsys.readouterr().err
+
+
+def test_dynamic_dims_across_two_inputs(tmp_path, ctx):
+    from onnx import TensorProto, helper
+
+    g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "mm",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["m", 4]),
+                           helper.make_tensor_value_info("w", TensorProto.FLOAT, [4, "n"])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["m", "n"])])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    assert cli(["atc", f"--model={save(model, tmp_path / 'mm.onnx')}", "--framework=5", f"--output={tmp_path / 'n'}",
+                "--soc_version=Ascend310P3", "--input_shape=x:-1,4;w:4,-1", "--dynamic_dims=2,3;5,6"]) == 1  # NCHW
+    net = Net(atc(tmp_path, model, "mm", "--input_shape=x:-1,4;w:4,-1", "--dynamic_dims=2,3;5,6",
+                  "--input_format=ND"))
+    d = net.desc
+    assert acl.mdl.get_input_dynamic_gear_count(d, -1) == (2, 0)
+    gears, ret = acl.mdl.get_input_dynamic_dims(d, -1, 2)
+    assert ret == 0 and [g["dims"] for g in gears] == [[2, 4, 4, 3], [5, 4, 4, 6]]
+    assert acl.mdl.get_output_size_by_index(d, 0) == 5 * 6 * 4  # the largest gear
+    rng = np.random.default_rng(4)
+    x, w = rng.standard_normal((5, 4)).astype(np.float32), rng.standard_normal((4, 6)).astype(np.float32)
+    net.put(0, x)
+    net.put(1, w)
+    idx = acl.mdl.get_input_index_by_name(d, "ascend_mbatch_shape_data")[0]
+    assert acl.mdl.execute(net.model_id, net.in_ds, net.out_ds) == 145013  # no gear chosen yet
+    bad = {"name": "", "dimCount": 4, "dims": [5, 4, 4, 3]}
+    assert acl.mdl.set_input_dynamic_dims(net.model_id, net.in_ds, idx, bad) == 145013
+    assert "[2, 4, 4, 3], [5, 4, 4, 6]" in acl.get_recent_err_msg()
+    assert acl.mdl.set_input_dynamic_dims(net.model_id, net.in_ds, idx, gears[1]) == 0
+    assert acl.mdl.execute(net.model_id, net.in_ds, net.out_ds) == 0
+    assert acl.mdl.get_cur_output_dims(d, 0)[0]["dims"] == [5, 6]
+    np.testing.assert_allclose(net.get(0, cur=True), x @ w, rtol=1e-5, atol=1e-5)
+    net.close()

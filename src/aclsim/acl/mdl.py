@@ -347,8 +347,8 @@ def get_dataset_num_buffers(dataset: int) -> int:
 def _dynamic_slot(model_id: int, dataset: int, index: int, fn: str) -> tuple[Model, _device.Bytes]:
     m = _model(model_id, fn)
     if not m.om.dynamic:
-        raise AclError(Code.ERROR_MODEL_NOT_DYNAMIC, f"{fn}: model {model_id} has no dynamic batch or image size "
-                       "(build it with --dynamic_batch_size or --dynamic_image_size)")
+        raise AclError(Code.ERROR_MODEL_NOT_DYNAMIC, f"{fn}: model {model_id} has no dynamic batch, image size or "
+                       "dims (build it with --dynamic_batch_size, --dynamic_image_size or --dynamic_dims)")
     ds = _handles.get(dataset, Dataset, fn, "dataset")
     dyn = len(m.om.inputs) - 1
     if index != dyn or index >= len(ds.buffers):
@@ -384,6 +384,49 @@ def set_dynamic_hw_size(model_id: int, dataset: int, index: int, height: int, wi
     mem.array(np.uint64)[:] = (height, width)
 
 
+def _full_dims(m: om.OmModel, gear: list[int]) -> list[int]:
+    """The aclmdlIODims of a --dynamic_dims gear: the dims of all inputs in order, the gear's values in the -1s."""
+    values = iter(gear)
+    return [next(values) if d == -1 else d for t in m.inputs if t.name != om.DYNAMIC_TENSOR_NAME for d in t.dims]
+
+
+@pyacl("acl.mdl.set_input_dynamic_dims", "IkkO")
+def set_input_dynamic_dims(model_id: int, dataset: int, index: int, dims: Any) -> None:
+    """`dims` is an aclmdlIODims dict whose "dims" are the dims of all inputs of one --dynamic_dims gear."""
+    fn = "acl.mdl.set_input_dynamic_dims"
+    if not isinstance(dims, dict) or not isinstance(dims.get("dims"), (list, tuple)):
+        raise TypeError(f"{fn} args parse failed")
+    m, mem = _dynamic_slot(model_id, dataset, index, fn)
+    if not m.om.dynamic_dims:
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: model {model_id} was built with a dynamic batch or image "
+                       "size: use acl.mdl.set_dynamic_batch_size / set_dynamic_hw_size")
+    full = [int(v) for v in dims["dims"]][: int(dims.get("dimCount", len(dims["dims"])))]
+    for gear in m.om.dynamic_dims:
+        if _full_dims(m.om, gear) == full:
+            _device.report_access([(mem, True)], fn)
+            mem.array(np.uint64)[:] = gear
+            return
+    raise AclError(Code.ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID, f"{fn}: dims {full} are not one of the model's gears "
+                   f"{[_full_dims(m.om, g) for g in m.om.dynamic_dims]} (acl.mdl.get_input_dynamic_dims)")
+
+
+@pyacl("acl.mdl.get_input_dynamic_gear_count", "kk", fail=(0,))
+def get_input_dynamic_gear_count(desc: int, index: int) -> int:
+    """The --dynamic_dims gear count (0 for other models); `index` is reserved (-1) and not used."""
+    return len(_described(desc, "acl.mdl.get_input_dynamic_gear_count").om.dynamic_dims)
+
+
+@pyacl("acl.mdl.get_input_dynamic_dims", "kkk", fail=([],))
+def get_input_dynamic_dims(desc: int, index: int, gear_count: int) -> list[dict]:
+    """One aclmdlIODims per gear (the dims of all inputs); `index` is reserved (-1) and not used."""
+    fn = "acl.mdl.get_input_dynamic_dims"
+    m = _described(desc, fn).om
+    if gear_count != len(m.dynamic_dims):
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: gear_count {gear_count}, the model has "
+                       f"{len(m.dynamic_dims)} (acl.mdl.get_input_dynamic_gear_count)")
+    return [_dims("", _full_dims(m, g)) for g in m.dynamic_dims]
+
+
 # ---------------------------------------------------------------- execution
 
 
@@ -404,13 +447,16 @@ def _gear(m: Model, bufs: list[DataBuffer], fn: str) -> dict[str, list[int]]:
             if s and s[0] == -1:
                 s[0] = value[0]
     else:
-        if value not in m.om.dynamic_hw:
+        gears, setter = ((m.om.dynamic_hw, "set_dynamic_hw_size") if m.om.dynamic_hw
+                         else (m.om.dynamic_dims, "set_input_dynamic_dims"))
+        if value not in gears:
             raise AclError(Code.ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID, f"{fn}: the dynamic input holds {value}, not "
-                           f"one of {m.om.dynamic_hw}: call acl.mdl.set_dynamic_hw_size first")
+                           f"one of {gears}: call acl.mdl.{setter} first")
+        values = iter(value)
         for s in shapes.values():
-            idx = [k for k, d in enumerate(s) if d == -1]
-            for k, v in zip(idx, value, strict=False):
-                s[k] = v
+            if m.om.dynamic_hw:  # H, W of every image input; dynamic dims run on across the inputs
+                values = iter(value)
+            s[:] = [next(values) if d == -1 else d for d in s]
     return shapes
 
 
@@ -487,4 +533,4 @@ def execute_async(model_id: int, inputs: int, outputs: int, stream: int) -> None
 
 
 __getattr__ = not_emulated("acl.mdl", generic("aclsim emulates the acl.mdl calls its README lists "
-                                              "(no dynamic dims, dynamic AIPP, AIPP queries or model queues)"))
+                                              "(no dynamic AIPP, AIPP queries or model queues)"))
