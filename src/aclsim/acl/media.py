@@ -229,7 +229,7 @@ def _jpeg_info(data: bytes, fn: str) -> P.JpegInfo:
 def _jpegd_align() -> int:
     """JPEGD's output width-stride alignment: 64 on the chips aclsim models (Atlas inference, A2: Ascend310P,
     Ascend910B), 128 on Atlas 200/300/500 and the first training series."""
-    name = get_runtime().chip.name
+    name = _device.chip_name()
     return 64 if name.startswith(("Ascend310P", "Ascend910B", "Ascend310B")) else 128
 
 

@@ -5,7 +5,7 @@ shapes, with -1 at the batch dim for `--dynamic_batch_size "1,2,4"` or at H and 
 `--dynamic_image_size "224,224;448,448"` (a dynamic model gets the extra input `ascend_mbatch_shape_data`,
 written by acl.mdl.set_dynamic_batch_size / set_dynamic_hw_size); `--input_format` (NCHW default);
 `--input_fp16_nodes "a;b"` makes those inputs float16; `--output_type FP16` or `"node:index:FP16;..."`;
-`--insert_op_conf` static AIPP; `--dynamic_dims "1,2;4,8"` with `--input_format=ND`: each gear gives the
+`--insert_op_conf` static or dynamic AIPP; `--dynamic_dims "1,2;4,8"` with `--input_format=ND`: each gear gives the
 values of all -1 dims of `--input_shape`, in input order. Output dims and sizes are those of the largest gear.
 """
 
@@ -141,6 +141,12 @@ def build(onnx_bytes: bytes, opts: Options) -> OmModel:
         dt = out_types.get(k, gdt)
         outputs.append(TensorInfo(oname, list(arr.shape), dt, T.ACL_FORMAT_NCHW if arr.ndim == 4 else T.ACL_FORMAT_ND,
                                   int(arr.size) * T.SIZES[dt], graph_dtype=gdt))
+    dynamic_aipp = [t for t in inputs if t.aipp and t.aipp.get("aipp_mode") == "dynamic"]
+    if dynamic_aipp:
+        if gears:
+            raise BuildError("dynamic AIPP together with dynamic batch / image size / dims is not emulated")
+        n = max(t.dims[0] for t in dynamic_aipp) * len(A.FIELDS)
+        inputs.append(TensorInfo(A.DYNAMIC_TENSOR, [n], T.ACL_DOUBLE, T.ACL_FORMAT_ND, 8 * n, T.ACL_DOUBLE))
     if gears:
         n = 1 if opts.dynamic_batch else 2 if opts.dynamic_hw else len(opts.dynamic_dims[0])
         inputs.append(TensorInfo(DYNAMIC_TENSOR_NAME, [n], T.ACL_UINT64, T.ACL_FORMAT_ND, 8 * n, T.ACL_UINT64))
@@ -206,12 +212,17 @@ def _input_info(name: str, dims: list[int], dtype: int, fmt: int, opts: Options,
         if len(dims) != 4 or -1 in dims:
             raise BuildError(f"AIPP on input {name}: needs a static 4-D input, got {dims}")
         mh, mw = (dims[1], dims[2]) if opts.input_format == "NHWC" else (dims[2], dims[3])
+        nhwc = {"aclsim_model_h": mh, "aclsim_model_w": mw, "aclsim_nhwc": opts.input_format == "NHWC"}
+        if cfg.get("aipp_mode") == "dynamic":  # the source image is set at run time: up to max_src_image_size bytes
+            c = dims[3] if opts.input_format == "NHWC" else dims[1]
+            return TensorInfo(name, [dims[0], mh, mw, c], T.ACL_UINT8, T.ACL_FORMAT_NHWC, cfg["max_src_image_size"],
+                              dtype, {**cfg, **nhwc})
         try:
             A.check(cfg, mh, mw)
         except A.AippError as e:
             raise BuildError(f"AIPP on input {name}: {e}")
         h, w = A.source_hw(cfg, mh, mw)
-        cfg = {**cfg, "aclsim_model_h": mh, "aclsim_model_w": mw, "aclsim_nhwc": opts.input_format == "NHWC"}
+        cfg = {**cfg, **nhwc}
         return TensorInfo(name, [dims[0], h, w, A.FORMATS[cfg["input_format"]][2]], T.ACL_UINT8, T.ACL_FORMAT_NHWC,
                           dims[0] * A.image_size(cfg, h, w), dtype, cfg)
     shown = T.ACL_FLOAT16 if name in opts.input_fp16_nodes else dtype
