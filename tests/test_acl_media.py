@@ -331,3 +331,24 @@ def test_reading_a_vpc_output_before_synchronize_is_a_race(dvpp):
     s.stop()
     assert any(f.tool == "racecheck" for f in s.findings)
     assert acl.rt.synchronize_stream(stream) == 0
+
+
+def test_model_reading_an_unfilled_letterbox_border_is_an_initcheck_finding(dvpp):
+    from aclsim.check import Session
+
+    chan, stream = dvpp
+    buf = nv12_picture(64, 48)[2]
+    src = to_device(buf.tobytes())
+    s = Session(["initcheck"])
+    canvas, _ = acl.media.dvpp_malloc(64 * 64 * 3 // 2)  # never filled: the border stays garbage
+    out = pic_desc(canvas, NV12, 64, 64, 64, 64, 64 * 64 * 3 // 2)
+    crop = acl.media.dvpp_create_roi_config(0, 63, 0, 47)
+    paste = acl.media.dvpp_create_roi_config(0, 63, 0, 47)
+    assert acl.media.dvpp_vpc_crop_and_paste_async(chan, pic_desc(src, NV12, 64, 48, 64, 48, buf.size), out, crop,
+                                                   paste, stream) == 0
+    assert acl.rt.synchronize_stream(stream) == 0
+    from_device(canvas, 64 * 48)  # the pasted luma rows: written
+    assert s.findings == []
+    from_device(canvas, 64 * 64)  # the whole luma plane: rows 48..63 nothing wrote
+    s.stop()
+    assert [f.tool for f in s.findings] == ["initcheck"]

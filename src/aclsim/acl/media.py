@@ -392,7 +392,13 @@ def _vpc(fn: str, channel_desc: int, input_desc: int, output_desc: int, stream: 
             img = P.crop(img, crop)
         P.write(dst.array(), pout, P.resize(img, ow, oh, nearest), x, y)
 
-    _device.enqueue(stream, "kernel", fn.rsplit(".", 1)[1].removesuffix("_async"), run, [src], [dst], fn,
+    # A paste writes only its area: the rest of the output keeps what it had (uninitialised memory stays so
+    # for initcheck, e.g. a letterbox border nothing filled).
+    writes = [dst]
+    if paste is not None and _device.observed():
+        writes = [_device.memory(dst.addr + off, n, True, fn, "output picture data")
+                  for off, n in P.spans(pout, x, y, ow, oh)]
+    _device.enqueue(stream, "kernel", fn.rsplit(".", 1)[1].removesuffix("_async"), run, [src], writes, fn,
                     engine="dvpp")
 
 

@@ -170,6 +170,17 @@ def write(buf: np.ndarray, p: Layout, img: Planes, x: int = 0, y: int = 0) -> No
     uv[y // 2: y // 2 + (h + 1) // 2, x // 2: x // 2 + (w + 1) // 2] = img.uv[:, :, ::-1] if p.fmt == NV21 else img.uv
 
 
+def spans(p: Layout, x: int, y: int, w: int, h: int) -> list[tuple[int, int]]:
+    """The (offset, bytes) row pieces of the buffer that a w x h area at (x, y) covers, plane by plane."""
+    if p.fmt in (RGB888, BGR888):
+        return [(r * p.wstride + 3 * x, 3 * w) for r in range(y, y + h)]
+    out = [(r * p.wstride + x, w) for r in range(y, y + h)]
+    if p.fmt in YUV420SP:
+        base, cw = p.wstride * p.hstride, w + w % 2
+        out += [(base + r * p.wstride + x, cw) for r in range(y // 2, (y + h + 1) // 2)]
+    return out
+
+
 # ---------------------------------------------------------------- colour space
 # BT.601 full range (JFIF's YCbCr), the colour space a JPEG's YUV is in; the reference does not give
 # VPC's CSC matrix, so aclsim uses the same one both ways.
