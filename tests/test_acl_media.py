@@ -352,3 +352,21 @@ def test_model_reading_an_unfilled_letterbox_border_is_an_initcheck_finding(dvpp
     from_device(canvas, 64 * 64)  # the whole luma plane: rows 48..63 nothing wrote
     s.stop()
     assert [f.tool for f in s.findings] == ["initcheck"]
+
+
+def test_jpeg_decode_keeps_a_larger_valid_stride_the_program_set(dvpp):
+    chan, stream = dvpp
+    data = jpeg_bytes(100, 50)
+    ws, hs = align(100, 128), align(50, 16)  # acllite's Atlas 300 strides on a chip that needs only 64
+    out, _ = acl.media.dvpp_malloc(ws * hs * 3 // 2)
+    desc = pic_desc(out, NV12, 100, 50, ws, hs, ws * hs * 3 // 2)
+    assert acl.media.dvpp_jpeg_decode_async(chan, to_device(data), len(data), desc, stream) == 0
+    assert acl.rt.synchronize_stream(stream) == 0
+    assert acl.media.dvpp_get_pic_desc_width_stride(desc) == 128
+    y, _ = planes(from_device(out, ws * hs * 3 // 2), 100, 50, ws, hs)
+    ref = np.asarray(Image.open(io.BytesIO(data)).convert("YCbCr"))[:, :, 0].astype(int)
+    assert np.abs(y.astype(int) - ref).max() <= 3
+    small = pic_desc(out, NV12, 0, 0, 0, 0, 1000)
+    assert acl.media.dvpp_jpeg_decode_async(chan, to_device(data), len(data), small, stream) == 0
+    assert acl.rt.synchronize_stream(stream) == 100000
+    assert "dvpp_jpeg_predict_dec_size" in acl.get_recent_err_msg()
