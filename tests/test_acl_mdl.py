@@ -342,6 +342,7 @@ def test_static_aipp_yuv420sp_to_rgb(tmp_path, ctx):
     net = Net(atc(tmp_path, model, "yuv", f"--insert_op_conf={cfg}"))
     assert acl.mdl.get_input_size_by_index(net.desc, 0) == 16 * 16 * 3 // 2
     assert acl.mdl.get_input_dims_v2(net.desc, 0)[0]["dims"] == [1, 24, 16, 1]
+    assert acl.mdl.get_aipp_type(net.model_id, 0) == (1, 0xFFFFFFFF, 0)  # ACL_DATA_WITH_STATIC_AIPP
     rng = np.random.default_rng(8)
     y = rng.integers(16, 235, (16, 16), dtype=np.uint8)
     uv = rng.integers(16, 240, (8, 8, 2), dtype=np.uint8)
@@ -419,6 +420,8 @@ def test_dynamic_aipp_per_image_crop_and_mean(tmp_path, ctx):
     assert acl.mdl.get_input_size_by_index(d, 0) == 2200
     idx, ret = acl.mdl.get_input_index_by_name(d, "ascend_dynamic_aipp_data")
     assert (idx, ret) == (1, 0)
+    assert acl.mdl.get_aipp_type(net.model_id, 0) == (2, idx, 0)  # ACL_DATA_WITH_DYNAMIC_AIPP
+    assert acl.mdl.get_aipp_type(net.model_id, idx) == (3, 0xFFFFFFFF, 0)  # ACL_DYNAMIC_AIPP_NODE
     rng = np.random.default_rng(11)
     imgs = rng.integers(0, 256, (2, 18, 20, 3), dtype=np.uint8)  # two RGB888 sources, 20 wide, 18 high
     net.put(0, imgs.reshape(-1))

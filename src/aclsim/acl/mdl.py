@@ -662,6 +662,20 @@ def _write_aipp(m: Model, ds: Dataset, index: int, a: AippSet, fn: str) -> None:
     mem.array(np.float64)[:] = rows
 
 
+@pyacl("acl.mdl.get_aipp_type", "Ik", fail=(0, 0))
+def get_aipp_type(model_id: int, index: int) -> tuple[int, int]:
+    """(aclmdlInputAippType, the attached dynamic AIPP input's index or 0xFFFFFFFF) of input `index`."""
+    fn = "acl.mdl.get_aipp_type"
+    ins = _model(model_id, fn).om.inputs
+    if not 0 <= index < len(ins):
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: index {index} is out of range: the model has {len(ins)} "
+                       "inputs")
+    t = ins[index]
+    if _dynamic_aipp(t):
+        return 2, len(ins) - 1  # ACL_DATA_WITH_DYNAMIC_AIPP, the parameters' input (aclsim puts it last)
+    return (3 if t.name == A.DYNAMIC_TENSOR else 1 if t.aipp else 0), 0xFFFFFFFF
+
+
 @pyacl("acl.mdl.set_input_aipp", "IkKk")
 def set_input_aipp(model_id: int, dataset: int, index: int, aipp_set: int) -> None:
     """Write the parameters into the dynamic AIPP input (`index` is that input's, as in aclmdlSetInputAIPP)."""
