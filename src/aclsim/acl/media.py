@@ -278,6 +278,7 @@ def dvpp_jpeg_decode_async(channel_desc: int, data: int, size: int, output_desc:
     output description's width, height and strides to the decoded picture's (a stride the program set is
     kept when it is a valid one, e.g. 128-aligned where 64 is the minimum)."""
     fn = "acl.media.dvpp_jpeg_decode_async"
+    P.pillow()  # a missing Pillow fails the call, not the queued work
     _channel(channel_desc, fn)
     if data == 0 or size == 0:
         raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: data must not be NULL and size must be > 0")
@@ -321,6 +322,7 @@ def dvpp_jpeg_encode_async(channel_desc: int, input_desc: int, data: int, size: 
     """Encode the YUV420SP input picture as JPEG into `data` (device memory); `size` points to a uint32 in
     host memory: the buffer's capacity in, the JPEG's size out (after the stream's synchronize)."""
     fn = "acl.media.dvpp_jpeg_encode_async"
+    P.pillow()
     _channel(channel_desc, fn)
     _, p, src = _picture(input_desc, fn, "input", True)
     if p.fmt not in P.YUV420SP:
