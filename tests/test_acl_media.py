@@ -370,3 +370,35 @@ def test_jpeg_decode_keeps_a_larger_valid_stride_the_program_set(dvpp):
     assert acl.media.dvpp_jpeg_decode_async(chan, to_device(data), len(data), small, stream) == 0
     assert acl.rt.synchronize_stream(stream) == 100000
     assert "dvpp_jpeg_predict_dec_size" in acl.get_recent_err_msg()
+
+
+def test_batch_crop_assigns_crop_areas_to_outputs_in_order(dvpp):
+    chan, stream = dvpp
+    srcs = [nv12_picture(64, 48, seed=s) for s in (1, 2)]
+    src_batch = acl.media.dvpp_create_batch_pic_desc(2)
+    for k, (_, _, buf, ws, hs) in enumerate(srcs):
+        d = acl.media.dvpp_get_pic_desc(src_batch, k)
+        for f, v in (("data", to_device(buf.tobytes())), ("format", NV12), ("width", 64), ("height", 48),
+                     ("width_stride", ws), ("height_stride", hs), ("size", buf.size)):
+            assert getattr(acl.media, f"dvpp_set_pic_desc_{f}")(d, v) == 0
+    dst_batch = acl.media.dvpp_create_batch_pic_desc(3)
+    outs = []
+    for k in range(3):
+        dev, _ = acl.media.dvpp_malloc(32 * 16 * 3 // 2)
+        d = acl.media.dvpp_get_pic_desc(dst_batch, k)
+        for f, v in (("data", dev), ("format", NV12), ("width", 32), ("height", 16), ("width_stride", 32),
+                     ("height_stride", 16), ("size", 32 * 16 * 3 // 2)):
+            getattr(acl.media, f"dvpp_set_pic_desc_{f}")(d, v)
+        outs.append(dev)
+    boxes = [(0, 31, 0, 15), (32, 63, 0, 15), (0, 31, 32, 47)]  # left, right, top, bottom
+    crops = [acl.media.dvpp_create_roi_config(*b) for b in boxes]
+    assert acl.media.dvpp_vpc_batch_crop_async(chan, src_batch, [1, 2], dst_batch, crops, stream) == (dst_batch, 0)
+    assert acl.rt.synchronize_stream(stream) == 0
+    owners = [0, 1, 1]  # roi_nums [1, 2]: one crop from input 0, two from input 1
+    for dev, (left, right, top, bottom), o in zip(outs, boxes, owners, strict=True):
+        y, _ = planes(from_device(dev, 32 * 16 * 3 // 2), 32, 16, 32, 16)
+        assert np.array_equal(y, srcs[o][0][top:bottom + 1, left:right + 1])
+    assert acl.media.dvpp_vpc_batch_crop_async(chan, src_batch, [1, 1], dst_batch, crops, stream)[1] == 100000
+    assert "must add up to the 3 output pictures" in acl.get_recent_err_msg()
+    assert acl.media.dvpp_destroy_batch_pic_desc(src_batch) == 0
+    assert acl.media.dvpp_get_pic_desc(src_batch, 0) == 0

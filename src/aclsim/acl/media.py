@@ -372,35 +372,52 @@ def _nearest(config: int | None, fn: str) -> bool:
     return mode in (2, 4)
 
 
+Job = tuple[int, int, "int | None", "int | None"]  # input desc, output desc, crop area, paste area (handles)
+
+
 def _vpc(fn: str, channel_desc: int, input_desc: int, output_desc: int, stream: int, crop_area: int | None = None,
          paste_area: int | None = None, resize_config: int | None = None, same_size: bool = False) -> None:
     """One VPC operation: crop the input (whole picture if no crop area), scale it to the paste area (whole
     output if none) and write it there in the output's format (colour conversion when formats differ)."""
+    _vpc_jobs(fn, channel_desc, [(input_desc, output_desc, crop_area, paste_area)], stream, resize_config,
+              same_size)
+
+
+def _vpc_jobs(fn: str, channel_desc: int, jobs: list[Job], stream: int, resize_config: int | None = None,
+              same_size: bool = False) -> None:
+    """Validate every job at the call, then queue them as one device task."""
     _channel(channel_desc, fn)
-    _, pin, src = _picture(input_desc, fn, "input", False)
-    _, pout, dst = _picture(output_desc, fn, "output", True)
-    crop = None if crop_area is None else _roi(crop_area, pin, fn, "crop area", False)
-    paste = None if paste_area is None else _roi(paste_area, pout, fn, "paste area", True)
-    if same_size and (pin.width, pin.height) != (pout.width, pout.height):
-        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: colour conversion keeps the size: input {pin.width}x"
-                       f"{pin.height}, output {pout.width}x{pout.height}")
     nearest = _nearest(resize_config, fn)
-    ow, oh = (paste.width, paste.height) if paste else (pout.width, pout.height)
-    x, y = (paste.left, paste.top) if paste else (0, 0)
+    steps, reads, writes = [], [], []
+    for k, (input_desc, output_desc, crop_area, paste_area) in enumerate(jobs):
+        tag = f" {k}" if len(jobs) > 1 else ""
+        _, pin, src = _picture(input_desc, fn, "input" + tag, False)
+        _, pout, dst = _picture(output_desc, fn, "output" + tag, True)
+        crop = None if crop_area is None else _roi(crop_area, pin, fn, "crop area" + tag, False)
+        paste = None if paste_area is None else _roi(paste_area, pout, fn, "paste area" + tag, True)
+        if same_size and (pin.width, pin.height) != (pout.width, pout.height):
+            raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: colour conversion keeps the size: input {pin.width}x"
+                           f"{pin.height}, output {pout.width}x{pout.height}")
+        ow, oh = (paste.width, paste.height) if paste else (pout.width, pout.height)
+        x, y = (paste.left, paste.top) if paste else (0, 0)
+        steps.append((src, pin, crop, dst, pout, ow, oh, x, y))
+        reads.append(src)
+        # A paste writes only its area: the rest of the output keeps what it had (uninitialised memory stays
+        # so for initcheck, e.g. a letterbox border nothing filled).
+        if paste is not None and _device.observed():
+            writes += [_device.memory(dst.addr + off, n, True, fn, "output picture data")
+                       for off, n in P.spans(pout, x, y, ow, oh)]
+        else:
+            writes.append(dst)
 
     def run() -> None:
-        img = P.read(src.array(), pin)
-        if crop is not None:
-            img = P.crop(img, crop)
-        P.write(dst.array(), pout, P.resize(img, ow, oh, nearest), x, y)
+        for src, pin, crop, dst, pout, ow, oh, x, y in steps:
+            img = P.read(src.array(), pin)
+            if crop is not None:
+                img = P.crop(img, crop)
+            P.write(dst.array(), pout, P.resize(img, ow, oh, nearest), x, y)
 
-    # A paste writes only its area: the rest of the output keeps what it had (uninitialised memory stays so
-    # for initcheck, e.g. a letterbox border nothing filled).
-    writes = [dst]
-    if paste is not None and _device.observed():
-        writes = [_device.memory(dst.addr + off, n, True, fn, "output picture data")
-                  for off, n in P.spans(pout, x, y, ow, oh)]
-    _device.enqueue(stream, "kernel", fn.rsplit(".", 1)[1].removesuffix("_async"), run, [src], writes, fn,
+    _device.enqueue(stream, "kernel", fn.rsplit(".", 1)[1].removesuffix("_async"), run, reads, writes, fn,
                     engine="dvpp")
 
 
@@ -445,9 +462,77 @@ def dvpp_vpc_convert_color_async(channel_desc: int, input_desc: int, output_desc
     _vpc("acl.media.dvpp_vpc_convert_color_async", channel_desc, input_desc, output_desc, stream, same_size=True)
 
 
+# ---------------------------------------------------------------- batch VPC
+
+
+@dataclass(eq=False)
+class BatchPicDesc:
+    pics: list[int]  # picture description handles, owned by the batch
+
+
+def dvpp_create_batch_pic_desc(*args: Any) -> int:
+    """acl.media.dvpp_create_batch_pic_desc(batch_size) -> batch description (0 on failure)."""
+    (n,) = parser("acl.media.dvpp_create_batch_pic_desc", "I")(args)
+    if not 1 <= n <= 256:
+        AclError(Code.ERROR_INVALID_PARAM, f"acl.media.dvpp_create_batch_pic_desc: batch_size {n} must be 1..256")
+        return 0
+    return _handles.new(BatchPicDesc([_handles.new(PicDesc()) for _ in range(n)]))
+
+
+@_bare("acl.media.dvpp_get_pic_desc", "kI", 0)
+def dvpp_get_pic_desc(batch_desc: int, index: int) -> int:
+    """The picture description `index` of a batch (it belongs to the batch: not destroyed on its own)."""
+    b = _handles.get(batch_desc, BatchPicDesc, "acl.media.dvpp_get_pic_desc", "batch picture description")
+    if index >= len(b.pics):
+        raise AclError(Code.ERROR_INVALID_PARAM, f"acl.media.dvpp_get_pic_desc: index {index} of {len(b.pics)}")
+    return b.pics[index]
+
+
+@pyacl("acl.media.dvpp_destroy_batch_pic_desc", "k")
+def dvpp_destroy_batch_pic_desc(batch_desc: int) -> None:
+    b = _handles.get(batch_desc, BatchPicDesc, "acl.media.dvpp_destroy_batch_pic_desc", "batch picture description")
+    for h in (*b.pics, batch_desc):
+        _handles.drop(h)
+
+
+def _batch_jobs(fn: str, src_batch: int, roi_nums: Any, dst_batch: int, crops: Any, pastes: Any) -> list[Job]:
+    """roi_nums[i] crop areas from input i, taken in order, each to the next output picture (aclvpcBatch*)."""
+    lists = [roi_nums, crops] + ([] if pastes is None else [pastes])
+    if not all(isinstance(v, (list, tuple)) and all(isinstance(x, int) for x in v) for v in lists):
+        raise TypeError(f"{fn} args parse failed")
+    srcs = _handles.get(src_batch, BatchPicDesc, fn, "input batch picture description").pics
+    dsts = _handles.get(dst_batch, BatchPicDesc, fn, "output batch picture description").pics
+    total = sum(roi_nums)
+    if len(roi_nums) > len(srcs) or any(n < 0 for n in roi_nums) or total > 256 or total != len(dsts) \
+            or len(crops) != total or (pastes is not None and len(pastes) != total):
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: roi_nums {list(roi_nums)} (one count per input picture, "
+                       f"sum <= 256) must add up to the {len(dsts)} output pictures and the {len(crops)} crop areas"
+                       + ("" if pastes is None else f" and {len(pastes)} paste areas"))
+    owners = [k for k, n in enumerate(roi_nums) for _ in range(n)]
+    return [(srcs[o], dsts[k], crops[k], None if pastes is None else pastes[k]) for k, o in enumerate(owners)]
+
+
+@pyacl("acl.media.dvpp_vpc_batch_crop_async", "kkOkOk", fail=(0,))
+def dvpp_vpc_batch_crop_async(channel_desc: int, src_batch: int, roi_nums: Any, dst_batch: int, crop_areas: Any,
+                              stream: int) -> int:
+    """Each crop area scaled to its output picture; returns (dst_batch_pic_descs, ret) as pyACL does."""
+    fn = "acl.media.dvpp_vpc_batch_crop_async"
+    _vpc_jobs(fn, channel_desc, _batch_jobs(fn, src_batch, roi_nums, dst_batch, crop_areas, None), stream)
+    return dst_batch
+
+
+@pyacl("acl.media.dvpp_vpc_batch_crop_and_paste_async", "kkOkOOk", fail=(0,))
+def dvpp_vpc_batch_crop_and_paste_async(channel_desc: int, src_batch: int, roi_nums: Any, dst_batch: int,
+                                        crop_areas: Any, paste_areas: Any, stream: int) -> int:
+    """Each crop area scaled to its paste area of its output picture; returns (dst_batch_pic_descs, ret)."""
+    fn = "acl.media.dvpp_vpc_batch_crop_and_paste_async"
+    _vpc_jobs(fn, channel_desc, _batch_jobs(fn, src_batch, roi_nums, dst_batch, crop_areas, paste_areas), stream)
+    return dst_batch
+
+
 _VIDEO = "video decode/encode (VDEC/VENC) needs the NPU's codec hardware; decode frames on the host instead"
-_PICTURE = ("aclsim emulates JPEGD, JPEGE and single-picture VPC (resize, crop, crop-and-paste, colour "
-            "conversion); batch VPC, PNGD, histograms and pyramids are not emulated")
+_PICTURE = ("aclsim emulates JPEGD, JPEGE and VPC resize, crop, crop-and-paste, colour conversion, batch crop "
+            "(and paste); the other batch calls, PNGD, histograms and pyramids are not emulated")
 # Result shapes from the pyACL media reference: create_*desc/config return a handle, get_*_desc_* a value,
 # predict (value, ret), everything else ret.
 __getattr__ = not_emulated("acl.media", [
