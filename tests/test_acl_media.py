@@ -402,3 +402,24 @@ def test_batch_crop_assigns_crop_areas_to_outputs_in_order(dvpp):
     assert "must add up to the 3 output pictures" in acl.get_recent_err_msg()
     assert acl.media.dvpp_destroy_batch_pic_desc(src_batch) == 0
     assert acl.media.dvpp_get_pic_desc(src_batch, 0) == 0
+
+
+def test_png_decode_to_rgb888_at_the_decoder_strides(dvpp):
+    chan, stream = dvpp
+    rgba = np.random.default_rng(5).integers(0, 256, (30, 50, 4), dtype=np.uint8)
+    out = io.BytesIO()
+    Image.fromarray(rgba, "RGBA").save(out, "PNG")
+    data = out.getvalue()
+    ptr = acl.util.bytes_to_ptr(data)
+    assert acl.media.dvpp_png_get_image_info(ptr, len(data)) == (50, 30, 4, 0)
+    size, ret = acl.media.dvpp_png_predict_dec_size(ptr, len(data), RGB888)
+    assert ret == 0 and size == align(50, 128) * 3 * align(30, 16)
+    assert acl.media.dvpp_png_predict_dec_size(ptr, len(data), NV12)[1] == 100000
+    dev, _ = acl.media.dvpp_malloc(size)
+    desc = pic_desc(dev, RGB888, 0, 0, 0, 0, size)
+    assert acl.media.dvpp_png_decode_async(chan, to_device(data), len(data), desc, stream) == 0
+    assert acl.rt.synchronize_stream(stream) == 0
+    ws = acl.media.dvpp_get_pic_desc_width_stride(desc)
+    assert ws == 384 and acl.media.dvpp_get_pic_desc_height_stride(desc) == 32
+    rgb = from_device(dev, size).reshape(32, ws)[:30, :150].reshape(30, 50, 3)
+    np.testing.assert_array_equal(rgb, rgba[:, :, :3])  # PNG is lossless: exactly the pixels, alpha dropped

@@ -219,13 +219,6 @@ def _host_bytes(data: int, size: int, fn: str) -> bytes:
     return _device.memory(data, size, False, fn, "data").array().tobytes()
 
 
-def _jpeg_info(data: bytes, fn: str) -> P.JpegInfo:
-    try:
-        return P.jpeg_info(data)
-    except P.PictureError as e:
-        raise _rule(fn, e)
-
-
 def _jpegd_align() -> int:
     """JPEGD's output width-stride alignment: 64 on the chips aclsim models (Atlas inference, A2: Ascend310P,
     Ascend910B), 128 on Atlas 200/300/500 and the first training series."""
@@ -233,9 +226,79 @@ def _jpegd_align() -> int:
     return 64 if name.startswith(("Ascend310P", "Ascend910B", "Ascend310B")) else 128
 
 
-def _jpegd_layout(fmt: int, width: int, height: int) -> P.Layout:
-    """JPEGD's output: YUV420SP, width stride aligned to 64/128, height stride to 16, even size."""
-    return P.Layout(fmt, width, height, P.align(width, _jpegd_align()), P.align(height, 16))
+@dataclass(frozen=True)
+class _Codec:
+    """A DVPP decoder: its output formats, width-stride alignment (pixels) and the engine calls."""
+
+    name: str
+    formats: tuple[int, ...]
+    align: Any  # () -> int
+    info: Any  # bytes -> P.JpegInfo
+    decode: Any  # bytes -> P.Planes
+
+    def check_format(self, fmt: int, fn: str) -> None:
+        if fmt not in self.formats:
+            raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: {self.name} output format {fmt}: aclsim decodes to "
+                           + ", ".join(f"{P.FORMAT_NAMES[f]} ({f})" for f in self.formats))
+
+    def layout(self, fmt: int, width: int, height: int) -> P.Layout:
+        """The decoder's output: width stride aligned (x 3 bytes for RGB), height stride to 16."""
+        per = 3 if fmt in (P.RGB888, P.BGR888) else 1
+        return P.Layout(fmt, width, height, P.align(width, self.align()) * per, P.align(height, 16))
+
+
+# JPEGD: YUV420SP out (JPEGD "functions and restrictions"); PNGD: RGB888 out, width stride
+# align(width, 128) x 3, height stride align(height, 16) (PNGD "functions and restrictions").
+_JPEGD = _Codec("JPEGD", P.YUV420SP, _jpegd_align, P.jpeg_info, P.jpeg_decode)
+_PNGD = _Codec("PNGD", (P.RGB888,), lambda: 128, P.png_info, P.png_decode)
+
+
+def _info(codec: _Codec, data: bytes, fn: str) -> P.JpegInfo:
+    try:
+        return codec.info(data)
+    except P.PictureError as e:
+        raise _rule(fn, e)
+
+
+def _predict(codec: _Codec, fn: str, data: int, size: int, output_format: int) -> int:
+    codec.check_format(output_format, fn)
+    i = _info(codec, _host_bytes(data, size, fn), fn)
+    return codec.layout(output_format, i.width, i.height).size()
+
+
+def _decode(codec: _Codec, fn: str, channel_desc: int, data: int, size: int, output_desc: int,
+            stream: int) -> None:
+    """Decode the picture at `data` (device memory) into the output description's buffer; the decoder sets the
+    description's width, height and strides to the decoded picture's (a stride the program set is kept when
+    it is a valid one, e.g. 128-aligned where 64 is the minimum)."""
+    P.pillow()  # a missing Pillow fails the call, not the queued work
+    _channel(channel_desc, fn)
+    if data == 0 or size == 0:
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: data must not be NULL and size must be > 0")
+    src = _dvpp_memory(data, size, False, fn, f"{codec.name} input data")
+    d = _get(output_desc, PicDesc, fn)
+    codec.check_format(d.format, fn)
+    dst = _dvpp_memory(d.data, d.size, True, fn, "output picture data")
+
+    def run() -> None:
+        try:
+            img = codec.decode(src.array().tobytes())
+            h, w = img.hw
+            p = codec.layout(d.format, w, h)
+            unit = p.wstride // P.align(w, codec.align()) * codec.align()
+            if d.width_stride >= p.wstride and d.width_stride % unit == 0 and d.height_stride >= p.hstride \
+                    and d.height_stride % 16 == 0:
+                p.wstride, p.hstride = d.width_stride, d.height_stride
+            if d.size < p.size():
+                raise P.PictureError(f"the output buffer has {d.size} bytes; the decoded {w}x{h} picture at strides "
+                                     f"{p.wstride}x{p.hstride} needs {p.size()} ({fn.replace('decode_async', 'predict_dec_size')})")
+        except P.PictureError as e:
+            d.ret_code = int(Code.ERROR_INVALID_PARAM)
+            raise _device.fault(f"{fn}: {e}", Code.ERROR_INVALID_PARAM)
+        P.write(dst.array(), p, img)
+        d.width, d.height, d.width_stride, d.height_stride, d.ret_code = w, h, p.wstride, p.hstride, 0
+
+    _device.enqueue(stream, "kernel", codec.name.lower(), run, [src], [dst], fn, engine="dvpp")
 
 
 # ---------------------------------------------------------------- JPEG
@@ -244,8 +307,8 @@ def _jpegd_layout(fmt: int, width: int, height: int) -> P.Layout:
 @pyacl("acl.media.dvpp_jpeg_get_image_info", "kI", fail=(0, 0, 0))
 def dvpp_jpeg_get_image_info(data: int, size: int) -> tuple[int, int, int]:
     """(width, height, components) from the JPEG header in host memory."""
-    fn = "acl.media.dvpp_jpeg_get_image_info"
-    i = _jpeg_info(_host_bytes(data, size, fn), fn)
+    i = _info(_JPEGD, _host_bytes(data, size, "acl.media.dvpp_jpeg_get_image_info"),
+              "acl.media.dvpp_jpeg_get_image_info")
     return i.width, i.height, i.components
 
 
@@ -253,58 +316,38 @@ def dvpp_jpeg_get_image_info(data: int, size: int) -> tuple[int, int, int]:
 def dvpp_jpeg_get_image_info_v2(data: int, size: int) -> tuple[int, int, int, int]:
     """(width, height, components, acldvppJpegFormat) from the JPEG header in host memory."""
     fn = "acl.media.dvpp_jpeg_get_image_info_v2"
-    i = _jpeg_info(_host_bytes(data, size, fn), fn)
+    i = _info(_JPEGD, _host_bytes(data, size, fn), fn)
     return i.width, i.height, i.components, i.format
-
-
-def _jpegd_format(fmt: int, fn: str) -> None:
-    if fmt not in P.YUV420SP:
-        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: JPEGD output format {fmt}: aclsim decodes to YUV420SP "
-                       f"NV12 ({P.NV12}) or NV21 ({P.NV21})")
 
 
 @pyacl("acl.media.dvpp_jpeg_predict_dec_size", "kIi", fail=(0,))
 def dvpp_jpeg_predict_dec_size(data: int, size: int, output_format: int) -> int:
     """The output buffer JPEGD needs: width stride x height stride x 3/2 for YUV420SP."""
-    fn = "acl.media.dvpp_jpeg_predict_dec_size"
-    _jpegd_format(output_format, fn)
-    i = _jpeg_info(_host_bytes(data, size, fn), fn)
-    return _jpegd_layout(output_format, i.width, i.height).size()
+    return _predict(_JPEGD, "acl.media.dvpp_jpeg_predict_dec_size", data, size, output_format)
 
 
 @pyacl("acl.media.dvpp_jpeg_decode_async", "kkIkk")
 def dvpp_jpeg_decode_async(channel_desc: int, data: int, size: int, output_desc: int, stream: int) -> None:
-    """Decode the JPEG at `data` (device memory) into the output description's buffer. JPEGD sets the
-    output description's width, height and strides to the decoded picture's (a stride the program set is
-    kept when it is a valid one, e.g. 128-aligned where 64 is the minimum)."""
-    fn = "acl.media.dvpp_jpeg_decode_async"
-    P.pillow()  # a missing Pillow fails the call, not the queued work
-    _channel(channel_desc, fn)
-    if data == 0 or size == 0:
-        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: data must not be NULL and size must be > 0")
-    src = _dvpp_memory(data, size, False, fn, "JPEG data")
-    d = _get(output_desc, PicDesc, fn)
-    _jpegd_format(d.format, fn)
-    dst = _dvpp_memory(d.data, d.size, True, fn, "output picture data")
+    _decode(_JPEGD, "acl.media.dvpp_jpeg_decode_async", channel_desc, data, size, output_desc, stream)
 
-    def run() -> None:
-        try:
-            img = P.jpeg_decode(src.array().tobytes())
-            h, w = img.hw
-            p = _jpegd_layout(d.format, w, h)
-            if d.width_stride >= p.wstride and d.width_stride % p.wstride == 0 and d.height_stride >= p.hstride \
-                    and d.height_stride % 16 == 0:
-                p.wstride, p.hstride = d.width_stride, d.height_stride
-            if d.size < p.size():
-                raise P.PictureError(f"the output buffer has {d.size} bytes; the decoded {w}x{h} picture at strides "
-                                     f"{p.wstride}x{p.hstride} needs {p.size()} (acl.media.dvpp_jpeg_predict_dec_size)")
-        except P.PictureError as e:
-            d.ret_code = int(Code.ERROR_INVALID_PARAM)
-            raise _device.fault(f"{fn}: {e}", Code.ERROR_INVALID_PARAM)
-        P.write(dst.array(), p, img)
-        d.width, d.height, d.width_stride, d.height_stride, d.ret_code = w, h, p.wstride, p.hstride, 0
 
-    _device.enqueue(stream, "kernel", "jpegd", run, [src], [dst], fn, engine="dvpp")
+@pyacl("acl.media.dvpp_png_get_image_info", "kI", fail=(0, 0, 0))
+def dvpp_png_get_image_info(data: int, size: int) -> tuple[int, int, int]:
+    """(width, height, components) from the PNG header in host memory."""
+    i = _info(_PNGD, _host_bytes(data, size, "acl.media.dvpp_png_get_image_info"),
+              "acl.media.dvpp_png_get_image_info")
+    return i.width, i.height, i.components
+
+
+@pyacl("acl.media.dvpp_png_predict_dec_size", "kIi", fail=(0,))
+def dvpp_png_predict_dec_size(data: int, size: int, output_format: int) -> int:
+    """The output buffer PNGD needs: width stride x height stride (RGB888)."""
+    return _predict(_PNGD, "acl.media.dvpp_png_predict_dec_size", data, size, output_format)
+
+
+@pyacl("acl.media.dvpp_png_decode_async", "kkIkk")
+def dvpp_png_decode_async(channel_desc: int, data: int, size: int, output_desc: int, stream: int) -> None:
+    _decode(_PNGD, "acl.media.dvpp_png_decode_async", channel_desc, data, size, output_desc, stream)
 
 
 @pyacl("acl.media.dvpp_jpeg_predict_enc_size", "kk", fail=(0,))
@@ -532,7 +575,7 @@ def dvpp_vpc_batch_crop_and_paste_async(channel_desc: int, src_batch: int, roi_n
 
 _VIDEO = "video decode/encode (VDEC/VENC) needs the NPU's codec hardware; decode frames on the host instead"
 _PICTURE = ("aclsim emulates JPEGD, JPEGE and VPC resize, crop, crop-and-paste, colour conversion, batch crop "
-            "(and paste); the other batch calls, PNGD, histograms and pyramids are not emulated")
+            "(and paste), PNGD; the other batch calls, histograms and pyramids are not emulated")
 # Result shapes from the pyACL media reference: create_*desc/config return a handle, get_*_desc_* a value,
 # predict (value, ret), everything else ret.
 __getattr__ = not_emulated("acl.media", [

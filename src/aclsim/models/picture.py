@@ -271,12 +271,12 @@ class JpegInfo:
     format: int  # acldvppJpegFormat
 
 
-def _open(data: bytes) -> Any:
+def _open(data: bytes, kind: str = "JPEG") -> Any:
     Image = pillow()
     try:
-        im = Image.open(io.BytesIO(data), formats=["JPEG"])
+        im = Image.open(io.BytesIO(data), formats=[kind])
     except Exception as e:
-        raise PictureError(f"the data is not a JPEG stream Pillow can read ({type(e).__name__}: {e})")
+        raise PictureError(f"the data is not a {kind} stream Pillow can read ({type(e).__name__}: {e})")
     return im
 
 
@@ -326,3 +326,25 @@ def jpeg_encode(img: Planes, quality: int) -> bytes:
     out = io.BytesIO()
     ycc.save(out, "JPEG", quality=quality, subsampling=2)
     return out.getvalue()
+
+
+# PNGD decodes RGB, grey and RGBA PNG (and palette PNG, expanded) to RGB888; 16-bit samples are refused.
+_PNG_MODES = {"RGB": 3, "L": 1, "RGBA": 4, "LA": 2, "P": 3}
+
+
+def png_info(data: bytes) -> JpegInfo:
+    """Width, height and colour components from the PNG header (format: JPEG_UNKNOWN, PNG has none)."""
+    im = _open(data, "PNG")
+    if im.mode not in _PNG_MODES:
+        raise PictureError(f"PNG in mode {im.mode} (16-bit or other samples): PNGD decodes 8-bit RGB, RGBA and grey")
+    return JpegInfo(im.width, im.height, _PNG_MODES[im.mode], JPEG_UNKNOWN)
+
+
+def png_decode(data: bytes) -> Planes:
+    """Decode a PNG to RGB (alpha dropped, grey and palette expanded), as PNGD's RGB888 output."""
+    png_info(data)
+    im = _open(data, "PNG")
+    try:
+        return Planes(rgb=np.asarray(im.convert("RGB")))
+    except Exception as e:
+        raise PictureError(f"the PNG stream is damaged ({type(e).__name__}: {e})")
