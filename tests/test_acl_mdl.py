@@ -342,6 +342,7 @@ def test_static_aipp_yuv420sp_to_rgb(tmp_path, ctx):
     net = Net(atc(tmp_path, model, "yuv", f"--insert_op_conf={cfg}"))
     assert acl.mdl.get_input_size_by_index(net.desc, 0) == 16 * 16 * 3 // 2
     assert acl.mdl.get_input_dims_v2(net.desc, 0)[0]["dims"] == [1, 24, 16, 1]
+    assert acl.mdl.get_aipp_type(net.model_id, 0) == (1, 0xFFFFFFFF, 0)  # ACL_DATA_WITH_STATIC_AIPP
     rng = np.random.default_rng(8)
     y = rng.integers(16, 235, (16, 16), dtype=np.uint8)
     uv = rng.integers(16, 240, (8, 8, 2), dtype=np.uint8)
@@ -375,3 +376,76 @@ def test_atc_refuses_what_atc_refuses(tmp_path, capsys):
     assert cli(["atc", f"--model={bad}", "--framework=5", f"--output={tmp_path / 'b'}",
                 "--soc_version=Ascend310P3"]) == 1
     assert "ONNX model is invalid" in capsys.readouterr().err
+
+
+def test_dynamic_dims_across_two_inputs(tmp_path, ctx):
+    from onnx import TensorProto, helper
+
+    g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "mm",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["m", 4]),
+                           helper.make_tensor_value_info("w", TensorProto.FLOAT, [4, "n"])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["m", "n"])])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    assert cli(["atc", f"--model={save(model, tmp_path / 'mm.onnx')}", "--framework=5", f"--output={tmp_path / 'n'}",
+                "--soc_version=Ascend310P3", "--input_shape=x:-1,4;w:4,-1", "--dynamic_dims=2,3;5,6"]) == 1  # NCHW
+    net = Net(atc(tmp_path, model, "mm", "--input_shape=x:-1,4;w:4,-1", "--dynamic_dims=2,3;5,6",
+                  "--input_format=ND"))
+    d = net.desc
+    assert acl.mdl.get_input_dynamic_gear_count(d, -1) == (2, 0)
+    gears, ret = acl.mdl.get_input_dynamic_dims(d, -1, 2)
+    assert ret == 0 and [g["dims"] for g in gears] == [[2, 4, 4, 3], [5, 4, 4, 6]]
+    assert acl.mdl.get_output_size_by_index(d, 0) == 5 * 6 * 4  # the largest gear
+    rng = np.random.default_rng(4)
+    x, w = rng.standard_normal((5, 4)).astype(np.float32), rng.standard_normal((4, 6)).astype(np.float32)
+    net.put(0, x)
+    net.put(1, w)
+    idx = acl.mdl.get_input_index_by_name(d, "ascend_mbatch_shape_data")[0]
+    assert acl.mdl.execute(net.model_id, net.in_ds, net.out_ds) == 145013  # no gear chosen yet
+    bad = {"name": "", "dimCount": 4, "dims": [5, 4, 4, 3]}
+    assert acl.mdl.set_input_dynamic_dims(net.model_id, net.in_ds, idx, bad) == 145013
+    assert "[2, 4, 4, 3], [5, 4, 4, 6]" in acl.get_recent_err_msg()
+    assert acl.mdl.set_input_dynamic_dims(net.model_id, net.in_ds, idx, gears[1]) == 0
+    assert acl.mdl.execute(net.model_id, net.in_ds, net.out_ds) == 0
+    assert acl.mdl.get_cur_output_dims(d, 0)[0]["dims"] == [5, 6]
+    np.testing.assert_allclose(net.get(0, cur=True), x @ w, rtol=1e-5, atol=1e-5)
+    net.close()
+
+
+def test_dynamic_aipp_per_image_crop_and_mean(tmp_path, ctx):
+    model, _ = cnn(batch=2, hw=(16, 16))
+    cfg = tmp_path / "dyn.cfg"
+    cfg.write_text("aipp_op {\n  aipp_mode: dynamic\n  related_input_rank: 0\n  max_src_image_size: 2200\n}\n")
+    net = Net(atc(tmp_path, model, "dynaipp", f"--insert_op_conf={cfg}"))
+    d = net.desc
+    assert acl.mdl.get_input_size_by_index(d, 0) == 2200
+    idx, ret = acl.mdl.get_input_index_by_name(d, "ascend_dynamic_aipp_data")
+    assert (idx, ret) == (1, 0)
+    assert acl.mdl.get_aipp_type(net.model_id, 0) == (2, idx, 0)  # ACL_DATA_WITH_DYNAMIC_AIPP
+    assert acl.mdl.get_aipp_type(net.model_id, idx) == (3, 0xFFFFFFFF, 0)  # ACL_DYNAMIC_AIPP_NODE
+    rng = np.random.default_rng(11)
+    imgs = rng.integers(0, 256, (2, 18, 20, 3), dtype=np.uint8)  # two RGB888 sources, 20 wide, 18 high
+    net.put(0, imgs.reshape(-1))
+    assert acl.mdl.execute(net.model_id, net.in_ds, net.out_ds) == 100017  # no parameters yet
+    assert "set_input_aipp" in acl.get_recent_err_msg()
+
+    aipp = acl.mdl.create_aipp(2)
+    assert acl.mdl.set_aipp_input_format(aipp, 3) == 0  # ACL_RGB888_U8
+    assert acl.mdl.set_aipp_src_image_size(aipp, 20, 18) == 0
+    assert acl.mdl.set_aipp_crop_params(aipp, 1, 0, 0, 16, 16, 0) == 0
+    assert acl.mdl.set_aipp_crop_params(aipp, 1, 4, 2, 16, 16, 1) == 0  # start w 4, h 2
+    assert acl.mdl.set_aipp_dtc_pixel_mean_params(aipp, 10, 20, 30, 0, 0) == 0
+    assert acl.mdl.set_aipp_dtc_pixel_mean_params(aipp, 100, 100, 100, 0, 1) == 0
+    assert acl.mdl.set_aipp_pixel_var_reci(aipp, 0.5, 0.5, 0.5, 1.0, 1) == 0
+    assert acl.mdl.set_aipp_scf_params(aipp, 1, 20, 18, 16, 16, 0) == 200001
+    assert acl.mdl.set_aipp_crop_params(aipp, 1, 0, 0, 16, 16, 2) == 100000  # batch_index out of range
+    assert acl.mdl.set_input_aipp(net.model_id, net.in_ds, 0, aipp) == 100000  # not the AIPP input
+    assert acl.mdl.set_input_aipp(net.model_id, net.in_ds, idx, aipp) == 0
+    assert acl.mdl.execute(net.model_id, net.in_ds, net.out_ds) == 0
+
+    x0 = imgs[0, :16, :16].astype(np.float32) - np.array([10, 20, 30], np.float32)
+    x1 = (imgs[1, 2:18, 4:20].astype(np.float32) - 100) * 0.5
+    x = np.stack([x0, x1]).transpose(0, 3, 1, 2)
+    np.testing.assert_allclose(net.get(0), run_onnx(model, {"data": x})[0], rtol=1e-5, atol=1e-6)
+    assert acl.mdl.set_aipp_by_input_index(net.model_id, net.in_ds, 0, acl.mdl.create_aipp(1)) == 100000  # batch 2
+    assert acl.mdl.destroy_aipp(aipp) == 0
+    net.close()

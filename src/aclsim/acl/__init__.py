@@ -13,12 +13,13 @@ import sys
 
 from ..errors import take_recent_errors
 from ..runtime import get_runtime
-from . import mdl, media, op, rt, util
+from . import blas, mdl, media, op, rt, util
 from ._args import parser, pyacl
 from ._missing import R, generic, not_emulated, unemulated_module
 from .buffers import (
     create_data_buffer,
     create_tensor_desc,
+    data_type_size,
     destroy_data_buffer,
     destroy_tensor_desc,
     get_data_buffer_addr,
@@ -47,21 +48,20 @@ from .buffers import (
 )
 
 __all__ = [
-    "app_log", "create_data_buffer", "create_tensor_desc", "destroy_data_buffer", "destroy_tensor_desc", "finalize",
-    "get_data_buffer_addr", "get_data_buffer_size", "get_data_buffer_size_v2", "get_data_type_size",
-    "get_recent_err_msg", "get_soc_name", "get_tensor_desc_dim", "get_tensor_desc_dim_range",
+    "app_log", "blas", "create_data_buffer", "create_tensor_desc", "data_type_size", "destroy_data_buffer",
+    "destroy_tensor_desc", "finalize", "get_data_buffer_addr", "get_data_buffer_size", "get_data_buffer_size_v2",
+    "get_data_type_size", "get_recent_err_msg", "get_soc_name", "get_tensor_desc_dim", "get_tensor_desc_dim_range",
     "get_tensor_desc_dim_v2", "get_tensor_desc_element_count", "get_tensor_desc_format", "get_tensor_desc_name",
-    "get_tensor_desc_num_dims", "get_tensor_desc_size", "get_tensor_desc_type", "get_version", "init", "mdl", "media", "op", "rt",
-    "set_tensor_const", "set_tensor_desc_name", "set_tensor_dynamic_input", "set_tensor_format",
-    "set_tensor_place_ment", "set_tensor_shape", "set_tensor_shape_range", "set_tensor_storage_format",
-    "set_tensor_storage_shape", "update_data_buffer", "util",
+    "get_tensor_desc_num_dims", "get_tensor_desc_size", "get_tensor_desc_type", "get_version", "init", "mdl",
+    "media", "op", "rt", "set_tensor_const", "set_tensor_desc_name", "set_tensor_dynamic_input",
+    "set_tensor_format", "set_tensor_place_ment", "set_tensor_shape", "set_tensor_shape_range",
+    "set_tensor_storage_format", "set_tensor_storage_shape", "update_data_buffer", "util",
 ]
 
 # Sub-modules pyACL has that aclsim does not emulate at all (PyInit_acl in pyACL's py_init_acl.cpp).
 prof = unemulated_module("acl.prof", "profiling needs the real device's counters", generic(""))
 fv = unemulated_module("acl.fv", "feature-vector retrieval is not emulated", generic(""))
 himpi = unemulated_module("acl.himpi", "the HiMPI media interface is not emulated", generic(""))
-blas = unemulated_module("acl.blas", "the acl.blas GEMM calls are not emulated; use acl.op MatMul", generic(""))
 
 # The pyACL sub-modules, for `import acl.<name>` under `aclsim run`.
 SUBMODULES = ("rt", "util", "media", "mdl", "op", "blas", "prof", "fv", "himpi")

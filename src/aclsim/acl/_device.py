@@ -100,6 +100,20 @@ def event_done(event: int) -> bool:
     return get_runtime().query_event_status(event) == C.ACL_EVENT_RECORDED_STATUS_COMPLETE
 
 
+def run_now(run: Callable[[], None]) -> None:
+    """Run device work on the calling thread (a synchronous call): a fault is that call's AclError, with the code
+    a queued run would give its stream."""
+    try:
+        run()
+    except KernelFault as e:
+        raise AclError(e.code, str(e))
+
+
+def chip_name() -> str:
+    """The emulated SoC, e.g. Ascend910B1 (ACLSIM_SOC)."""
+    return get_runtime().chip.name
+
+
 def fault(message: str, code: int) -> Exception:
     """The exception queued device work raises to fail: the stream's next synchronize returns `code`."""
     return KernelFault(message, code)

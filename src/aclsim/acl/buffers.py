@@ -266,8 +266,16 @@ def set_tensor_dynamic_input(desc: int, name: str) -> None:
     _desc(desc, "acl.set_tensor_dynamic_input").dynamic_input = name
 
 
-@_bare("acl.get_data_type_size", "i", 0)
-def get_data_type_size(data_type: int) -> int:
-    if data_type not in T.SIZES:
-        raise AclError(Code.ERROR_INVALID_PARAM, f"acl.get_data_type_size: unknown data type {data_type}")
-    return T.SIZES[data_type]
+def _type_size(fn: str) -> Any:
+    @_bare(fn, "i", 0)
+    def size(data_type: int) -> int:
+        if data_type not in T.SIZES:
+            raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: unknown data type {data_type}")
+        return T.SIZES[data_type]
+
+    size.__name__ = fn.rsplit(".", 1)[1]
+    return size
+
+
+get_data_type_size = _type_size("acl.get_data_type_size")
+data_type_size = _type_size("acl.data_type_size")  # aclDataTypeSize: pyACL's documented name; 0 when unknown

@@ -226,7 +226,7 @@ def get_input_dims(desc: int, index: int) -> dict:
 def get_input_dims_v2(desc: int, index: int) -> dict:
     """With static AIPP, H is scaled so that the dims multiply to the input size (aclmdlGetInputDimsV2)."""
     t = _tensor(desc, index, False, "acl.mdl.get_input_dims_v2")
-    if t.aipp is None:
+    if t.aipp is None or _dynamic_aipp(t):
         return _dims(t.name, t.dims)
     n, h, w, _ = t.dims
     num, den, _ = A.FORMATS[t.aipp["input_format"]]
@@ -347,8 +347,8 @@ def get_dataset_num_buffers(dataset: int) -> int:
 def _dynamic_slot(model_id: int, dataset: int, index: int, fn: str) -> tuple[Model, _device.Bytes]:
     m = _model(model_id, fn)
     if not m.om.dynamic:
-        raise AclError(Code.ERROR_MODEL_NOT_DYNAMIC, f"{fn}: model {model_id} has no dynamic batch or image size "
-                       "(build it with --dynamic_batch_size or --dynamic_image_size)")
+        raise AclError(Code.ERROR_MODEL_NOT_DYNAMIC, f"{fn}: model {model_id} has no dynamic batch, image size or "
+                       "dims (build it with --dynamic_batch_size, --dynamic_image_size or --dynamic_dims)")
     ds = _handles.get(dataset, Dataset, fn, "dataset")
     dyn = len(m.om.inputs) - 1
     if index != dyn or index >= len(ds.buffers):
@@ -384,6 +384,49 @@ def set_dynamic_hw_size(model_id: int, dataset: int, index: int, height: int, wi
     mem.array(np.uint64)[:] = (height, width)
 
 
+def _full_dims(m: om.OmModel, gear: list[int]) -> list[int]:
+    """The aclmdlIODims of a --dynamic_dims gear: the dims of all inputs in order, the gear's values in the -1s."""
+    values = iter(gear)
+    return [next(values) if d == -1 else d for t in m.inputs if t.name != om.DYNAMIC_TENSOR_NAME for d in t.dims]
+
+
+@pyacl("acl.mdl.set_input_dynamic_dims", "IkkO")
+def set_input_dynamic_dims(model_id: int, dataset: int, index: int, dims: Any) -> None:
+    """`dims` is an aclmdlIODims dict whose "dims" are the dims of all inputs of one --dynamic_dims gear."""
+    fn = "acl.mdl.set_input_dynamic_dims"
+    if not isinstance(dims, dict) or not isinstance(dims.get("dims"), (list, tuple)):
+        raise TypeError(f"{fn} args parse failed")
+    m, mem = _dynamic_slot(model_id, dataset, index, fn)
+    if not m.om.dynamic_dims:
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: model {model_id} was built with a dynamic batch or image "
+                       "size: use acl.mdl.set_dynamic_batch_size / set_dynamic_hw_size")
+    full = [int(v) for v in dims["dims"]][: int(dims.get("dimCount", len(dims["dims"])))]
+    for gear in m.om.dynamic_dims:
+        if _full_dims(m.om, gear) == full:
+            _device.report_access([(mem, True)], fn)
+            mem.array(np.uint64)[:] = gear
+            return
+    raise AclError(Code.ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID, f"{fn}: dims {full} are not one of the model's gears "
+                   f"{[_full_dims(m.om, g) for g in m.om.dynamic_dims]} (acl.mdl.get_input_dynamic_dims)")
+
+
+@pyacl("acl.mdl.get_input_dynamic_gear_count", "kk", fail=(0,))
+def get_input_dynamic_gear_count(desc: int, index: int) -> int:
+    """The --dynamic_dims gear count (0 for other models); `index` is reserved (-1) and not used."""
+    return len(_described(desc, "acl.mdl.get_input_dynamic_gear_count").om.dynamic_dims)
+
+
+@pyacl("acl.mdl.get_input_dynamic_dims", "kkk", fail=([],))
+def get_input_dynamic_dims(desc: int, index: int, gear_count: int) -> list[dict]:
+    """One aclmdlIODims per gear (the dims of all inputs); `index` is reserved (-1) and not used."""
+    fn = "acl.mdl.get_input_dynamic_dims"
+    m = _described(desc, fn).om
+    if gear_count != len(m.dynamic_dims):
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: gear_count {gear_count}, the model has "
+                       f"{len(m.dynamic_dims)} (acl.mdl.get_input_dynamic_gear_count)")
+    return [_dims("", _full_dims(m, g)) for g in m.dynamic_dims]
+
+
 # ---------------------------------------------------------------- execution
 
 
@@ -404,13 +447,16 @@ def _gear(m: Model, bufs: list[DataBuffer], fn: str) -> dict[str, list[int]]:
             if s and s[0] == -1:
                 s[0] = value[0]
     else:
-        if value not in m.om.dynamic_hw:
+        gears, setter = ((m.om.dynamic_hw, "set_dynamic_hw_size") if m.om.dynamic_hw
+                         else (m.om.dynamic_dims, "set_input_dynamic_dims"))
+        if value not in gears:
             raise AclError(Code.ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID, f"{fn}: the dynamic input holds {value}, not "
-                           f"one of {m.om.dynamic_hw}: call acl.mdl.set_dynamic_hw_size first")
+                           f"one of {gears}: call acl.mdl.{setter} first")
+        values = iter(value)
         for s in shapes.values():
-            idx = [k for k, d in enumerate(s) if d == -1]
-            for k, v in zip(idx, value, strict=False):
-                s[k] = v
+            if m.om.dynamic_hw:  # H, W of every image input; dynamic dims run on across the inputs
+                values = iter(value)
+            s[:] = [next(values) if d == -1 else d for d in s]
     return shapes
 
 
@@ -427,8 +473,13 @@ def _prepare(model_id: int, inputs: int, outputs: int, fn: str) -> tuple[Any, li
     ins = _buffers(inputs, len(m.om.inputs), "input", Code.ERROR_MODEL_INPUT_NOT_MATCH, fn)
     outs = _buffers(outputs, len(m.om.outputs), "output", Code.ERROR_MODEL_OUTPUT_NOT_MATCH, fn)
     shapes = _gear(m, ins, fn)
-    graph_in = [t for t in m.om.inputs if t.name != om.DYNAMIC_TENSOR_NAME]
+    graph_in = [t for t in m.om.inputs if t.name not in (om.DYNAMIC_TENSOR_NAME, A.DYNAMIC_TENSOR)]
     reads, feeds = [], []
+    params = None  # the dynamic AIPP parameters' buffer (the model's last input), when it has one
+    if m.om.inputs[-1].name == A.DYNAMIC_TENSOR:
+        t = m.om.inputs[-1]
+        params = _device.memory(ins[-1].addr, t.size, False, fn, f"input {len(ins) - 1} ({t.name})")
+        reads.append(params)
     for k, (t, b) in enumerate(zip(graph_in, ins, strict=False)):
         count = int(np.prod(shapes[t.name]))
         need = t.size if t.aipp else count * T.SIZES[t.dtype]  # AIPP inputs are static
@@ -449,8 +500,16 @@ def _prepare(model_id: int, inputs: int, outputs: int, fn: str) -> tuple[Any, li
         fd = {}
         for t, mem, shape in feeds:
             if t.aipp:
-                cfg = t.aipp
-                x = A.apply(cfg, mem.array(), shape[0], cfg["aclsim_model_h"], cfg["aclsim_model_w"])
+                cfg, mh, mw = t.aipp, t.aipp["aclsim_model_h"], t.aipp["aclsim_model_w"]
+                if _dynamic_aipp(t):
+                    rows = params.array(np.float64).reshape(-1, len(A.FIELDS))[: shape[0]]
+                    try:
+                        x = A.apply_dynamic(rows, mem.array(), mh, mw)
+                    except A.AippError as e:
+                        raise _device.fault(f"{fn}: dynamic AIPP on input {t.name}: {e}",
+                                            Code.ERROR_MODEL_INPUT_NOT_MATCH)
+                else:
+                    x = A.apply(cfg, mem.array(), shape[0], mh, mw)
                 if cfg["aclsim_nhwc"]:
                     x = x.transpose(0, 2, 3, 1)
                 fd[t.name] = x.astype(T.numpy_dtype(t.graph_dtype), copy=False)
@@ -474,7 +533,7 @@ def execute(model_id: int, inputs: int, outputs: int) -> None:
     _device.require_context(fn)
     run, reads, writes, _ = _prepare(model_id, inputs, outputs, fn)
     _device.report_access([*((r, False) for r in reads), *((w, True) for w in writes)], fn)
-    run()
+    _device.run_now(run)
 
 
 @pyacl("acl.mdl.execute_async", "Ikkk")
@@ -486,5 +545,155 @@ def execute_async(model_id: int, inputs: int, outputs: int, stream: int) -> None
     _device.enqueue(stream, "kernel", f"model {m.id}", run, reads, writes, fn, keep=m)
 
 
+# ---------------------------------------------------------------- dynamic AIPP
+
+
+def _dynamic_aipp(t: om.TensorInfo) -> bool:
+    return bool(t.aipp) and t.aipp.get("aipp_mode") == "dynamic"
+
+
+@dataclass(eq=False)
+class AippSet:
+    """aclmdlAIPP: one parameter dict per image of the batch (set_aipp_* without batch_index set them all)."""
+
+    images: list[dict[str, Any]]
+
+
+def create_aipp(*args: Any) -> int:
+    """acl.mdl.create_aipp(batch_size) -> aipp_set (0 on failure)."""
+    (batch,) = parser("acl.mdl.create_aipp", "k")(args)
+    if not 1 <= batch <= 1024:
+        AclError(Code.ERROR_INVALID_PARAM, f"acl.mdl.create_aipp: batch_size {batch} must be 1..1024")
+        return 0
+    return _handles.new(AippSet([{} for _ in range(batch)]))
+
+
+@pyacl("acl.mdl.destroy_aipp", "k")
+def destroy_aipp(aipp_set: int) -> None:
+    _handles.get(aipp_set, AippSet, "acl.mdl.destroy_aipp", "dynamic AIPP parameter set")
+    _handles.drop(aipp_set)
+
+
+def _aipp_setter(name: str, fmt: str, keys: tuple[str, ...], per_image: bool, convert: Any = None) -> Any:
+    """A set_aipp_* call: its values go to `keys` of every image, or of image `batch_index` (the last argument)."""
+    fn = f"acl.mdl.{name}"
+
+    @pyacl(fn, "k" + fmt)
+    def setter(aipp_set: int, *values: Any) -> None:
+        a = _handles.get(aipp_set, AippSet, fn, "dynamic AIPP parameter set")
+        targets = a.images
+        if per_image:
+            *values, index = values
+            if not 0 <= index < len(a.images):
+                raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: batch_index {index} of a {len(a.images)}-image set")
+            targets = [a.images[index]]
+        update = convert(fn, values) if convert else dict(zip(keys, values, strict=True))
+        for img in targets:
+            img.update(update)
+
+    setter.__name__ = name
+    return setter
+
+
+def _input_format(fn: str, values: list) -> dict:
+    fmt = A.INPUT_FORMATS.get(values[0])
+    if fmt is None:
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: input format {values[0]}: aclsim applies "
+                       + ", ".join(f"{k} ({v})" for k, v in A.INPUT_FORMATS.items()))
+    return {"input_format": fmt}
+
+
+def _switch(flag: str, keys: tuple[str, ...]) -> Any:
+    """Parameters behind an on/off switch: stored only when it is on (off leaves the step out)."""
+    def convert(fn: str, values: list) -> dict:
+        on, *rest = values
+        return {flag: bool(on), **(dict(zip(keys, rest, strict=True)) if on else dict.fromkeys(keys, 0))}
+    return convert
+
+
+def _refused(what: str) -> Any:
+    def convert(fn: str, values: list) -> dict:
+        if values[0]:
+            raise AclError(Code.ERROR_API_NOT_SUPPORT, f"{fn}: {what} is not emulated by aclsim's AIPP")
+        return {}
+    return convert
+
+
+_CSC = (*(f"matrix_r{r}c{c}" for r in range(3) for c in range(3)), *(f"output_bias_{i}" for i in range(3)),
+        *(f"input_bias_{i}" for i in range(3)))
+set_aipp_input_format = _aipp_setter("set_aipp_input_format", "i", (), False, _input_format)
+set_aipp_src_image_size = _aipp_setter("set_aipp_src_image_size", "ii", ("src_image_size_w", "src_image_size_h"),
+                                       False)
+set_aipp_csc_params = _aipp_setter("set_aipp_csc_params", "i" * 16, (), False, _switch("csc_switch", _CSC))
+set_aipp_rbuv_swap_switch = _aipp_setter("set_aipp_rbuv_swap_switch", "i", ("rbuv_swap_switch",), False)
+set_aipp_ax_swap_switch = _aipp_setter("set_aipp_ax_swap_switch", "i", (), False, _refused("the AX swap"))
+set_aipp_scf_params = _aipp_setter("set_aipp_scf_params", "iiiiik", (), True, _refused("scaling (SCF)"))
+set_aipp_crop_params = _aipp_setter("set_aipp_crop_params", "iiiiik", (), True, _switch(
+    "crop", ("load_start_pos_w", "load_start_pos_h", "crop_size_w", "crop_size_h")))
+set_aipp_padding_params = _aipp_setter("set_aipp_padding_params", "iiiiik", (), True, _switch(
+    "padding", ("top_padding_size", "bottom_padding_size", "left_padding_size", "right_padding_size")))
+set_aipp_dtc_pixel_mean_params = _aipp_setter("set_aipp_dtc_pixel_mean_params", "iiiik",
+                                              tuple(f"mean_chn_{i}" for i in range(4)), True)
+set_aipp_dtc_pixel_min_params = _aipp_setter("set_aipp_dtc_pixel_min_params", "ffffk",
+                                             tuple(f"min_chn_{i}" for i in range(4)), True)
+set_aipp_pixel_var_reci = _aipp_setter("set_aipp_pixel_var_reci", "ffffk",
+                                       tuple(f"var_reci_chn_{i}" for i in range(4)), True)
+
+
+def _write_aipp(m: Model, ds: Dataset, index: int, a: AippSet, fn: str) -> None:
+    t = m.om.inputs[index]
+    related = [x for x in m.om.inputs if _dynamic_aipp(x)]
+    if t.name != A.DYNAMIC_TENSOR or not related:
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: input {index} is not the dynamic AIPP input (the model "
+                       f"needs aipp_mode: dynamic; its index is acl.mdl.get_input_index_by_name(desc, "
+                       f"'{A.DYNAMIC_TENSOR}'))")
+    if len(a.images) != related[0].dims[0]:
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: the parameter set is for {len(a.images)} images, the "
+                       f"model input {related[0].name} has batch {related[0].dims[0]}")
+    if index >= len(ds.buffers):
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: add a buffer for input {index} to the dataset first")
+    b = _handles.get(ds.buffers[index], DataBuffer, fn, "data buffer")
+    rows = A.pack(a.images).reshape(-1)
+    if b.size < t.size:
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: the dynamic AIPP input's buffer has {b.size} bytes, "
+                       f"needs {t.size} (acl.mdl.get_input_size_by_index)")
+    mem = _device.memory(b.addr, rows.nbytes, True, fn, "dynamic AIPP input buffer")
+    _device.report_access([(mem, True)], fn)
+    mem.array(np.float64)[:] = rows
+
+
+@pyacl("acl.mdl.get_aipp_type", "Ik", fail=(0, 0))
+def get_aipp_type(model_id: int, index: int) -> tuple[int, int]:
+    """(aclmdlInputAippType, the attached dynamic AIPP input's index or 0xFFFFFFFF) of input `index`."""
+    fn = "acl.mdl.get_aipp_type"
+    ins = _model(model_id, fn).om.inputs
+    if not 0 <= index < len(ins):
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: index {index} is out of range: the model has {len(ins)} "
+                       "inputs")
+    t = ins[index]
+    if _dynamic_aipp(t):
+        return 2, len(ins) - 1  # ACL_DATA_WITH_DYNAMIC_AIPP, the parameters' input (aclsim puts it last)
+    return (3 if t.name == A.DYNAMIC_TENSOR else 1 if t.aipp else 0), 0xFFFFFFFF
+
+
+@pyacl("acl.mdl.set_input_aipp", "IkKk")
+def set_input_aipp(model_id: int, dataset: int, index: int, aipp_set: int) -> None:
+    """Write the parameters into the dynamic AIPP input (`index` is that input's, as in aclmdlSetInputAIPP)."""
+    fn = "acl.mdl.set_input_aipp"
+    a = _handles.get(aipp_set, AippSet, fn, "dynamic AIPP parameter set")
+    _write_aipp(_model(model_id, fn), _handles.get(dataset, Dataset, fn, "dataset"), index, a, fn)
+
+
+@pyacl("acl.mdl.set_aipp_by_input_index", "IkKk")
+def set_aipp_by_input_index(model_id: int, dataset: int, index: int, aipp_set: int) -> None:
+    """As set_input_aipp, with `index` the image input the dynamic AIPP belongs to."""
+    fn = "acl.mdl.set_aipp_by_input_index"
+    m = _model(model_id, fn)
+    if not 0 <= index < len(m.om.inputs) or not _dynamic_aipp(m.om.inputs[index]):
+        raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: input {index} has no dynamic AIPP")
+    a = _handles.get(aipp_set, AippSet, fn, "dynamic AIPP parameter set")
+    _write_aipp(m, _handles.get(dataset, Dataset, fn, "dataset"), len(m.om.inputs) - 1, a, fn)
+
+
 __getattr__ = not_emulated("acl.mdl", generic("aclsim emulates the acl.mdl calls its README lists "
-                                              "(no dynamic dims, dynamic AIPP, AIPP queries or model queues)"))
+                                              "(no AIPP queries or model queues)"))

@@ -12,7 +12,10 @@ aclsim does not emulate, 100021 / 100022 for inputs / outputs that do not fit.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from ..errors import AclError, Code
 from ..models import ops, singleop
@@ -118,10 +121,12 @@ def _list(v: Any, fn: str) -> list[int]:
 
 
 def _tensors(fn: str, what: str, descs: list[int], bufs: list[int], code: Code,
-             write: bool) -> list[tuple[TensorDesc, _device.Bytes]]:
+             write: bool) -> list[tuple[TensorDesc, _device.Bytes | None]]:
+    """Each description with the memory its buffer gives, or None for a constant input (acl.set_tensor_const:
+    the value travels in the description, the buffer may be empty)."""
     if len(descs) != len(bufs):
         raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: {len(descs)} {what} descriptions but {len(bufs)} buffers")
-    out = []
+    out: list[tuple[TensorDesc, _device.Bytes | None]] = []
     for k, (dh, bh) in enumerate(zip(descs, bufs, strict=True)):
         d = _handles.get(dh, TensorDesc, fn, f"{what} {k} tensor description")
         b = _handles.get(bh, DataBuffer, fn, f"{what} {k} data buffer")
@@ -129,10 +134,43 @@ def _tensors(fn: str, what: str, descs: list[int], bufs: list[int], code: Code,
             raise AclError(code, f"{fn}: {what} {k}: data type {d.dtype} / dims {d.dims} cannot be computed "
                            "(give a numeric type and known dims)")
         need = d.element_count * T.SIZES[d.dtype]
+        if d.const is not None and not write:
+            if len(d.const) < need:
+                raise AclError(code, f"{fn}: {what} {k} constant has {len(d.const)} bytes, its description needs "
+                               f"{need}")
+            out.append((d, None))
+            continue
         if b.size < need:
             raise AclError(code, f"{fn}: {what} {k} buffer has {b.size} bytes, its description needs {need}")
         out.append((d, _device.memory(b.addr, need, write, fn, f"{what} {k}")))
     return out
+
+
+def _squeezed(dims: Any) -> list[int]:
+    return [x for x in dims if x != 1]
+
+
+def _value(d: TensorDesc, mem: _device.Bytes | None) -> Any:
+    dtype, shape = T.numpy_dtype(d.dtype), tuple(d.dims)
+    if mem is None:
+        return np.frombuffer(d.const, dtype, d.element_count).reshape(shape)
+    return mem.array(dtype, shape)
+
+
+def _check_type(fn: str, op_type: str) -> None:
+    if op_type not in ops.SUPPORTED:
+        raise AclError(Code.ERROR_OP_TYPE_NOT_MATCH, f"{fn}: operator type {op_type!r} is not emulated by aclsim "
+                       f"(emulated: {', '.join(ops.SUPPORTED)})")
+
+
+def _require_model(fn: str, op_type: str, ins: list[TensorDesc], outs: list[TensorDesc]) -> None:
+    """As on the device, a single-operator model matching the type, data types and shapes must be loaded."""
+    sig_in = [(d.dtype, d.dims) for d in ins]
+    sig_out = [(d.dtype, d.dims) for d in outs]
+    if not any(m.matches(op_type, sig_in, sig_out) for m in _models):
+        raise AclError(Code.ERROR_OP_NOT_FOUND, f"{fn}: no single-operator model for {op_type} with inputs "
+                       f"{sig_in} and outputs {sig_out} (data type, dims); describe it in ops.json, run `aclsim atc "
+                       "--singleop=ops.json --output=DIR` and call acl.op.set_model_dir(DIR) first")
 
 
 def _submit(fn: str, op_type: str, in_descs: Any, inputs: Any, out_descs: Any, outputs: Any, attr: int,
@@ -141,30 +179,26 @@ def _submit(fn: str, op_type: str, in_descs: Any, inputs: Any, out_descs: Any, o
     ins = _tensors(fn, "input", _list(in_descs, fn), _list(inputs, fn), Code.ERROR_OP_INPUT_NOT_MATCH, False)
     outs = _tensors(fn, "output", _list(out_descs, fn), _list(outputs, fn), Code.ERROR_OP_OUTPUT_NOT_MATCH, True)
     attrs = dict(_handles.get(attr, Attr, fn, "operator attribute")) if attr else {}
-    if op_type not in ops.SUPPORTED:
-        raise AclError(Code.ERROR_OP_TYPE_NOT_MATCH, f"{fn}: operator type {op_type!r} is not emulated by aclsim "
-                       f"(emulated: {', '.join(ops.SUPPORTED)})")
-    sig_in = [(d.dtype, d.dims) for d, _ in ins]
-    sig_out = [(d.dtype, d.dims) for d, _ in outs]
-    if need_model and not any(m.matches(op_type, sig_in, sig_out) for m in _models):
-        raise AclError(Code.ERROR_OP_NOT_FOUND, f"{fn}: no single-operator model for {op_type} with inputs "
-                       f"{sig_in} and outputs {sig_out} (data type, dims); describe it in ops.json, run `aclsim atc "
-                       "--singleop=ops.json --output=DIR` and call acl.op.set_model_dir(DIR) first")
+    _check_type(fn, op_type)
+    if need_model:
+        _require_model(fn, op_type, [d for d, _ in ins], [d for d, _ in outs])
 
     def run() -> None:
-        xs = [m.array(T.numpy_dtype(d.dtype), tuple(d.dims)) for d, m in ins]
+        xs = [_value(d, m) for d, m in ins]
         dtypes = [T.numpy_dtype(d.dtype) for d, _ in outs]
         try:
             results = ops.run(op_type, xs, attrs, dtypes)
         except ops.OperatorError as e:
             raise _device.fault(f"{fn}: {op_type}: {e}", Code.ERROR_OP_INPUT_NOT_MATCH)
         for k, ((d, mem), r) in enumerate(zip(outs, results, strict=False)):
-            if list(r.shape) != d.dims or r.dtype != T.numpy_dtype(d.dtype):
+            # A shape that differs only in size-1 dims is the same bytes (the official vpc_resnet50 sample
+            # describes ArgMaxV2's scalar result as [1]); any other shape or type difference is refused.
+            if _squeezed(r.shape) != _squeezed(d.dims) or r.dtype != T.numpy_dtype(d.dtype):
                 raise _device.fault(f"{fn}: {op_type} produces output {k} as {r.dtype}{list(r.shape)}, but its "
                                     f"description says {T.numpy_dtype(d.dtype)}{d.dims}", Code.ERROR_OP_OUTPUT_NOT_MATCH)
-            mem.array(r.dtype, r.shape)[...] = r
+            mem.array(r.dtype, tuple(d.dims))[...] = r.reshape(d.dims)
 
-    _device.enqueue(stream, "kernel", op_type, run, [m for _, m in ins], [m for _, m in outs], fn)
+    _device.enqueue(stream, "kernel", op_type, run, [m for _, m in ins if m is not None], [m for _, m in outs], fn)
 
 
 @pyacl("acl.op.execute_v2", "sOOOOkk")
@@ -210,9 +244,48 @@ def update_params(op_type: str, in_descs: Any, out_descs: Any, attr: int) -> Non
     fn = "acl.op.update_params"
     for h in (*_list(in_descs, fn), *_list(out_descs, fn)):
         _handles.get(h, TensorDesc, fn, "tensor description")
-    if op_type not in ops.SUPPORTED:
-        raise AclError(Code.ERROR_OP_TYPE_NOT_MATCH, f"{fn}: operator type {op_type!r} is not emulated by aclsim")
+    _check_type(fn, op_type)
 
 
-__getattr__ = not_emulated("acl.op", generic("aclsim emulates the acl.op calls its README lists (no operator "
-                                             "handles, custom operators or infer_shape)"))
+# ---------------------------------------------------------------- operator handles
+
+
+@dataclass(eq=False)
+class OpHandle:
+    """aclopHandle: an operator with fixed descriptions and attributes, run with execute_with_handle."""
+
+    op_type: str
+    in_descs: list[int]
+    out_descs: list[int]
+    attr: int
+
+
+@pyacl("acl.op.create_handle", "sOOk", fail=(0,))
+def create_handle(op_type: str, in_descs: Any, out_descs: Any, attr: int) -> int:
+    """Needs a loaded single-operator model matching the descriptions, as aclopCreateHandle does."""
+    fn = "acl.op.create_handle"
+    ins, outs = (_list(v, fn) for v in (in_descs, out_descs))
+    _check_type(fn, op_type)
+    _require_model(fn, op_type, [_handles.get(h, TensorDesc, fn, f"input {k} tensor description")
+                                 for k, h in enumerate(ins)],
+                   [_handles.get(h, TensorDesc, fn, f"output {k} tensor description") for k, h in enumerate(outs)])
+    if attr:
+        _handles.get(attr, Attr, fn, "operator attribute")
+    return _handles.new(OpHandle(op_type, ins, outs, attr))
+
+
+@pyacl("acl.op.execute_with_handle", "kOOk")
+def execute_with_handle(handle: int, inputs: Any, outputs: Any, stream: int) -> None:
+    fn = "acl.op.execute_with_handle"
+    h = _handles.get(handle, OpHandle, fn, "operator handle")
+    _submit(fn, h.op_type, h.in_descs, inputs, h.out_descs, outputs, h.attr, stream, True)
+
+
+@pyacl("acl.op.destroy_handle", "k")
+def destroy_handle(handle: int) -> None:
+    _handles.get(handle, OpHandle, "acl.op.destroy_handle", "operator handle")
+    _handles.drop(handle)
+
+
+__getattr__ = not_emulated("acl.op", generic("aclsim emulates the acl.op calls its README lists (no custom "
+                                             "operators or infer_shape)"))

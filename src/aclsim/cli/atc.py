@@ -39,6 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--insert_op_conf", help="static AIPP configuration file (aipp_op { ... })")
     p.add_argument("--dynamic_batch_size", default="", help='batch gears, e.g. "1,2,4,8"')
     p.add_argument("--dynamic_image_size", default="", help='image size gears, e.g. "224,224;448,448"')
+    p.add_argument("--dynamic_dims", default="",
+                   help='ND gears: the values of all -1 dims per gear, e.g. "1,16;4,32" (with --input_format=ND)')
     p.add_argument("--singleop", help="single-operator description JSON: writes one model per operator to --output")
     p.add_argument("--log", default="null", choices=["debug", "info", "warning", "error", "null"],
                    help="log level (aclsim prints a summary at info and debug)")
@@ -96,6 +98,7 @@ def _model(args: argparse.Namespace) -> int:
         aipp=cfgs,
         dynamic_batch=parse_gears(args.dynamic_batch_size, False) if args.dynamic_batch_size else [],
         dynamic_hw=parse_gears(args.dynamic_image_size, True) if args.dynamic_image_size else [],
+        dynamic_dims=parse_gears(args.dynamic_dims, False, dims=True) if args.dynamic_dims else [],
         soc_version=args.soc_version,
     )
     model = build(data, opts)

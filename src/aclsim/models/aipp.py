@@ -5,6 +5,10 @@ documented order: crop of the source image, colour-space conversion (CSC, 3x3 ma
 with input/output biases; `rbuv_swap_switch` swaps U/V or R/B first), padding, then per-channel
 `(pixel - mean_chn_i - min_chn_i) * var_reci_chn_i`. Source: the ATC "AIPP configuration" reference
 (aipp_op fields and formulas). Result: float32 NCHW, the model input's layout.
+
+Dynamic AIPP (`aipp_mode: dynamic`): the model gets the extra input `ascend_dynamic_aipp_data`, into
+which acl.mdl.set_input_aipp writes each image's parameters; aclsim packs them as float64 rows of
+`FIELDS` (its own layout: the program never reads that buffer) and applies them per image at execution.
 """
 
 from __future__ import annotations
@@ -16,6 +20,16 @@ import numpy as np
 
 # input_format -> (bytes per pixel numerator, denominator, channels the description reports)
 FORMATS = {"YUV420SP_U8": (3, 2, 3), "RGB888_U8": (3, 1, 3), "XRGB8888_U8": (4, 1, 4), "YUV400_U8": (1, 1, 1)}
+
+
+DYNAMIC_TENSOR = "ascend_dynamic_aipp_data"  # ACL_DYNAMIC_AIPP_NAME in acl_mdl.h
+# aclAippInputFormat -> the configuration file's input_format (the formats aclsim applies)
+INPUT_FORMATS = {1: "YUV420SP_U8", 2: "XRGB8888_U8", 3: "RGB888_U8", 4: "YUV400_U8"}
+FIELDS = ("input_format", "src_image_size_w", "src_image_size_h", "csc_switch",
+          *(f"matrix_r{r}c{c}" for r in range(3) for c in range(3)), *(f"output_bias_{i}" for i in range(3)),
+          *(f"input_bias_{i}" for i in range(3)), "rbuv_swap_switch", "crop", "load_start_pos_w", "load_start_pos_h",
+          "crop_size_w", "crop_size_h", "top_padding_size", "bottom_padding_size", "left_padding_size",
+          "right_padding_size", *(f"{k}_chn_{i}" for k in ("mean", "min", "var_reci") for i in range(4)))
 
 
 class AippError(ValueError):
@@ -41,8 +55,14 @@ def parse(text: str) -> list[dict[str, Any]]:
                 cfg[key] = float(raw)
             else:
                 cfg[key] = raw
-        if cfg.get("aipp_mode", "static") != "static":
-            raise AippError(f"aipp_mode {cfg['aipp_mode']}: only static AIPP is emulated")
+        mode = cfg.get("aipp_mode", "static")
+        if mode == "dynamic":
+            if not isinstance(cfg.get("max_src_image_size"), int) or cfg["max_src_image_size"] <= 0:
+                raise AippError("aipp_mode dynamic needs max_src_image_size (the largest source image, in bytes)")
+            out.append(cfg)
+            continue
+        if mode != "static":
+            raise AippError(f"aipp_mode {mode}: static and dynamic AIPP are emulated")
         fmt = cfg.get("input_format")
         if fmt not in FORMATS:
             raise AippError(f"input_format {fmt}: aclsim emulates {', '.join(FORMATS)}")
@@ -128,3 +148,34 @@ def apply(cfg: dict[str, Any], raw: np.ndarray, n: int, model_h: int, model_w: i
     mn = np.array([cfg.get(f"min_chn_{k}", 0.0) for k in range(c)], np.float32).reshape(1, c, 1, 1)
     var = np.array([cfg.get(f"var_reci_chn_{k}", 1.0) for k in range(c)], np.float32).reshape(1, c, 1, 1)
     return (out - mean - mn) * var
+
+
+def pack(cfgs: list[dict[str, Any]]) -> np.ndarray:
+    """Per-image dynamic parameters as float64 rows of FIELDS (input_format by its aclAippInputFormat code)."""
+    codes = {v: k for k, v in INPUT_FORMATS.items()}
+    rows = [[codes.get(c.get("input_format"), 0) if f == "input_format"
+             else float(c.get(f, 1.0 if f.startswith("var_reci_") else 0)) for f in FIELDS] for c in cfgs]
+    return np.array(rows, np.float64)
+
+
+def apply_dynamic(rows: np.ndarray, raw: np.ndarray, model_h: int, model_w: int) -> np.ndarray:
+    """Apply packed per-image parameters (one row per image of the batch) to the source images in `raw`."""
+    imgs = []
+    offset = 0
+    for row in rows:
+        cfg: dict[str, Any] = {f: v.item() if f.startswith(("min_", "var_reci_")) else int(v)
+                               for f, v in zip(FIELDS, row, strict=True)}
+        fmt = INPUT_FORMATS.get(cfg["input_format"])
+        if fmt is None:
+            raise AippError("no dynamic AIPP parameters: call acl.mdl.set_input_aipp (with the input format set by "
+                            "acl.mdl.set_aipp_input_format) before executing")
+        cfg["input_format"] = fmt
+        check(cfg, model_h, model_w)
+        h, w = source_hw(cfg, model_h, model_w)
+        size = image_size(cfg, h, w)
+        if offset + size > raw.size:
+            raise AippError(f"the images need {offset + size} bytes, the input buffer has {raw.size} "
+                            "(max_src_image_size)")
+        imgs.append(apply(cfg, raw[offset:offset + size], 1, model_h, model_w))
+        offset += size
+    return np.concatenate(imgs)

@@ -5,7 +5,8 @@ shapes, with -1 at the batch dim for `--dynamic_batch_size "1,2,4"` or at H and 
 `--dynamic_image_size "224,224;448,448"` (a dynamic model gets the extra input `ascend_mbatch_shape_data`,
 written by acl.mdl.set_dynamic_batch_size / set_dynamic_hw_size); `--input_format` (NCHW default);
 `--input_fp16_nodes "a;b"` makes those inputs float16; `--output_type FP16` or `"node:index:FP16;..."`;
-`--insert_op_conf` static AIPP. Output dims and sizes are those of the largest gear.
+`--insert_op_conf` static or dynamic AIPP; `--dynamic_dims "1,2;4,8"` with `--input_format=ND`: each gear gives the
+values of all -1 dims of `--input_shape`, in input order. Output dims and sizes are those of the largest gear.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class Options:
     aipp: list[dict[str, Any]] = field(default_factory=list)
     dynamic_batch: list[int] = field(default_factory=list)
     dynamic_hw: list[list[int]] = field(default_factory=list)
+    dynamic_dims: list[list[int]] = field(default_factory=list)
     soc_version: str = ""
 
 
@@ -50,17 +52,20 @@ def parse_input_shape(text: str) -> dict[str, list[int]]:
     return out
 
 
-def parse_gears(text: str, hw: bool) -> list[Any]:
+def parse_gears(text: str, hw: bool, dims: bool = False) -> list[Any]:
+    """Gears of --dynamic_batch_size ("1,2,4"), --dynamic_image_size ("h,w;h,w") or --dynamic_dims ("a,b;c,d")."""
+    grouped = hw or dims
     try:
-        if hw:
+        if grouped:
             gears = [[int(v) for v in g.split(",")] for g in filter(None, text.split(";"))]
-            if any(len(g) != 2 for g in gears):
+            if (hw and any(len(g) != 2 for g in gears)) or len({len(g) for g in gears}) > 1:
                 raise ValueError
         else:
             gears = [int(v) for v in text.split(",") if v]
     except ValueError:
-        raise BuildError(f"dynamic gears {text!r}: expected " + ("'h,w;h,w'" if hw else "'1,2,4'"))
-    flat = [v for g in gears for v in (g if hw else [g])]
+        want = "'h,w;h,w'" if hw else "'d0,d1;d0,d1' (as many values per gear)" if dims else "'1,2,4'"
+        raise BuildError(f"dynamic gears {text!r}: expected {want}")
+    flat = [v for g in gears for v in (g if grouped else [g])]
     if not 2 <= len(gears) <= 100 or any(v <= 0 for v in flat):  # ATC: 2..100 positive gears
         raise BuildError(f"dynamic gears {text!r}: give 2 to 100 positive gears")
     return gears
@@ -85,8 +90,10 @@ def build(onnx_bytes: bytes, opts: Options) -> OmModel:
     unknown = set(opts.input_shape) - set(names)
     if unknown:
         raise BuildError(f"--input_shape names {sorted(unknown)}, but the model's inputs are {names}")
-    if opts.dynamic_batch and opts.dynamic_hw:
-        raise BuildError("--dynamic_batch_size and --dynamic_image_size cannot be used together")
+    if sum(map(bool, (opts.dynamic_batch, opts.dynamic_hw, opts.dynamic_dims))) > 1:
+        raise BuildError("--dynamic_batch_size, --dynamic_image_size and --dynamic_dims exclude each other")
+    if opts.dynamic_dims and opts.input_format != "ND":
+        raise BuildError(f"--dynamic_dims needs --input_format=ND (got {opts.input_format}), as with ATC")
     if len(opts.aipp) > len(names):
         raise BuildError(f"{len(opts.aipp)} aipp_op blocks for a model with {len(names)} inputs")
 
@@ -134,11 +141,18 @@ def build(onnx_bytes: bytes, opts: Options) -> OmModel:
         dt = out_types.get(k, gdt)
         outputs.append(TensorInfo(oname, list(arr.shape), dt, T.ACL_FORMAT_NCHW if arr.ndim == 4 else T.ACL_FORMAT_ND,
                                   int(arr.size) * T.SIZES[dt], graph_dtype=gdt))
+    dynamic_aipp = [t for t in inputs if t.aipp and t.aipp.get("aipp_mode") == "dynamic"]
+    if dynamic_aipp:
+        if gears:
+            raise BuildError("dynamic AIPP together with dynamic batch / image size / dims is not emulated")
+        n = max(t.dims[0] for t in dynamic_aipp) * len(A.FIELDS)
+        inputs.append(TensorInfo(A.DYNAMIC_TENSOR, [n], T.ACL_DOUBLE, T.ACL_FORMAT_ND, 8 * n, T.ACL_DOUBLE))
     if gears:
-        n = 1 if opts.dynamic_batch else 2
+        n = 1 if opts.dynamic_batch else 2 if opts.dynamic_hw else len(opts.dynamic_dims[0])
         inputs.append(TensorInfo(DYNAMIC_TENSOR_NAME, [n], T.ACL_UINT64, T.ACL_FORMAT_ND, 8 * n, T.ACL_UINT64))
     weight = sum(onnx.numpy_helper.to_array(i).nbytes for i in proto.graph.initializer)
-    return OmModel(onnx_fixed, inputs, outputs, opts.dynamic_batch, opts.dynamic_hw, opts.soc_version, weight)
+    return OmModel(onnx_fixed, inputs, outputs, opts.dynamic_batch, opts.dynamic_hw, opts.soc_version, weight,
+                   opts.dynamic_dims)
 
 
 def _dim_text(tt: Any) -> str:
@@ -148,12 +162,15 @@ def _dim_text(tt: Any) -> str:
 def _gears(opts: Options, shapes: dict[str, list[int]]) -> list[dict[str, list[int]]]:
     """Concrete input shapes for each gear ([] for a static model)."""
     dyn = {n: s for n, s in shapes.items() if -1 in s}
-    if not (opts.dynamic_batch or opts.dynamic_hw):
+    if not (opts.dynamic_batch or opts.dynamic_hw or opts.dynamic_dims):
         if dyn:
-            raise BuildError(f"inputs {sorted(dyn)} have -1 dims but no --dynamic_batch_size / --dynamic_image_size")
+            raise BuildError(f"inputs {sorted(dyn)} have -1 dims but no --dynamic_batch_size / --dynamic_image_size "
+                             "/ --dynamic_dims")
         return []
     if not dyn:
         raise BuildError("dynamic gears given, but no --input_shape dim is -1")
+    if opts.dynamic_dims:
+        return _dims_gears(opts.dynamic_dims, shapes)
     hw_axes = _hw_axes(opts.input_format)
     gears = []
     for g in opts.dynamic_batch or opts.dynamic_hw:
@@ -175,6 +192,18 @@ def _gears(opts: Options, shapes: dict[str, list[int]]) -> list[dict[str, list[i
     return gears
 
 
+def _dims_gears(gears: list[list[int]], shapes: dict[str, list[int]]) -> list[dict[str, list[int]]]:
+    """--dynamic_dims: each gear's values fill the -1 dims of all inputs, in input order."""
+    count = sum(s.count(-1) for s in shapes.values())
+    if len(gears[0]) != count:
+        raise BuildError(f"--dynamic_dims gears have {len(gears[0])} values, but --input_shape has {count} -1 dims")
+    out = []
+    for g in gears:
+        values = iter(g)
+        out.append({n: [next(values) if d == -1 else d for d in s] for n, s in shapes.items()})
+    return out
+
+
 def _input_info(name: str, dims: list[int], dtype: int, fmt: int, opts: Options, idx: int,
                 gears: list[dict[str, list[int]]]) -> TensorInfo:
     fmt = fmt if len(dims) == 4 else T.ACL_FORMAT_ND
@@ -183,12 +212,17 @@ def _input_info(name: str, dims: list[int], dtype: int, fmt: int, opts: Options,
         if len(dims) != 4 or -1 in dims:
             raise BuildError(f"AIPP on input {name}: needs a static 4-D input, got {dims}")
         mh, mw = (dims[1], dims[2]) if opts.input_format == "NHWC" else (dims[2], dims[3])
+        nhwc = {"aclsim_model_h": mh, "aclsim_model_w": mw, "aclsim_nhwc": opts.input_format == "NHWC"}
+        if cfg.get("aipp_mode") == "dynamic":  # the source image is set at run time: up to max_src_image_size bytes
+            c = dims[3] if opts.input_format == "NHWC" else dims[1]
+            return TensorInfo(name, [dims[0], mh, mw, c], T.ACL_UINT8, T.ACL_FORMAT_NHWC, cfg["max_src_image_size"],
+                              dtype, {**cfg, **nhwc})
         try:
             A.check(cfg, mh, mw)
         except A.AippError as e:
             raise BuildError(f"AIPP on input {name}: {e}")
         h, w = A.source_hw(cfg, mh, mw)
-        cfg = {**cfg, "aclsim_model_h": mh, "aclsim_model_w": mw, "aclsim_nhwc": opts.input_format == "NHWC"}
+        cfg = {**cfg, **nhwc}
         return TensorInfo(name, [dims[0], h, w, A.FORMATS[cfg["input_format"]][2]], T.ACL_UINT8, T.ACL_FORMAT_NHWC,
                           dims[0] * A.image_size(cfg, h, w), dtype, cfg)
     shown = T.ACL_FLOAT16 if name in opts.input_fp16_nodes else dtype

@@ -46,10 +46,11 @@ class OmModel:
     dynamic_hw: list[list[int]] = field(default_factory=list)
     soc_version: str = ""
     weight_size: int = 0
+    dynamic_dims: list[list[int]] = field(default_factory=list)  # --dynamic_dims gears: values of the -1 dims
 
     @property
     def dynamic(self) -> bool:
-        return bool(self.dynamic_batch or self.dynamic_hw)
+        return bool(self.dynamic_batch or self.dynamic_hw or self.dynamic_dims)
 
 
 def dump(m: OmModel) -> bytes:

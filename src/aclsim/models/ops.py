@@ -173,6 +173,18 @@ def _conv2d(xs: list[np.ndarray], at: dict[str, Any]) -> Spec:
     return [node], names, {}
 
 
+def _arg(onnx_op: str, axis_input: bool) -> Callable[..., Spec]:
+    """ArgMaxV2/ArgMinV2 (axis from input 1) and ArgMaxD/ArgMinD (attribute `dimension`); index type from the
+    `dtype` attribute, int32 by default (CANN's built-in operator reference)."""
+    def spec(xs: list[np.ndarray], at: dict[str, Any]) -> Spec:
+        axis = _ints(xs[1])[0] if axis_input else int(at.get("dimension", 0))
+        to = T.ACL_TO_ONNX.get(int(at.get("dtype", T.ACL_INT32)))
+        if to is None:
+            raise OperatorError(f"dtype {at['dtype']} is not an index type")
+        return [_node(onnx_op, ["x0"], ["i"], axis=axis, keepdims=0), _node("Cast", ["i"], ["y0"], to=to)], ["x0"], {}
+    return spec
+
+
 _OPS: dict[str, Callable[[list[np.ndarray], dict[str, Any]], Spec]] = {
     **{k: _unary(v) for k, v in _UNARY.items()},
     **{k: _binary(v) for k, v in _BINARY.items()},
@@ -187,10 +199,12 @@ _OPS: dict[str, Callable[[list[np.ndarray], dict[str, Any]], Spec]] = {
     **{k: _reduce(v, True) for k, v in _REDUCE.items()},
     **{k + "D": _reduce(v, False) for k, v in _REDUCE.items()},
     "Conv2D": _conv2d,
+    "ArgMaxV2": _arg("ArgMax", True), "ArgMaxD": _arg("ArgMax", False),
+    "ArgMinV2": _arg("ArgMin", True), "ArgMinD": _arg("ArgMin", False),
 }
 # Inputs whose values shape the graph (they become part of the cache key, not graph inputs).
 _VALUE_INPUTS = {"Transpose": (1,), "Slice": (1, 2), "StridedSlice": (1, 2, 3), "Concat": (0,), "ConcatV2": (-1,),
-                 **{k: (1,) for k in _REDUCE}}
+                 "ArgMaxV2": (1,), "ArgMinV2": (1,), **{k: (1,) for k in _REDUCE}}
 
 SUPPORTED = tuple(sorted(_OPS))
 
