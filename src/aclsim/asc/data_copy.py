@@ -19,6 +19,7 @@ from . import context as ctx
 from .context import AscWarning, fail
 from .cube_types import Nd2NzParams
 from .dtypes import as_dtype, bfloat16
+from .pipes import access
 from .params import DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams, DataCopyParams
 from .tensors import GlobalTensor, LocalTensor
 
@@ -93,6 +94,7 @@ def _count(dst: Any, src: Any, count: int) -> None:
             launch.bytes_read += moved
             if launch.observe:
                 core.emit_gm(where, off, off + moved, False, dt.itemsize, api)
+            pipe = "MTE2"
         else:
             slo = src.lo
             src.span(count, api)
@@ -101,13 +103,21 @@ def _count(dst: Any, src: Any, count: int) -> None:
             if bad >= 0:
                 src.uninit(api, bad, count)
             dst.buf.pool.bytes[lo : lo + moved] = src.buf.pool.bytes[slo : slo + moved]
-        dst.buf.pool.written[lo : lo + moved] = ctx.ONES[:moved]
+            pipe = "V"
+            if src.buf.pool.watch:
+                access(pipe, src.buf.pool, slo, slo + moved, False, api)
+        pool = dst.buf.pool
+        pool.written[lo : lo + moved] = ctx.ONES[:moved]
+        if pool.watch:
+            access(pipe, pool, lo, lo + moved, True, api)
         return
     slo = src.lo
     src.span(count, api)
     bad = src.buf.pool.written.find(0, slo, slo + moved)
     if bad >= 0:
         src.uninit(api, bad, count)
+    if src.buf.pool.watch:
+        access("MTE3", src.buf.pool, slo, slo + moved, False, api)
     gm, off, where = dst.region(moved, api)
     _store(gm[off : off + moved], src.buf.pool.bytes[slo : slo + moved], dt, api)
     launch.bytes_written += moved
@@ -162,11 +172,15 @@ def _rows(buf: np.ndarray, start: int, rows: int, width: int, pitch: int) -> np.
     return _strided(buf[start:], shape=(rows, width), strides=(pitch, 1), writeable=True)
 
 
-def _local_rows(t: LocalTensor, rows: int, width: int, pitch: int, api: str, read: bool, skip: int = 0) -> np.ndarray:
-    """Checked (rows, width) byte view of a local tensor, blocks `pitch` apart, data `skip` bytes in."""
+def _local_rows(t: LocalTensor, rows: int, width: int, pitch: int, api: str, read: bool, pipe: str,
+                skip: int = 0) -> np.ndarray:
+    """Checked (rows, width) byte view of a local tensor, blocks `pitch` apart, data `skip` bytes in,
+    moved by `pipe`."""
     span = (rows - 1) * pitch + skip + width
     t.span(-(-span // t.dtype.itemsize), api)
     pool = t.buf.pool
+    if pool.watch:
+        access(pipe, pool, t.lo + skip, t.lo + span, not read, api)
     if read:
         flags = _rows(pool.wview, t.lo + skip, rows, width, pitch)
         if not flags.all():
@@ -205,11 +219,11 @@ def _blocked(dst: Any, src: Any, p: DataCopyParams) -> None:
     width = bl * 32
     spitch, dpitch = (bl + int(p.src_stride)) * 32, (bl + int(p.dst_stride)) * 32
     s = (_gm_rows(src, bc, width, spitch, api, False) if isinstance(src, GlobalTensor)
-         else _local_rows(src, bc, width, spitch, api, True))
+         else _local_rows(src, bc, width, spitch, api, True, "MTE3" if isinstance(dst, GlobalTensor) else "V"))
     if isinstance(dst, GlobalTensor):
         _store(_gm_rows(dst, bc, width, dpitch, api, True), s, dst.dtype, api)
     else:
-        _local_rows(dst, bc, width, dpitch, api, False)[...] = s
+        _local_rows(dst, bc, width, dpitch, api, False, "MTE2" if isinstance(src, GlobalTensor) else "V")[...] = s
 
 
 def data_copy_pad(dst: Any, src: Any, params: Any, pad_params: Any = None) -> None:
@@ -243,15 +257,15 @@ def data_copy_pad(dst: Any, src: Any, params: Any, pad_params: Any = None) -> No
         block = -(-(left + blen + right) // 32) * 32
         dpitch = block + int(params.dst_stride) * 32
         s = _gm_rows(src, bc, blen, blen + int(params.src_stride), api, False)
-        _local_rows(dst, bc, blen, dpitch, api, False, skip=left)[...] = s
+        _local_rows(dst, bc, blen, dpitch, api, False, "MTE2", skip=left)[...] = s
         if left or right:
             v = np.array([pad_params.padding_value])
             value = ((v.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16) if dt is bfloat16
                      else v.astype(dt.np)).view(np.uint8)
             for skip, n in ((0, left), (left + blen, right)):
                 if n:
-                    _local_rows(dst, bc, n, dpitch, api, False, skip=skip)[...] = np.tile(value, n // isz)
+                    _local_rows(dst, bc, n, dpitch, api, False, "MTE2", skip=skip)[...] = np.tile(value, n // isz)
         return
     block = -(-blen // 32) * 32  # UB -> GM: only the real bytes of each 32-byte-padded block land in GM
-    s = _local_rows(src, bc, blen, block + int(params.src_stride) * 32, api, True)
+    s = _local_rows(src, bc, blen, block + int(params.src_stride) * 32, api, True, "MTE3")
     _store(_gm_rows(dst, bc, blen, blen + int(params.dst_stride), api, True), s, dt, api)

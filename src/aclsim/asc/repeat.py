@@ -21,6 +21,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .context import fail
 from .mask import lane_flags, lanes_per_repeat, normal_bits, register
+from .pipes import access
 from .tensors import LocalTensor
 
 MAX_REPEAT = 255
@@ -150,18 +151,27 @@ def _span(t: LocalTensor, idx: np.ndarray, api: str) -> np.ndarray:
     return pool.wview[t.lo : t.lo + n * isz].reshape(n, isz)
 
 
+def _watched(t: LocalTensor, last: int, write: bool, api: str) -> None:
+    """Tell the sanitizer V touches the operand's bytes up to element `last` (the gaps of strides included)."""
+    pool = t.buf.pool
+    if pool.watch:
+        access("V", pool, t.lo, t.lo + (last + 1) * t.dtype.itemsize, write, api)
+
+
 def gather(t: LocalTensor, idx: np.ndarray, api: str) -> np.ndarray:
     """Source elements at `idx`, checked to be live, in bounds and written."""
     ok = _span(t, idx, api)[idx].all(axis=1)
     if not ok.all():
         k = int(idx[int(np.argmin(ok))])
         t.uninit(api, t.lo + k * t.dtype.itemsize, int(idx.max()) + 1)
+    _watched(t, int(idx.max()), False, api)
     return t.arr[idx]
 
 
 def mark(t: LocalTensor, idx: np.ndarray, api: str) -> None:
     """Check destination elements at `idx` and mark them written."""
     _span(t, idx, api)[idx] = 1
+    _watched(t, int(idx.max()), True, api)
 
 
 def _chains(dst: LocalTensor, di: np.ndarray, srcs: Sequence[LocalTensor], sis: Sequence[np.ndarray]) -> bool:
@@ -217,9 +227,10 @@ def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTenso
         on = flags.reshape(8, epb)
         last_lane = int(np.flatnonzero(flags)[-1])
     b_last, e_last = divmod(last_lane, epb)
-    views = []
+    views, lasts = [], []
     for t, (blk, stride) in zip((dst, *srcs), rep.strides, strict=True):
-        v = _strided_views(api, t, repeats, blk, stride, ((repeats - 1) * stride + b_last * blk) * epb + e_last)
+        lasts.append(((repeats - 1) * stride + b_last * blk) * epb + e_last)
+        v = _strided_views(api, t, repeats, blk, stride, lasts[-1])
         if v is None:
             return False
         views.append(v)
@@ -230,6 +241,10 @@ def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTenso
             r, b, e = np.unravel_index(int(np.argmax(bad)), bad.shape)
             blk, stride = rep.strides[1 + list(srcs).index(t)]
             t.uninit(api, t.lo + ((r * stride + b * blk) * epb + e) * isz, total)
+    if dst.buf.pool.watch:
+        for t, last in zip(srcs, lasts[1:], strict=True):
+            _watched(t, last, False, api)
+        _watched(dst, lasts[0], True, api)
     dv, dfl = views[0]
     xs = [v for v, _ in views[1:]]
     if flags is not None and flags.all():

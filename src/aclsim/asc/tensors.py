@@ -20,6 +20,7 @@ from . import context as ctx
 from .context import ONES, AscWarning, Pool, fail
 from .dtypes import DataType, as_dtype
 from .enums import TPosition
+from .pipes import access
 
 FREE, ALLOCATED, ENQUEUED, DEQUEUED, FIXED = range(5)
 _U8 = np.dtype(np.uint8)
@@ -365,6 +366,8 @@ class LocalTensor:
         bad = pool.written.find(0, lo, hi)
         if bad >= 0:
             self.uninit(api, bad, count)
+        if pool.watch:
+            access("V", pool, lo, hi, False, api)
         return self.arr[:count]
 
     def uninit(self, api: str, bad: int, count: int) -> None:
@@ -393,6 +396,8 @@ class LocalTensor:
         if pool.name != "UB":
             self.not_ub(api)
         pool.written[lo : lo + n] = ONES[:n]
+        if pool.watch:
+            access("V", pool, lo, lo + n, True, api)
         return self.arr[:count]
 
     # -- scalar access -----------------------------------------------------------------------
@@ -400,9 +405,12 @@ class LocalTensor:
         """Scalar read (no alignment rule for the scalar unit)."""
         t = self[index]
         hi = t.bounds(1, "LocalTensor.get_value")
-        bad = t.buf.pool.written.find(0, t.lo, hi)
+        pool = t.buf.pool
+        bad = pool.written.find(0, t.lo, hi)
         if bad >= 0:
             t.uninit("LocalTensor.get_value", bad, 1)
+        if pool.watch:
+            access("S", pool, t.lo, hi, False, "LocalTensor.get_value")
         return t.arr[0]
 
     def set_value(self, index: int, value: Any) -> None:
@@ -410,7 +418,10 @@ class LocalTensor:
         t = self[index]
         hi = t.bounds(1, "LocalTensor.set_value")
         t.arr[0] = value
-        t.buf.pool.written[t.lo : hi] = ctx.ONES[: hi - t.lo]
+        pool = t.buf.pool
+        pool.written[t.lo : hi] = ctx.ONES[: hi - t.lo]
+        if pool.watch:
+            access("S", pool, t.lo, hi, True, "LocalTensor.set_value")
 
     def __repr__(self) -> str:
         return f"LocalTensor({self.dtype!r}, {self.buf.pool.name}+{self.lo}, {self.get_size()} elements)"

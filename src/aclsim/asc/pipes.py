@@ -1,0 +1,34 @@
+"""Which pipe of the running core touches which UB bytes, and its sync points, told to the sanitizer.
+
+On the AI Core each instruction runs on one pipe: `data_copy` GM -> UB on MTE2, UB -> GM on MTE3,
+vector instructions (and a UB -> UB data_copy, inference: the vector unit's `copy_ubuf_to_ubuf`) on V,
+`LocalTensor.get_value/set_value` on S (reference `ascendc-device.md` §2.2, "Pipes"). The pipes run
+concurrently; only set_flag / wait_flag, pipe_barrier and the queue events order them. The emulator
+runs everything in program order, so a missing synchronisation changes no result here: these
+records let `check/synccheck.py` find it. Nothing is built unless an observer wants it: `Launch.run`
+sets the UB pool's `watch` flag, and callers test it before calling in.
+"""
+
+from __future__ import annotations
+
+from ..runtime import PipeAccess, PipeSync, user_site
+from . import context as ctx
+from .context import Pool
+
+
+def access(pipe: str, pool: Pool, lo: int, hi: int, write: bool, api: str) -> None:
+    """Pipe `pipe` of the running core read (or wrote) bytes [lo, hi) of `pool` (only when `pool.watch`)."""
+    core = ctx.CORE
+    site = user_site()
+    core.launch.bus.emit("pipe_access", PipeAccess(core.launch.task, core.idx, pipe, pool.name, lo, hi, write,
+                                                   site.lineno if site else None, f"asc.{api}"))
+
+
+def sync(kind: str, api: str, src: str = "", dst: str = "", event_id: int = 0) -> None:
+    """A synchronisation point of the running core (see `runtime.PipeSync`), when its UB is watched."""
+    core = ctx.CORE
+    if core is None or not core.ub.watch:
+        return
+    site = user_site()
+    core.launch.bus.emit("pipe_sync", PipeSync(core.launch.task, core.idx, kind, src, dst, int(event_id),
+                                               site.lineno if site else None, f"asc.{api}"))

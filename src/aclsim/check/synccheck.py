@@ -1,0 +1,169 @@
+"""racecheck's pipe hazards inside an AI Core: UB bytes two pipes touch with nothing ordering them.
+
+The pipes of an AI Core (MTE2 moves GM -> UB, V computes, MTE3 moves UB -> GM, S is the scalar
+unit) run concurrently; each runs its own instructions in order, and only `set_flag(X_Y)` /
+`wait_flag(X_Y)`, `pipe_barrier(PIPE_ALL)` and the queue events the framework inserts (enque, deque,
+alloc_tensor, free_tensor) order one pipe after another. A pipe reading bytes another pipe wrote
+(RAW), or writing bytes another pipe read or wrote (WAR, WAW), with no such order between the two is
+a race on hardware, which aclsim's in-order execution hides. msSanitizer reports it as
+"Potential RAW hazard detected at UB" with both pipes and lines (user guide, racecheck report:
+`PIPE_V Write at ... add_custom.cpp:520` / `PIPE_MTE3 Read at ...`); npuchk calls it ErrorSync2.
+
+Order is tracked with vector clocks, one per pipe: an access of pipe p is the t-th instruction of
+p; pipe q has seen it when q's clock holds p >= t. set_flag snapshots the setting pipe's clock,
+the matching wait_flag (first in, first out per event and id) joins it into the waiting pipe's;
+PIPE_ALL and queue operations join every clock (inference: a queue operation orders the buffer's
+producer and consumer through the framework's events; joining every pipe never reports a race the
+framework's events prevent, at the price of missing one that crosses it on other bytes). Accesses of
+one pipe never race each other (pipe_barrier of one pipe needs no modelling). Each UB byte keeps its
+last writer and, per pipe, its last reader. Kernels in auto-synchronisation mode (LocalTensorAuto,
+`insert_sync=True`) send no records: the compiler places their synchronisation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..runtime import PipeAccess, PipeSync, Task
+from .describe import kernel_where
+from .findings import Finding, Report, where
+from .order import Order
+
+PIPES = ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX")
+_INDEX = {p: i for i, p in enumerate(PIPES)}
+_NONE = len(PIPES)  # writer "pipe" of bytes nobody wrote: a column every clock knows
+_ALWAYS = np.iinfo(np.int64).max
+_ROLES = {"RAW": ("Write", "Read"), "WAR": ("Read", "Write"), "WAW": ("Write", "Write")}  # (earlier, later) access
+
+
+@dataclass
+class _Core:
+    """Clocks and UB shadow of the core a launch is running (cores run one after another)."""
+
+    key: tuple[int, int]  # (task.seq, core)
+    vc: np.ndarray = field(default_factory=lambda: _clocks())
+    flags: dict[tuple[str, str, int], list[np.ndarray]] = field(default_factory=dict)
+    w_pipe: np.ndarray = field(default_factory=lambda: np.full(0, _NONE, np.int8))
+    w_time: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    w_id: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    reads: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # pipe -> (time, id) per byte
+    accesses: list[PipeAccess] = field(default_factory=list)
+
+    def grow(self, hi: int) -> None:
+        n = len(self.w_pipe)
+        if hi <= n:
+            return
+        m = max(hi, 2 * n, 4096)
+        self.w_pipe = np.concatenate([self.w_pipe, np.full(m - n, _NONE, np.int8)])
+        self.w_time = np.concatenate([self.w_time, np.zeros(m - n, np.int64)])
+        self.w_id = np.concatenate([self.w_id, np.zeros(m - n, np.int32)])
+        self.reads = {p: (np.concatenate([t, np.zeros(m - n, np.int64)]), np.concatenate([i, np.zeros(m - n, np.int32)]))
+                      for p, (t, i) in self.reads.items()}
+
+    def read_shadow(self, pipe: int) -> tuple[np.ndarray, np.ndarray]:
+        r = self.reads.get(pipe)
+        if r is None:
+            n = len(self.w_pipe)
+            r = self.reads[pipe] = (np.zeros(n, np.int64), np.zeros(n, np.int32))
+        return r
+
+
+def _clocks() -> np.ndarray:
+    vc = np.zeros((len(PIPES), len(PIPES) + 1), np.int64)
+    vc[:, _NONE] = _ALWAYS
+    return vc
+
+
+class SyncCheck:
+    """Bus observer: unsynchronised pipe accesses to the same UB bytes of one core."""
+
+    tool = "racecheck"
+
+    def __init__(self, report: Report, order: Order) -> None:
+        self.report = report
+        self.order = order
+        self.core: _Core | None = None
+
+    def _state(self, task: Task, core: int) -> _Core:
+        key = (task.seq, core)
+        st = self.core
+        if st is None or st.key != key:
+            st = self.core = _Core(key)
+        return st
+
+    def on_pipe_sync(self, s: PipeSync) -> None:
+        st = self._state(s.task, s.core)
+        if s.kind == "set":
+            st.flags.setdefault((s.src, s.dst, s.event_id), []).append(st.vc[_INDEX[s.src]].copy())
+        elif s.kind == "wait":
+            pending = st.flags.get((s.src, s.dst, s.event_id))
+            if pending:  # (a wait with no set faults the kernel in the engine)
+                d = _INDEX[s.dst]
+                np.maximum(st.vc[d], pending.pop(0), out=st.vc[d])
+        elif s.kind == "queue" or (s.kind == "barrier" and s.src == "ALL"):
+            st.vc[:] = st.vc.max(axis=0)
+
+    def on_pipe_access(self, a: PipeAccess) -> None:
+        if a.hi <= a.lo:
+            return
+        st = self._state(a.task, a.core)
+        st.grow(a.hi)
+        q = _INDEX[a.pipe]
+        known = st.vc[q]
+        lo, hi = a.lo, a.hi
+        wp = st.w_pipe[lo:hi]
+        racy = (wp != q) & (st.w_time[lo:hi] > known[wp])
+        if racy.any():
+            self._report(a, st, racy, st.w_id[lo:hi], "WAW" if a.write else "RAW")
+        if a.write:
+            for p, (rt, rid) in st.reads.items():
+                if p != q:
+                    racy = rt[lo:hi] > known[p]
+                    if racy.any():
+                        self._report(a, st, racy, rid[lo:hi], "WAR")
+        known[q] += 1
+        t, ident = known[q], len(st.accesses)
+        st.accesses.append(a)
+        if a.write:
+            st.w_pipe[lo:hi] = q
+            st.w_time[lo:hi] = t
+            st.w_id[lo:hi] = ident
+        else:
+            rt, rid = st.read_shadow(q)
+            rt[lo:hi] = t
+            rid[lo:hi] = ident
+
+    def on_task_done(self, task: Task) -> None:
+        if self.core is not None and self.core.key[0] == task.seq:
+            self.core = None
+
+    def _report(self, b: PipeAccess, st: _Core, racy: np.ndarray, ids: np.ndarray, kind: str) -> None:
+        first = int(np.argmax(racy))
+        a = st.accesses[int(ids[first])]
+        hit = racy & (ids == ids[first])
+        n = int(hit.sum())
+        lo = b.lo + first
+        task = b.task
+        event = f"{a.pipe}_{b.pipe}"
+        first_op, then_op = _ROLES[kind]
+        lines = [
+            f"PIPE_{a.pipe} {first_op} by {a.api} at {kernel_where(task, a.line)}",
+            f"PIPE_{b.pipe} {then_op} by {b.api} at {kernel_where(task, b.line)}",
+            f"{n} bytes from UB offset {lo:#x} in block {b.core} (aiv) of kernel {task.name}: nothing orders "
+            f"PIPE_{b.pipe} after PIPE_{a.pipe}, so on hardware it may run first; aclsim runs in program order and "
+            "hides it",
+            f"launched at {where(task.site)}",
+        ]
+        fix = (f"asc.set_flag(asc.HardEvent.{event}, event_id) after line {a.line} and "
+               f"asc.wait_flag(asc.HardEvent.{event}, event_id) before line {b.line} "
+               "(or pass the tensor through a queue: enque / deque)")
+        self.report.add(Finding(
+            self.tool, f"pipe-{kind.lower()}-hazard",
+            f"Potential {kind} hazard detected at UB: PIPE_{b.pipe} {then_op.lower()}s UB bytes PIPE_{a.pipe} "
+            f"{first_op.lower()}s, with no synchronisation between them",
+            lines, fix,
+            ("pipe-hazard", kind, task.name, getattr(task.work, "source", None), a.pipe, a.line, b.pipe, b.line),
+            (self.order.tick, a.line or 0, b.line or 0), None, {"launch": task.site},
+        ))
