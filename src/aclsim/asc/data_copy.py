@@ -19,8 +19,8 @@ from . import context as ctx
 from .context import AscWarning, fail
 from .cube_types import Nd2NzParams
 from .dtypes import as_dtype, bfloat16
-from .pipes import access
 from .params import DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams, DataCopyParams
+from .pipes import access
 from .tensors import GlobalTensor, LocalTensor
 
 _strided = np.lib.stride_tricks.as_strided

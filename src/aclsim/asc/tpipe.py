@@ -16,9 +16,9 @@ from collections import deque
 from typing import Any
 
 from . import context as ctx
+from . import pipes
 from .context import fail
 from .dtypes import DataType, as_dtype
-from . import pipes
 from .enums import HardEvent, TPosition
 from .tensors import ALLOCATED, DEQUEUED, ENQUEUED, FIXED, FREE, STATE_NAMES, Buffer, LocalTensor, position_pool
 
