@@ -15,7 +15,11 @@ the matching wait_flag (first in, first out per event and id) joins it into the 
 PIPE_ALL and queue operations join every clock (inference: a queue operation orders the buffer's
 producer and consumer through the framework's events; joining every pipe never reports a race the
 framework's events prevent, at the price of missing one that crosses it on other bytes). Accesses of
-one pipe never race each other (pipe_barrier of one pipe needs no modelling). Each UB byte keeps its
+one pipe never race each other (pipe_barrier of one pipe needs no modelling). The scalar unit issues
+every instruction in program order and stalls on its own waits and loads, so an instruction of any
+pipe comes after every earlier wait_flag(X_S) and get_value (inference from the in-order scalar
+unit); a set_value is not ordered that way: a store reaches UB late, which is why S_V, S_MTE2 and
+S_MTE3 events exist. Each UB byte keeps its
 last writer and, per pipe, its last reader. Kernels in auto-synchronisation mode (LocalTensorAuto,
 `insert_sync=True`) send no records: the compiler places their synchronisation.
 """
@@ -33,6 +37,7 @@ from .order import Order
 
 PIPES = ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX")
 _INDEX = {p: i for i, p in enumerate(PIPES)}
+_S = _INDEX["S"]
 _NONE = len(PIPES)  # writer "pipe" of bytes nobody wrote: a column every clock knows
 _ALWAYS = np.iinfo(np.int64).max
 _ROLES = {"RAW": ("Write", "Read"), "WAR": ("Read", "Write"), "WAW": ("Write", "Write")}  # (earlier, later) access
@@ -44,6 +49,7 @@ class _Core:
 
     key: tuple[int, int]  # (task.seq, core)
     vc: np.ndarray = field(default_factory=lambda: _clocks())
+    s_read: int = 0  # S's clock at its latest get_value: what every later-issued instruction comes after
     flags: dict[tuple[str, str, int], list[np.ndarray]] = field(default_factory=dict)
     w_pipe: np.ndarray = field(default_factory=lambda: np.full(0, _NONE, np.int8))
     w_time: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
@@ -68,6 +74,16 @@ class _Core:
             n = len(self.w_pipe)
             r = self.reads[pipe] = (np.zeros(n, np.int64), np.zeros(n, np.int32))
         return r
+
+
+def _issue(st: _Core, pipe: int) -> np.ndarray:
+    """Pipe `pipe`'s clock once the scalar unit has issued its next instruction."""
+    vc = st.vc[pipe]
+    if pipe != _S:
+        issued = st.vc[_S].copy()
+        issued[_S] = st.s_read
+        np.maximum(vc, issued, out=vc)
+    return vc
 
 
 def _clocks() -> np.ndarray:
@@ -96,12 +112,12 @@ class SyncCheck:
     def on_pipe_sync(self, s: PipeSync) -> None:
         st = self._state(s.task, s.core)
         if s.kind == "set":
-            st.flags.setdefault((s.src, s.dst, s.event_id), []).append(st.vc[_INDEX[s.src]].copy())
+            st.flags.setdefault((s.src, s.dst, s.event_id), []).append(_issue(st, _INDEX[s.src]).copy())
         elif s.kind == "wait":
             pending = st.flags.get((s.src, s.dst, s.event_id))
             if pending:  # (a wait with no set faults the kernel in the engine)
-                d = _INDEX[s.dst]
-                np.maximum(st.vc[d], pending.pop(0), out=st.vc[d])
+                vc = _issue(st, _INDEX[s.dst])
+                np.maximum(vc, pending.pop(0), out=vc)
         elif s.kind == "queue" or (s.kind == "barrier" and s.src == "ALL"):
             st.vc[:] = st.vc.max(axis=0)
 
@@ -111,7 +127,7 @@ class SyncCheck:
         st = self._state(a.task, a.core)
         st.grow(a.hi)
         q = _INDEX[a.pipe]
-        known = st.vc[q]
+        known = _issue(st, q)
         lo, hi = a.lo, a.hi
         wp = st.w_pipe[lo:hi]
         racy = (wp != q) & (st.w_time[lo:hi] > known[wp])
@@ -125,6 +141,8 @@ class SyncCheck:
                         self._report(a, st, racy, rid[lo:hi], "WAR")
         known[q] += 1
         t, ident = known[q], len(st.accesses)
+        if q == _S and not a.write:
+            st.s_read = t
         st.accesses.append(a)
         if a.write:
             st.w_pipe[lo:hi] = q
