@@ -23,12 +23,15 @@ from .params import DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams, 
 from .pipes import access
 from .tensors import GlobalTensor, LocalTensor
 
-_strided = np.lib.stride_tricks.as_strided
+_TENSORS = (LocalTensor, GlobalTensor)  # a tuple: isinstance takes it faster than a union
 
 
 def data_copy(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
     """`data_copy(dst, src, count)` or `data_copy(dst, src, DataCopyParams(...))`; GM<->local or local->local;
     `data_copy(dst_l1, src_gm, Nd2NzParams(...))` lays a matrix out in fractal NZ (see cube.py)."""
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # the count form: the hot path
+        _count(dst, src, args[0])
+        return
     param = args[0] if args else next(iter(kwargs.values()), None)
     if len(args) + len(kwargs) != 1:
         raise TypeError("data_copy(dst, src, count) or data_copy(dst, src, DataCopyParams(...)); "
@@ -44,7 +47,7 @@ def data_copy(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
 
 
 def _same_type(dst: Any, src: Any, api: str) -> None:
-    if not isinstance(dst, LocalTensor | GlobalTensor) or not isinstance(src, LocalTensor | GlobalTensor):
+    if not isinstance(dst, _TENSORS) or not isinstance(src, _TENSORS):
         raise TypeError(f"asc.{api}: dst and src must be LocalTensor/GlobalTensor, got "
                         f"{type(dst).__name__}, {type(src).__name__}")
     if isinstance(dst, GlobalTensor) and isinstance(src, GlobalTensor):
@@ -168,8 +171,9 @@ def _set_atomic(api: str, fn: Any, dtype: Any) -> None:
 
 
 def _rows(buf: np.ndarray, start: int, rows: int, width: int, pitch: int) -> np.ndarray:
-    """A (rows, width) uint8 view of `buf` starting at `start` with `pitch` bytes between rows."""
-    return _strided(buf[start:], shape=(rows, width), strides=(pitch, 1), writeable=True)
+    """A (rows, width) uint8 view of `buf` starting at `start` with `pitch` bytes between rows (np.ndarray over
+    the buffer: cheaper than as_strided, and it refuses a view past the buffer's end)."""
+    return np.ndarray((rows, width), np.uint8, buf, start, (pitch, 1))
 
 
 def _local_rows(t: LocalTensor, rows: int, width: int, pitch: int, api: str, read: bool, pipe: str,

@@ -368,7 +368,8 @@ class LocalTensor:
             self.uninit(api, bad, count)
         if pool.watch:
             access("V", pool, lo, hi, False, api)
-        return self.arr[:count]
+        arr = self.arr
+        return arr if count == len(arr) else arr[:count]
 
     def uninit(self, api: str, bad: int, count: int) -> None:
         isz = self.dtype.itemsize
@@ -395,10 +396,13 @@ class LocalTensor:
         pool = b.pool
         if pool.name != "UB":
             self.not_ub(api)
-        pool.written[lo : lo + n] = ONES[:n]
+        w = pool.written
+        if w.find(0, lo, lo + n) >= 0:  # (a memchr: cheaper than marking bytes already marked)
+            w[lo : lo + n] = ONES[:n]
         if pool.watch:
             access("V", pool, lo, lo + n, True, api)
-        return self.arr[:count]
+        arr = self.arr
+        return arr if count == len(arr) else arr[:count]
 
     # -- scalar access -----------------------------------------------------------------------
     def get_value(self, index: int) -> Any:

@@ -90,11 +90,13 @@ class TQueBind:
         pool.written[b.lo : b.end] = ctx.ZEROS[: b.end - b.lo]  # a fresh tensor holds nothing meaningful
         if pool.watch:
             pipes.sync("queue", api)
+        if isinstance(dtype, DataType):
+            return b.tensor(dtype)
         if isinstance(dtype, LocalTensor):
             t = b.tensor(dtype.dtype)
             dtype.buf, dtype.gen, dtype.lo, dtype.end, dtype.arr = t.buf, t.gen, t.lo, t.end, t.arr
             return None
-        return b.tensor(dtype if isinstance(dtype, DataType) else as_dtype(dtype))
+        return b.tensor(as_dtype(dtype))
 
     def enque(self, tensor: LocalTensor, *user_positions: Any) -> None:
         """Hand a written tensor to the consumer side of the queue. pyasc's optional (src, dst) user
@@ -124,11 +126,13 @@ class TQueBind:
         b.state = DEQUEUED
         if b.pool.watch:
             pipes.sync("queue", api)
+        if isinstance(dtype, DataType):
+            return b.tensor(dtype)
         if isinstance(dtype, LocalTensor):
             t = b.tensor(dtype.dtype)
             dtype.buf, dtype.gen, dtype.lo, dtype.end, dtype.arr = t.buf, t.gen, t.lo, t.end, t.arr
             return None
-        return b.tensor(dtype if isinstance(dtype, DataType) else as_dtype(dtype))
+        return b.tensor(as_dtype(dtype))
 
     def free_tensor(self, tensor: LocalTensor) -> None:
         """Give the tensor's buffer back to the queue; the tensor must not be used afterwards."""
