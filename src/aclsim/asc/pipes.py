@@ -11,17 +11,26 @@ sets the UB pool's `watch` flag, and callers test it before calling in.
 
 from __future__ import annotations
 
-from ..runtime import PipeAccess, PipeSync, user_site
+import sys
+
+from ..runtime import PipeAccess, PipeSync
 from . import context as ctx
-from .context import Pool
+from .context import PKG_DIR, Pool
+
+
+def _kernel_line() -> int | None:
+    """The line of the innermost kernel-source frame (cheaper than a full `user_site`: no caller chain)."""
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename.startswith(PKG_DIR):
+        f = f.f_back
+    return f.f_lineno if f is not None else None
 
 
 def access(pipe: str, pool: Pool, lo: int, hi: int, write: bool, api: str) -> None:
     """Pipe `pipe` of the running core read (or wrote) bytes [lo, hi) of `pool` (only when `pool.watch`)."""
     core = ctx.CORE
-    site = user_site()
     core.launch.bus.emit("pipe_access", PipeAccess(core.launch.task, core.idx, pipe, pool.name, lo, hi, write,
-                                                   site.lineno if site else None, f"asc.{api}"))
+                                                   _kernel_line(), f"asc.{api}"))
 
 
 def sync(kind: str, api: str, src: str = "", dst: str = "", event_id: int = 0) -> None:
@@ -29,6 +38,5 @@ def sync(kind: str, api: str, src: str = "", dst: str = "", event_id: int = 0) -
     core = ctx.CORE
     if core is None or not core.ub.watch:
         return
-    site = user_site()
     core.launch.bus.emit("pipe_sync", PipeSync(core.launch.task, core.idx, kind, src, dst, int(event_id),
-                                               site.lineno if site else None, f"asc.{api}"))
+                                               _kernel_line(), f"asc.{api}"))

@@ -19,8 +19,10 @@ one pipe never race each other (pipe_barrier of one pipe needs no modelling). Th
 every instruction in program order and stalls on its own waits and loads, so an instruction of any
 pipe comes after every earlier wait_flag(X_S) and get_value (inference from the in-order scalar
 unit); a set_value is not ordered that way: a store reaches UB late, which is why S_V, S_MTE2 and
-S_MTE3 events exist. Each UB byte keeps its
-last writer and, per pipe, its last reader. Kernels in auto-synchronisation mode (LocalTensorAuto,
+S_MTE3 events exist. Each UB byte keeps, per
+pipe, its latest write and its latest read (a pipe's own accesses are in order, so the latest one
+tells whether another pipe has seen them all; a write that overwrote another pipe's bytes without
+order was reported then). Kernels in auto-synchronisation mode (LocalTensorAuto,
 `insert_sync=True`) send no records: the compiler places their synchronisation.
 """
 
@@ -38,8 +40,6 @@ from .order import Order
 PIPES = ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX")
 _INDEX = {p: i for i, p in enumerate(PIPES)}
 _S = _INDEX["S"]
-_NONE = len(PIPES)  # writer "pipe" of bytes nobody wrote: a column every clock knows
-_ALWAYS = np.iinfo(np.int64).max
 _ROLES = {"RAW": ("Write", "Read"), "WAR": ("Read", "Write"), "WAW": ("Write", "Write")}  # (earlier, later) access
 
 
@@ -48,48 +48,50 @@ class _Core:
     """Clocks and UB shadow of the core a launch is running (cores run one after another)."""
 
     key: tuple[int, int]  # (task.seq, core)
+    size: int = 0
     vc: np.ndarray = field(default_factory=lambda: _clocks())
     s_read: int = 0  # S's clock at its latest get_value: what every later-issued instruction comes after
+    issued: np.ndarray | None = None  # what every instruction issued now comes after (None: recompute)
     flags: dict[tuple[str, str, int], list[np.ndarray]] = field(default_factory=dict)
-    w_pipe: np.ndarray = field(default_factory=lambda: np.full(0, _NONE, np.int8))
-    w_time: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    w_id: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
-    reads: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # pipe -> (time, id) per byte
+    # per pipe and UB byte, the index (in `accesses`) of the pipe's latest write / read of it, -1 for none
+    writes: dict[int, np.ndarray] = field(default_factory=dict)
+    reads: dict[int, np.ndarray] = field(default_factory=dict)
     accesses: list[PipeAccess] = field(default_factory=list)
+    ids: dict[int, list[int]] = field(default_factory=dict)  # pipe -> index of its t-th access at [t - 1]
 
     def grow(self, hi: int) -> None:
-        n = len(self.w_pipe)
-        if hi <= n:
+        if hi <= self.size:
             return
-        m = max(hi, 2 * n, 4096)
-        self.w_pipe = np.concatenate([self.w_pipe, np.full(m - n, _NONE, np.int8)])
-        self.w_time = np.concatenate([self.w_time, np.zeros(m - n, np.int64)])
-        self.w_id = np.concatenate([self.w_id, np.zeros(m - n, np.int32)])
-        self.reads = {p: (np.concatenate([t, np.zeros(m - n, np.int64)]), np.concatenate([i, np.zeros(m - n, np.int32)]))
-                      for p, (t, i) in self.reads.items()}
+        n, self.size = self.size, max(hi, 2 * self.size, 4096)
+        for table in (self.writes, self.reads):
+            for p, last in table.items():
+                table[p] = np.concatenate([last, np.full(self.size - n, -1, np.int32)])
 
-    def read_shadow(self, pipe: int) -> tuple[np.ndarray, np.ndarray]:
-        r = self.reads.get(pipe)
-        if r is None:
-            n = len(self.w_pipe)
-            r = self.reads[pipe] = (np.zeros(n, np.int64), np.zeros(n, np.int32))
-        return r
+    def shadow(self, table: dict[int, np.ndarray], pipe: int) -> np.ndarray:
+        last = table.get(pipe)
+        if last is None:
+            last = table[pipe] = np.full(self.size, -1, np.int32)
+        return last
+
+    def after(self, pipe: int, known: int) -> int:
+        """Accesses of `pipe` with an index above this are not among the first `known` ones."""
+        return self.ids[pipe][known - 1] if known else -1
 
 
 def _issue(st: _Core, pipe: int) -> np.ndarray:
     """Pipe `pipe`'s clock once the scalar unit has issued its next instruction."""
     vc = st.vc[pipe]
     if pipe != _S:
-        issued = st.vc[_S].copy()
-        issued[_S] = st.s_read
-        np.maximum(vc, issued, out=vc)
+        if st.issued is None:
+            st.issued = st.vc[_S].copy()
+            st.issued[_S] = st.s_read
+        np.maximum(vc, st.issued, out=vc)
     return vc
 
 
 def _clocks() -> np.ndarray:
-    vc = np.zeros((len(PIPES), len(PIPES) + 1), np.int64)
-    vc[:, _NONE] = _ALWAYS
-    return vc
+    """One vector clock per pipe: row p, column r = how many of r's accesses p has seen."""
+    return np.zeros((len(PIPES), len(PIPES)), np.int64)
 
 
 class SyncCheck:
@@ -118,8 +120,10 @@ class SyncCheck:
             if pending:  # (a wait with no set faults the kernel in the engine)
                 vc = _issue(st, _INDEX[s.dst])
                 np.maximum(vc, pending.pop(0), out=vc)
+                st.issued = None
         elif s.kind == "queue" or (s.kind == "barrier" and s.src == "ALL"):
             st.vc[:] = st.vc.max(axis=0)
+            st.issued = None
 
     def on_pipe_access(self, a: PipeAccess) -> None:
         if a.hi <= a.lo:
@@ -129,39 +133,34 @@ class SyncCheck:
         q = _INDEX[a.pipe]
         known = _issue(st, q)
         lo, hi = a.lo, a.hi
-        wp = st.w_pipe[lo:hi]
-        racy = (wp != q) & (st.w_time[lo:hi] > known[wp])
-        if racy.any():
-            self._report(a, st, racy, st.w_id[lo:hi], "WAW" if a.write else "RAW")
-        if a.write:
-            for p, (rt, rid) in st.reads.items():
+        for table, kind in ((st.writes, "WAW" if a.write else "RAW"), (st.reads, "WAR")):
+            if kind == "WAR" and not a.write:
+                break
+            for p, last in table.items():
                 if p != q:
-                    racy = rt[lo:hi] > known[p]
-                    if racy.any():
-                        self._report(a, st, racy, rid[lo:hi], "WAR")
-        known[q] += 1
-        t, ident = known[q], len(st.accesses)
-        if q == _S and not a.write:
-            st.s_read = t
+                    seg = last[lo:hi]
+                    after = st.after(p, known[p])
+                    if seg.max() > after:
+                        self._report(a, st, seg, after, kind)
+        ident = len(st.accesses)
         st.accesses.append(a)
-        if a.write:
-            st.w_pipe[lo:hi] = q
-            st.w_time[lo:hi] = t
-            st.w_id[lo:hi] = ident
-        else:
-            rt, rid = st.read_shadow(q)
-            rt[lo:hi] = t
-            rid[lo:hi] = ident
+        st.shadow(st.writes if a.write else st.reads, q)[lo:hi] = ident
+        st.ids.setdefault(q, []).append(ident)
+        known[q] += 1
+        if q == _S:
+            if not a.write:
+                st.s_read = known[q]
+            st.issued = None
 
     def on_task_done(self, task: Task) -> None:
         if self.core is not None and self.core.key[0] == task.seq:
             self.core = None
 
-    def _report(self, b: PipeAccess, st: _Core, racy: np.ndarray, ids: np.ndarray, kind: str) -> None:
-        first = int(np.argmax(racy))
-        a = st.accesses[int(ids[first])]
-        hit = racy & (ids == ids[first])
-        n = int(hit.sum())
+    def _report(self, b: PipeAccess, st: _Core, seg: np.ndarray, after: int, kind: str) -> None:
+        """`seg`: the earlier pipe's latest access index per byte of b's range; those above `after` race b."""
+        first = int(np.argmax(seg > after))
+        a = st.accesses[int(seg[first])]
+        n = int((seg == seg[first]).sum())
         lo = b.lo + first
         task = b.task
         event = f"{a.pipe}_{b.pipe}"
