@@ -281,3 +281,34 @@ def test_golden_report_text(monkeypatch):
     s = checked(lambda: scale[1](x, z, "none"))  # LAUNCH
     assert s.report.text() == GOLDEN.format(copy_in=line_of("COPY IN"), use=line_of("SCALE"),
                                             launch=line_of("LAUNCH"))
+
+
+@asc.jit
+def ub_to_ub(x: asc.GlobalAddress, z: asc.GlobalAddress, synced: bool):
+    """A UB -> UB data_copy runs on the vector pipe: after a vector instruction it needs no flag, after a
+    GM -> UB copy it needs MTE2_V like any vector read."""
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x, N)
+    zg.set_global_buffer(z, N)
+    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, N)
+    b = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, N * 4, N)
+    c = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 2 * N * 4, N)
+    asc.data_copy(a, xg, N)
+    if synced:
+        asc.set_flag(E.MTE2_V, 0)
+        asc.wait_flag(E.MTE2_V, 0)
+    asc.data_copy(b, a, N)  # UB COPY
+    asc.muls(c, b, 4.0, N)
+    asc.data_copy(b, c, N)  # V after V: in order
+    asc.set_flag(E.V_MTE3, 0)
+    asc.wait_flag(E.V_MTE3, 0)
+    asc.data_copy(zg, b, N)
+
+
+def test_a_ub_to_ub_copy_is_a_vector_pipe_access():
+    x, z = inputs()
+    (f,) = checked(lambda: ub_to_ub[1](x, z, False)).findings
+    assert f.kind == "pipe-raw-hazard" and f.order[2] == line_of("UB COPY")
+    assert "PIPE_V Read by asc.data_copy" in "\n".join(f.lines())
+    np.testing.assert_array_equal(z, 4 * x)
+    assert checked(lambda: ub_to_ub[1](x, z, True)).findings == []

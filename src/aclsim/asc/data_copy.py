@@ -20,7 +20,7 @@ from .context import AscWarning, fail
 from .cube_types import Nd2NzParams
 from .dtypes import as_dtype, bfloat16
 from .params import DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams, DataCopyParams
-from .pipes import access
+from .pipes import access, local_copy_pipe
 from .tensors import GlobalTensor, LocalTensor
 
 _TENSORS = (LocalTensor, GlobalTensor)  # a tuple: isinstance takes it faster than a union
@@ -106,7 +106,7 @@ def _count(dst: Any, src: Any, count: int) -> None:
             if bad >= 0:
                 src.uninit(api, bad, count)
             dst.buf.pool.bytes[lo : lo + moved] = src.buf.pool.bytes[slo : slo + moved]
-            pipe = "V"
+            pipe = local_copy_pipe(src.buf.pool, dst.buf.pool)
             if src.buf.pool.watch:
                 access(pipe, src.buf.pool, slo, slo + moved, False, api)
         pool = dst.buf.pool
@@ -223,11 +223,13 @@ def _blocked(dst: Any, src: Any, p: DataCopyParams) -> None:
     width = bl * 32
     spitch, dpitch = (bl + int(p.src_stride)) * 32, (bl + int(p.dst_stride)) * 32
     s = (_gm_rows(src, bc, width, spitch, api, False) if isinstance(src, GlobalTensor)
-         else _local_rows(src, bc, width, spitch, api, True, "MTE3" if isinstance(dst, GlobalTensor) else "V"))
+         else _local_rows(src, bc, width, spitch, api, True,
+                          "MTE3" if isinstance(dst, GlobalTensor) else local_copy_pipe(src.buf.pool, dst.buf.pool)))
     if isinstance(dst, GlobalTensor):
         _store(_gm_rows(dst, bc, width, dpitch, api, True), s, dst.dtype, api)
     else:
-        _local_rows(dst, bc, width, dpitch, api, False, "MTE2" if isinstance(src, GlobalTensor) else "V")[...] = s
+        pipe = "MTE2" if isinstance(src, GlobalTensor) else local_copy_pipe(src.buf.pool, dst.buf.pool)
+        _local_rows(dst, bc, width, dpitch, api, False, pipe)[...] = s
 
 
 def data_copy_pad(dst: Any, src: Any, params: Any, pad_params: Any = None) -> None:

@@ -1,7 +1,7 @@
 """Which pipe of the running core touches which UB bytes, and its sync points, told to the sanitizer.
 
 On the AI Core each instruction runs on one pipe: `data_copy` GM -> UB on MTE2, UB -> GM on MTE3,
-vector instructions (and a UB -> UB data_copy, inference: the vector unit's `copy_ubuf_to_ubuf`) on V,
+vector instructions on V (local -> local copies: `local_copy_pipe`),
 `LocalTensor.get_value/set_value` on S (reference `ascendc-device.md` §2.2, "Pipes"). The pipes run
 concurrently; only set_flag / wait_flag, pipe_barrier and the queue events order them. The emulator
 runs everything in program order, so a missing synchronisation changes no result here: these
@@ -24,6 +24,14 @@ def _kernel_line() -> int | None:
     while f is not None and f.f_code.co_filename.startswith(PKG_DIR):
         f = f.f_back
     return f.f_lineno if f is not None else None
+
+
+def local_copy_pipe(src: Pool, dst: Pool) -> str:
+    """The pipe of a data_copy between two local memories: UB -> UB on V (`copy_ubuf_to_ubuf`), out of UB
+    on MTE3 (`copy_ubuf_to_cbuf`), into UB from L1 on MTE1 (inference from the CCE intrinsics' pipes)."""
+    if src.name == "UB":
+        return "V" if dst.name == "UB" else "MTE3"
+    return "MTE1"
 
 
 def access(pipe: str, pool: Pool, lo: int, hi: int, write: bool, api: str) -> None:
