@@ -120,8 +120,7 @@ def plan(api: str, rep: Repeat, itemsize: int, per_repeat_count: bool = False) -
         bits = reg.bits = normal_bits(api, rep.mask, itemsize)
     else:
         bits = reg.bits & ((1 << lanes) - 1)
-    flags = lane_flags(bits, lanes)
-    return rep.times, rep.times * int(flags.sum()), flags
+    return rep.times, rep.times * bits.bit_count(), lane_flags(bits, lanes)
 
 
 def indices(repeats: int, total: int, flags: np.ndarray | None, blk: int, stride: int, itemsize: int) -> np.ndarray:
@@ -213,6 +212,14 @@ def _strided_views(api: str, t: LocalTensor, repeats: int, blk: int, stride: int
     return values, flags
 
 
+def _unwritten(t: LocalTensor, flags: np.ndarray, blk: int, stride: int, repeats: int) -> bool:
+    """Whether any byte of the operand's blocks (every lane, enabled or not) is unwritten: when none is, the
+    per-lane checks and marks have nothing to find or change (contiguous blocks: one memchr)."""
+    if blk == 1 and stride == 8:
+        return t.buf.pool.written.find(0, t.lo, t.lo + repeats * 8 * BLOCK) >= 0
+    return bool((flags != _WRITTEN[t.dtype.itemsize]).any())
+
+
 def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor], rep: Repeat, repeats: int,
              total: int, flags: np.ndarray | None) -> bool:
     """The mask/repeat call on strided views (lanes left out by the mask are computed, then discarded);
@@ -235,12 +242,14 @@ def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTenso
             return False
         views.append(v)
     word = _WRITTEN[isz]
-    for t, (_, fl) in zip(srcs, views[1:], strict=True):
+    for t, (_, fl), (blk, stride) in zip(srcs, views[1:], rep.strides[1:], strict=True):
+        if not _unwritten(t, fl, blk, stride, repeats):
+            continue
         bad = (fl != word) & on
         if bad.any():
             r, b, e = np.unravel_index(int(np.argmax(bad)), bad.shape)
-            blk, stride = rep.strides[1 + list(srcs).index(t)]
             t.uninit(api, t.lo + ((r * stride + b * blk) * epb + e) * isz, total)
+    marked = not _unwritten(dst, views[0][1], *rep.strides[0], repeats)
     if dst.buf.pool.watch:
         for t, last in zip(srcs, lasts[1:], strict=True):
             _watched(t, last, False, api)
@@ -249,7 +258,8 @@ def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTenso
     xs = [v for v, _ in views[1:]]
     if flags is not None and flags.all():
         fn(*xs, out=dv)
-        dfl[...] = word
+        if not marked:
+            dfl[...] = word
         return True
     # Compute the enabled lanes only: boolean indexing over (block, element) picks the same lanes of every
     # repeat, twice as fast as a ufunc's where= and a tenth of copyto(where=) (COUNTER mode: the first lanes)
@@ -258,7 +268,8 @@ def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTenso
     out = np.empty(sel[0].shape if sel else dv[lanes].shape, dv.dtype)
     fn(*sel, out=out)
     dv[lanes] = out
-    dfl[lanes] = word
+    if not marked:
+        dfl[lanes] = word
     return True
 
 
@@ -285,7 +296,7 @@ def elementwise(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTe
     repeats, total, flags = plan(api, rep, isz, per_repeat_count)
     if total <= 0 or repeats <= 0:
         return
-    if (flags is None or flags.all()) and all(s == (1, 8) for s in rep.strides):
+    if (flags is None or total == repeats * flags.size) and all(s == (1, 8) for s in rep.strides):
         xs = [s.read(total, api) for s in srcs]  # contiguous: the count form's fast path
         fn(*xs, out=dst.write(total, api))
         return
