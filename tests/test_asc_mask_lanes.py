@@ -86,3 +86,42 @@ def test_masked_off_destination_lanes_stay_unwritten(dst_params):
 
     with pytest.raises(asc.AscError, match=r"asc\.muls: reads 2 x float32 but element 1 .* was never written"):
         kernel[1](np.ones(2 * N, np.float32))
+
+
+def _bits(*runs: tuple[int, int]) -> int:
+    return sum(((1 << (e - s)) - 1) << s for s, e in runs)
+
+
+@pytest.mark.parametrize("runs", [
+    ((3, 20),),  # one run from inside block 0 to inside block 2
+    ((0, 5), (40, 64)),  # a partial first block, then whole blocks to the end
+    ((8, 16), (17, 18), (20, 24), (63, 64)),  # four short runs
+    ((8, 16), (17, 18), (30, 33), (63, 64)),  # a run across a block boundary makes five pieces
+    ((1, 2), (5, 6), (9, 10), (13, 14), (20, 30)),  # more runs than are computed run by run
+], ids=["one run", "two runs", "four runs", "five pieces", "five runs"])
+@pytest.mark.parametrize("dst_blk", [1, 2])
+def test_lane_runs_change_exactly_the_enabled_lanes(runs, dst_blk):
+    repeats = 3
+    bits = _bits(*runs)
+
+    @asc.jit
+    def kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress):
+        a, b, d = _tensors(N)
+        asc.data_copy(a, _gm(x), N)
+        asc.data_copy(b, _gm(y), N)
+        asc.data_copy(d, _gm(z), N)
+        asc.sub(d, a, b, [bits], repeats, asc.BinaryRepeatParams(dst_blk, 1, 1, 8 * dst_blk, 8, 8))
+        asc.data_copy(_gm(z), d, N)
+
+    rng = np.random.default_rng(6)
+    x, y = rng.uniform(-1, 1, N).astype(np.float32), rng.uniform(-1, 1, N).astype(np.float32)
+    z0 = np.full(N, 7.0, np.float32)
+    want = z0.copy()
+    for r in range(repeats):
+        for lane in range(64):
+            if bits >> lane & 1:
+                blk, e = divmod(lane, 8)
+                want[(r * 8 * dst_blk + blk * dst_blk) * 8 + e] = x[r * 64 + lane] - y[r * 64 + lane]
+    z = z0.copy()
+    kernel[1](x, y, z)
+    np.testing.assert_array_equal(z, want)
