@@ -20,6 +20,9 @@ import aclsim
 import aclsim.asc as asc
 
 TILE = 128
+SMALL_TILES = (16, 64, TILE)  # count-form add on small tiles (elements of the 128-half tile)
+TILE_API_BAR_US = 3.0  # issue 12: "Tile API cost stays <= 3 us per call"
+MASK_REPEAT_BAR = 3.0  # issue 12: "a mask/repeat add over 64 repeats within 3x of numpy's add on the same bytes"
 ITERS = 5000
 REPEATS = 5  # the kernel runs this many times; each figure is the best run (the machine is shared)
 timings: dict[str, float] = {}
@@ -62,11 +65,20 @@ def overhead(x: asc.GlobalAddress, z: asc.GlobalAddress, iters: int):
         qo.free_tensor(u)
     record("alloc + enque + deque + free", (clock() - t0) / (4 * iters))
 
-    o = qo.alloc_tensor(asc.half)
+    u = qo.alloc_tensor(asc.half)
     t0 = clock()
     for _ in range(iters):
-        asc.add(o, t, t, TILE)
-    record("add", (clock() - t0) / iters)
+        qo.enque(u)
+        u = qo.deque(asc.half)
+    record("enque + deque", (clock() - t0) / (2 * iters))
+    qo.free_tensor(u)
+
+    o = qo.alloc_tensor(asc.half)
+    for n in SMALL_TILES:
+        t0 = clock()
+        for _ in range(iters):
+            asc.add(o, t, t, n)
+        record(f"add, count form, {n} halves", (clock() - t0) / iters)
 
     t0 = clock()
     for _ in range(iters):
@@ -163,6 +175,7 @@ def main() -> None:
         src, out = a[:TILE], a[TILE:]
         floor = best(lambda: [np.add(src, src, out=out) for _ in range(ITERS)], REPEATS) / ITERS
         print(f"  {'(numpy np.add on the same tile)':<36} {floor * 1e6:6.2f} us: the part of asc.add that is arithmetic")
+        worst = max((secs, name) for name, secs in timings.items() if not name.startswith("mask/repeat"))
         mask_iters = ITERS // 10
         x = np.ones(REPS * 128, np.float16)
         for _ in range(REPEATS):
@@ -175,6 +188,10 @@ def main() -> None:
         for name in MASK_FORMS:
             secs = timings[f"mask/repeat add, {name}"]
             print(f"  {name:<36} {secs * 1e6:7.2f} us  ({secs / numpy_add:.1f}x numpy)")
+        ratio = max(timings[f"mask/repeat add, {name}"] for name in MASK_FORMS) / numpy_add
+        print(f"Bars (issue 12): tile API <= {TILE_API_BAR_US:g} us per call: worst {worst[0] * 1e6:.2f} us "
+              f"({worst[1]}) -> {'met' if worst[0] * 1e6 <= TILE_API_BAR_US else 'NOT met'}; mask/repeat add <= "
+              f"{MASK_REPEAT_BAR:g}x numpy: worst {ratio:.1f}x -> {'met' if ratio <= MASK_REPEAT_BAR else 'NOT met'}")
         add_custom_vs_numpy(8, 2048, 20)
         add_custom_vs_numpy(48, 65536, 7)
 

@@ -26,6 +26,7 @@ EXPECTED = {
     "double_free.py": {"double-free"},
     "cross_stream_race.py": {"race-stream-stream"},
     "multicore_overlap.py": {"multi-core-corruption"},
+    "missing_flag.py": {"pipe-raw-hazard", "pipe-war-hazard"},
 }
 WARNING_CLASSES = {"multi-core-corruption"}  # msSanitizer's WARNING level
 

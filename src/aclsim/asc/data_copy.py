@@ -21,15 +21,19 @@ from .context import AscWarning, fail
 from .cube_types import Nd2NzParams
 from .dtypes import as_dtype, bfloat16
 from .params import DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams, DataCopyParams
+from .pipes import access, local_copy_pipe
 from .tensors import GlobalTensor, LocalTensor
 
-_strided = np.lib.stride_tricks.as_strided
+_TENSORS = (LocalTensor, GlobalTensor)  # a tuple: isinstance takes it faster than a union
 
 
 def data_copy(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
     """`data_copy(dst, src, count)` or `data_copy(dst, src, DataCopyParams(...))`; GM<->local or local->local;
     `data_copy(dst_l1, src_gm, Nd2NzParams(...))` lays a matrix out in fractal NZ (see cube.py); the
     enhanced and slice forms are in data_copy_ext.py."""
+    if len(args) == 1 and not kwargs and type(args[0]) is int:  # the count form: the hot path
+        _count(dst, src, args[0])
+        return
     param = args[0] if args else next(iter(kwargs.values()), None)
     if len(args) + len(kwargs) in (2, 3):
         from .data_copy_ext import extended  # it builds on this module's helpers
@@ -50,7 +54,7 @@ def data_copy(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
 
 
 def _same_type(dst: Any, src: Any, api: str) -> None:
-    if not isinstance(dst, LocalTensor | GlobalTensor) or not isinstance(src, LocalTensor | GlobalTensor):
+    if not isinstance(dst, _TENSORS) or not isinstance(src, _TENSORS):
         raise TypeError(f"asc.{api}: dst and src must be LocalTensor/GlobalTensor, got "
                         f"{type(dst).__name__}, {type(src).__name__}")
     if isinstance(dst, GlobalTensor) and isinstance(src, GlobalTensor):
@@ -100,6 +104,7 @@ def _count(dst: Any, src: Any, count: int) -> None:
             launch.bytes_read += moved
             if launch.observe:
                 core.emit_gm(where, off, off + moved, False, dt.itemsize, api)
+            pipe = "MTE2"
         else:
             slo = src.lo
             src.span(count, api)
@@ -108,13 +113,21 @@ def _count(dst: Any, src: Any, count: int) -> None:
             if bad >= 0:
                 src.uninit(api, bad, count)
             dst.buf.pool.bytes[lo : lo + moved] = src.buf.pool.bytes[slo : slo + moved]
-        dst.buf.pool.written[lo : lo + moved] = ctx.ONES[:moved]
+            pipe = local_copy_pipe(src.buf.pool, dst.buf.pool)
+            if src.buf.pool.watch:
+                access(pipe, src.buf.pool, slo, slo + moved, False, api)
+        pool = dst.buf.pool
+        pool.written[lo : lo + moved] = ctx.ONES[:moved]
+        if pool.watch:
+            access(pipe, pool, lo, lo + moved, True, api)
         return
     slo = src.lo
     src.span(count, api)
     bad = src.buf.pool.written.find(0, slo, slo + moved)
     if bad >= 0:
         src.uninit(api, bad, count)
+    if src.buf.pool.watch:
+        access("MTE3", src.buf.pool, slo, slo + moved, False, api)
     gm, off, where = dst.region(moved, api)
     _store(gm[off : off + moved], src.buf.pool.bytes[slo : slo + moved], dt, api)
     launch.bytes_written += moved
@@ -171,15 +184,20 @@ def _set_atomic(api: str, fn: Any, dtype: Any) -> None:
 
 
 def _rows(buf: np.ndarray, start: int, rows: int, width: int, pitch: int) -> np.ndarray:
-    """A (rows, width) uint8 view of `buf` starting at `start` with `pitch` bytes between rows."""
-    return _strided(buf[start:], shape=(rows, width), strides=(pitch, 1), writeable=True)
+    """A (rows, width) uint8 view of `buf` starting at `start` with `pitch` bytes between rows (np.ndarray over
+    the buffer: cheaper than as_strided, and it refuses a view past the buffer's end)."""
+    return np.ndarray((rows, width), np.uint8, buf, start, (pitch, 1))
 
 
-def _local_rows(t: LocalTensor, rows: int, width: int, pitch: int, api: str, read: bool, skip: int = 0) -> np.ndarray:
-    """Checked (rows, width) byte view of a local tensor, blocks `pitch` apart, data `skip` bytes in."""
+def _local_rows(t: LocalTensor, rows: int, width: int, pitch: int, api: str, read: bool, pipe: str,
+                skip: int = 0) -> np.ndarray:
+    """Checked (rows, width) byte view of a local tensor, blocks `pitch` apart, data `skip` bytes in,
+    moved by `pipe`."""
     span = (rows - 1) * pitch + skip + width
     t.span(-(-span // t.dtype.itemsize), api)
     pool = t.buf.pool
+    if pool.watch:
+        access(pipe, pool, t.lo + skip, t.lo + span, not read, api)
     if read:
         flags = _rows(pool.wview, t.lo + skip, rows, width, pitch)
         if not flags.all():
@@ -218,11 +236,13 @@ def _blocked(dst: Any, src: Any, p: DataCopyParams) -> None:
     width = bl * 32
     spitch, dpitch = (bl + int(p.src_stride)) * 32, (bl + int(p.dst_stride)) * 32
     s = (_gm_rows(src, bc, width, spitch, api, False) if isinstance(src, GlobalTensor)
-         else _local_rows(src, bc, width, spitch, api, True))
+         else _local_rows(src, bc, width, spitch, api, True,
+                          "MTE3" if isinstance(dst, GlobalTensor) else local_copy_pipe(src.buf.pool, dst.buf.pool)))
     if isinstance(dst, GlobalTensor):
         _store(_gm_rows(dst, bc, width, dpitch, api, True), s, dst.dtype, api)
     else:
-        _local_rows(dst, bc, width, dpitch, api, False)[...] = s
+        pipe = "MTE2" if isinstance(src, GlobalTensor) else local_copy_pipe(src.buf.pool, dst.buf.pool)
+        _local_rows(dst, bc, width, dpitch, api, False, pipe)[...] = s
 
 
 def data_copy_pad(dst: Any, src: Any, params: Any, pad_params: Any = None) -> None:
@@ -256,15 +276,15 @@ def data_copy_pad(dst: Any, src: Any, params: Any, pad_params: Any = None) -> No
         block = -(-(left + blen + right) // 32) * 32
         dpitch = block + int(params.dst_stride) * 32
         s = _gm_rows(src, bc, blen, blen + int(params.src_stride), api, False)
-        _local_rows(dst, bc, blen, dpitch, api, False, skip=left)[...] = s
+        _local_rows(dst, bc, blen, dpitch, api, False, "MTE2", skip=left)[...] = s
         if left or right:
             v = np.array([pad_params.padding_value])
             value = ((v.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16) if dt is bfloat16
                      else v.astype(dt.np)).view(np.uint8)
             for skip, n in ((0, left), (left + blen, right)):
                 if n:
-                    _local_rows(dst, bc, n, dpitch, api, False, skip=skip)[...] = np.tile(value, n // isz)
+                    _local_rows(dst, bc, n, dpitch, api, False, "MTE2", skip=skip)[...] = np.tile(value, n // isz)
         return
     block = -(-blen // 32) * 32  # UB -> GM: only the real bytes of each 32-byte-padded block land in GM
-    s = _local_rows(src, bc, blen, block + int(params.src_stride) * 32, api, True)
+    s = _local_rows(src, bc, blen, block + int(params.src_stride) * 32, api, True, "MTE3")
     _store(_gm_rows(dst, bc, blen, blen + int(params.dst_stride), api, True), s, dt, api)

@@ -156,7 +156,7 @@ def copy_slices(dst: Any, src: Any, dst_slices: Sequence[SliceInfo], src_slices:
     for so, do in zip(s_lines, d_lines, strict=False):  # one blocked DMA per selected line, as CANN issues them
         s, d = src[s_start + so], dst[d_start + do]
         if to_ub:
-            _local_rows(d, rows, width, d_pitch, api, False)[...] = _gm_rows(s, rows, width, s_pitch, api, False)
+            _local_rows(d, rows, width, d_pitch, api, False, "MTE2")[...] = _gm_rows(s, rows, width, s_pitch, api, False)
         else:
-            _store(_gm_rows(d, rows, width, d_pitch, api, True), _local_rows(s, rows, width, s_pitch, api, True),
+            _store(_gm_rows(d, rows, width, d_pitch, api, True), _local_rows(s, rows, width, s_pitch, api, True, "MTE3"),
                    d.dtype, api)

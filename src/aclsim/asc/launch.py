@@ -63,6 +63,8 @@ class Launch:
         self.chip = rt.chip
         self.gm = GlobalMemory(rt)  # the door to GM for every core of the launch
         self.observe = False
+        self.watch = False  # the sanitizer wants pipe accesses to UB (asc/pipes.py)
+        self.bus = rt.bus
         self.task: Task | None = None
         self.started = 0.0  # host clock when the device began running the launch (get_system_cycle)
         self.warned: set = set()
@@ -83,6 +85,7 @@ class Launch:
             p = self.pools[name] = Pool(name, size, usable, self.garbage(size))
         else:
             p.refill(self.garbage(p.size))
+        p.watch = self.watch and name == "UB"
         return p
 
     def garbage(self, size: int) -> np.ndarray:
@@ -107,6 +110,8 @@ class Launch:
         self.task = task
         self.started = now()
         self.observe = self.gm.observed()
+        # with insert_sync the compiler places every synchronisation: nothing for synccheck to judge
+        self.watch = self.bus.wants("pipe_access") and not self.options.get("insert_sync")
         try:
             with np.errstate(all="ignore"):  # the vector unit yields inf/nan silently
                 for i in range(self.core_num):

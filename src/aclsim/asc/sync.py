@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import context as ctx
+from . import pipes
 from .context import fail
 from .enums import HardEvent, PipeID
 
@@ -18,8 +19,11 @@ from .enums import HardEvent, PipeID
 def set_flag(event: int, event_id: int = 0) -> None:
     """Signal `event` (a producer_consumer pipe pair) with `event_id`."""
     core = ctx.current("set_flag")
-    key = (int(HardEvent(event)), int(event_id))
+    ev = HardEvent(event)
+    key = (int(ev), int(event_id))
     core.flags[key] = core.flags.get(key, 0) + 1
+    if core.ub.watch:
+        pipes.sync("set", "set_flag", *ev.name.split("_"), event_id)
 
 
 def wait_flag(event: int, event_id: int = 0) -> None:
@@ -31,11 +35,15 @@ def wait_flag(event: int, event_id: int = 0) -> None:
         fail("wait_flag", f"wait_flag(HardEvent.{HardEvent(event).name}, {event_id}) has no matching set_flag "
                           "before it: on hardware the core would hang here")
     core.flags[key] = n - 1
+    if core.ub.watch:
+        pipes.sync("wait", "wait_flag", *HardEvent(event).name.split("_"), event_id)
 
 
 def pipe_barrier(pipe: int) -> None:
-    """Wait for every earlier instruction of `pipe` (program order already guarantees it here)."""
-    PipeID(pipe)
+    """Wait for every earlier instruction of `pipe` (PIPE_ALL: of every pipe); program order already
+    guarantees it here, the sanitizer follows it."""
+    p = PipeID(pipe)
+    pipes.sync("barrier", "pipe_barrier", p.name.removeprefix("PIPE_"))
 
 
 def check_flags(core: ctx.Core, launch: Any) -> None:

@@ -21,6 +21,7 @@ from . import context as ctx
 from .context import ONES, AscWarning, Pool, fail
 from .dtypes import DataType, as_dtype, bfloat16
 from .enums import TPosition
+from .pipes import access
 from .shape import HasShapeInfo
 
 FREE, ALLOCATED, ENQUEUED, DEQUEUED, FIXED = range(5)
@@ -369,7 +370,10 @@ class LocalTensor(HasShapeInfo):
         bad = pool.written.find(0, lo, hi)
         if bad >= 0:
             self.uninit(api, bad, count)
-        return self.arr[:count]
+        if pool.watch:
+            access("V", pool, lo, hi, False, api)
+        arr = self.arr
+        return arr if count == len(arr) else arr[:count]
 
     def uninit(self, api: str, bad: int, count: int) -> None:
         isz = self.dtype.itemsize
@@ -396,17 +400,25 @@ class LocalTensor(HasShapeInfo):
         pool = b.pool
         if pool.name != "UB":
             self.not_ub(api)
-        pool.written[lo : lo + n] = ONES[:n]
-        return self.arr[:count]
+        w = pool.written
+        if w.find(0, lo, lo + n) >= 0:  # (a memchr: cheaper than marking bytes already marked)
+            w[lo : lo + n] = ONES[:n]
+        if pool.watch:
+            access("V", pool, lo, lo + n, True, api)
+        arr = self.arr
+        return arr if count == len(arr) else arr[:count]
 
     # -- scalar access -----------------------------------------------------------------------
     def get_value(self, index: int) -> Any:
         """Scalar read (no alignment rule for the scalar unit)."""
         t = self[index]
         hi = t.bounds(1, "LocalTensor.get_value")
-        bad = t.buf.pool.written.find(0, t.lo, hi)
+        pool = t.buf.pool
+        bad = pool.written.find(0, t.lo, hi)
         if bad >= 0:
             t.uninit("LocalTensor.get_value", bad, 1)
+        if pool.watch:
+            access("S", pool, t.lo, hi, False, "LocalTensor.get_value")
         return t.arr[0] if t.dtype is not bfloat16 else bf16.values(t.arr[:1], "LocalTensor.get_value")[0]
 
     def set_value(self, index: int, value: Any) -> None:
@@ -414,7 +426,10 @@ class LocalTensor(HasShapeInfo):
         t = self[index]
         hi = t.bounds(1, "LocalTensor.set_value")
         t.arr[0] = value if t.dtype is not bfloat16 else bf16.bits(value, "LocalTensor.set_value")
-        t.buf.pool.written[t.lo : hi] = ctx.ONES[: hi - t.lo]
+        pool = t.buf.pool
+        pool.written[t.lo : hi] = ctx.ONES[: hi - t.lo]
+        if pool.watch:
+            access("S", pool, t.lo, hi, True, "LocalTensor.set_value")
 
     def __repr__(self) -> str:
         return f"LocalTensor({self.dtype!r}, {self.buf.pool.name}+{self.lo}, {self.get_size()} elements)"

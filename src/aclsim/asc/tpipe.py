@@ -16,6 +16,7 @@ from collections import deque
 from typing import Any
 
 from . import context as ctx
+from . import pipes
 from .context import fail
 from .dtypes import DataType, as_dtype
 from .enums import HardEvent, TPosition
@@ -87,11 +88,15 @@ class TQueBind:
         b.site = _caller()
         pool = b.pool
         pool.written[b.lo : b.end] = ctx.ZEROS[: b.end - b.lo]  # a fresh tensor holds nothing meaningful
+        if pool.watch:
+            pipes.sync("queue", api)
+        if isinstance(dtype, DataType):
+            return b.tensor(dtype)
         if isinstance(dtype, LocalTensor):
             t = b.tensor(dtype.dtype)
             dtype.buf, dtype.gen, dtype.lo, dtype.end, dtype.arr = t.buf, t.gen, t.lo, t.end, t.arr
             return None
-        return b.tensor(dtype if isinstance(dtype, DataType) else as_dtype(dtype))
+        return b.tensor(as_dtype(dtype))
 
     def enque(self, tensor: LocalTensor, *user_positions: Any) -> None:
         """Hand a written tensor to the consumer side of the queue. pyasc's optional (src, dst) user
@@ -106,6 +111,8 @@ class TQueBind:
                       "or create the queue with a larger depth")
         b.state = ENQUEUED
         self.fifo.append(b)
+        if b.pool.watch:
+            pipes.sync("queue", api)
 
     def deque(self, dtype: Any) -> LocalTensor | None:
         """Take the oldest enqueued tensor (pass a LocalTensor to rebind it in place)."""
@@ -117,11 +124,15 @@ class TQueBind:
                       "here waiting for one. enque before deque")
         b = self.fifo.popleft()
         b.state = DEQUEUED
+        if b.pool.watch:
+            pipes.sync("queue", api)
+        if isinstance(dtype, DataType):
+            return b.tensor(dtype)
         if isinstance(dtype, LocalTensor):
             t = b.tensor(dtype.dtype)
             dtype.buf, dtype.gen, dtype.lo, dtype.end, dtype.arr = t.buf, t.gen, t.lo, t.end, t.arr
             return None
-        return b.tensor(dtype if isinstance(dtype, DataType) else as_dtype(dtype))
+        return b.tensor(as_dtype(dtype))
 
     def free_tensor(self, tensor: LocalTensor) -> None:
         """Give the tensor's buffer back to the queue; the tensor must not be used afterwards."""
@@ -136,6 +147,8 @@ class TQueBind:
             fail(api, f"the tensor is still enqueued in {self.label()}: deque it before free_tensor")
         b.retire("free_tensor", _caller())
         self.core.pos_live[self.position] -= 1
+        if b.pool.watch:
+            pipes.sync("queue", api)
 
     def _own(self, tensor: LocalTensor, api: str) -> Buffer:
         if not isinstance(tensor, LocalTensor):
@@ -205,11 +218,14 @@ class TBuf:
         return self.get(dtype)
 
     def enque(self, tensor: LocalTensor, *user_positions: Any) -> None:
-        """Nothing waits on a TBuf: the tensor must still be live."""
+        """Nothing waits on a TBuf: the tensor must still be live. (Ascend C's TQueBind<pos, pos, 0, 0>
+        events order the buffer's pipes; synccheck treats it as any queue operation.)"""
         tensor.bounds(0, "TBuf.enque")
+        pipes.sync("queue", "TBuf.enque")
 
     def deque(self, dtype: Any) -> LocalTensor:
         """The whole buffer as a tensor of `dtype` (as get)."""
+        pipes.sync("queue", "TBuf.deque")
         return self.get(dtype)
 
     def free_tensor(self, tensor: LocalTensor) -> None:

@@ -19,6 +19,7 @@ from .leakcheck import LeakCheck
 from .memcheck import MemCheck
 from .multicore import MultiCore
 from .order import Order
+from .synccheck import SyncCheck
 
 TOOLS = ("memcheck", "racecheck", "initcheck", "leakcheck")
 
@@ -54,6 +55,8 @@ class Session:
             observers += [MemCheck(self.report, self.order), MultiCore(self.report, self.order)]
         if "memcheck" in tools or "racecheck" in tools:
             observers.append(Hazards(self.report, self.order, races="racecheck" in tools, frees="memcheck" in tools))
+        if "racecheck" in tools:
+            observers.append(SyncCheck(self.report, self.order))
         observers += [o for o in (self.initcheck, self.leakcheck) if o is not None]
         observers.append(KindCheck(self.report, self.order))
         self.observer = _Dispatch(observers, self.report, self.order)

@@ -14,6 +14,8 @@ Events (one typed record each):
   submit(Task) / task_done(Task)   device work queued on / finished by a stream (task.work is typed)
   access(Access)            device bytes read or written by a host call or a copy/fill task
   kernel_access(KernelAccess)  device memory a kernel read or wrote in one allocation
+  pipe_access(PipeAccess)   a pipe of an AI Core read or wrote bytes of the core's local memory (UB)
+  pipe_sync(PipeSync)       an AI Core's set_flag / wait_flag / pipe_barrier, or a queue operation
   host_copy(HostCopy)       a synchronous copy or fill moved device bytes (no task)
   kind_mismatch(KindMismatch)  a memcpy kind that contradicts the pointers (corrected)
   refused(Refused)          a call refused host memory it was given (overrun, freed pinned buffer)
@@ -122,6 +124,43 @@ class KernelAccess:
     api: str = ""  # e.g. "load", "store", "atomic_add", "data_copy"
     describe: Any = None  # callable(lane) -> "block (x, y, z) thread (x, y, z)" for reports
     atomic: bool = False
+
+
+@dataclass(frozen=True)
+class PipeAccess:
+    """A pipe ("MTE2", "MTE3", "V", "S") of one AI Core read or wrote bytes [lo, hi) of its local memory.
+
+    Kernel engines emit it only when `bus.wants("pipe_access")`; `lo`/`hi` are byte offsets in `pool`.
+    """
+
+    task: Any  # work.Task of the launch
+    core: int
+    pipe: str
+    pool: str  # "UB"
+    lo: int
+    hi: int
+    write: bool
+    line: int | None  # kernel source line
+    api: str  # e.g. "data_copy", "add", "LocalTensor.get_value"
+
+
+@dataclass(frozen=True)
+class PipeSync:
+    """A synchronisation point between the pipes of one AI Core.
+
+    kind: "set" / "wait" (set_flag / wait_flag of the event src_dst with `event_id`), "barrier"
+    (pipe_barrier(src); src "ALL" for PIPE_ALL), "queue" (a queue operation: enque, deque,
+    alloc_tensor, free_tensor, whose events the framework inserts).
+    """
+
+    task: Any
+    core: int
+    kind: str
+    src: str = ""
+    dst: str = ""
+    event_id: int = 0
+    line: int | None = None
+    api: str = ""
 
 
 @dataclass(frozen=True)
