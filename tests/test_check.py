@@ -415,3 +415,47 @@ def test_every_host_wait_orders_later_host_calls(wait, mode, check):
         assert found == ["race-host-device"] and check.findings[0].sites["host"].lineno == line
     else:
         assert found == []
+
+
+def _copy_in_a_callback(check, block_type: int) -> tuple[list[str], bytes]:
+    """memset -> callback that copies the bytes to the host -> memset, on one stream with a report thread."""
+    import threading
+
+    dev, _ = acl.rt.malloc(1024, 0)
+    host, _ = acl.rt.malloc_host(1024)
+    stream, _ = acl.rt.create_stream()
+    ctx, _ = acl.rt.get_context()
+    done = threading.Event()
+
+    def reports() -> None:
+        acl.rt.set_context(ctx)
+        while not done.is_set():
+            acl.rt.process_report(20)
+
+    t = threading.Thread(target=reports)
+    t.start()
+    assert acl.rt.subscribe_report(t.ident, stream) == 0
+    acl.rt.memset_async(dev, 1024, 1, 1024, stream)
+
+    def copy_out(_: object) -> None:
+        acl.rt.memcpy(host, 1024, dev, 1024, D2H)
+
+    assert acl.rt.launch_callback(copy_out, None, block_type, stream) == 0
+    acl.rt.memset_async(dev, 1024, 2, 1024, stream)
+    acl.rt.synchronize_stream(stream)
+    done.set()
+    t.join()
+    acl.rt.unsubscribe_report(t.ident, stream)
+    seen = bytes(np.ctypeslib.as_array((np.ctypeslib.ctypes.c_uint8 * 1024).from_address(host)))
+    acl.rt.free(dev)
+    acl.rt.free_host(host)
+    acl.rt.destroy_stream(stream)
+    return classes(check), seen
+
+
+def test_a_copy_inside_a_blocking_callback_is_ordered_by_its_stream(check):
+    # the callback runs after the first memset and the stream waits for it before the second:
+    # neither is a race (both were reported before the check knew a host call can run inside a callback)
+    found, seen = _copy_in_a_callback(check, 1)  # ACL_CALLBACK_BLOCK
+    assert found == []
+    assert seen == b"\x01" * 1024

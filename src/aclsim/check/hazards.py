@@ -27,6 +27,7 @@ class HostRec:
     site: Site | None
     what: str
     free: bool = False
+    holds: TaskClock | None = None  # the blocking callback the call ran inside (later stream work waits for it)
 
 
 @dataclass
@@ -70,8 +71,9 @@ class Hazards:
 
     def on_access(self, acc: Access) -> None:
         if acc.task is None:
-            self._host(acc.alloc, HostRec(self.order.host_tick, acc.lo, acc.hi, acc.write, self.order.host,
-                                          acc.site, acc.what))
+            o = self.order
+            self._host(acc.alloc, HostRec(o.host_tick, acc.lo, acc.hi, acc.write, o.host_clock(acc.callback),
+                                          acc.site, acc.what, holds=o.holding(acc.callback)))
         else:
             tc = self.order.clock_of(acc.task)
             if tc is not None:
@@ -114,7 +116,7 @@ class Hazards:
     def _host(self, a: Allocation, h: HostRec) -> None:
         log = self.logs.setdefault(a, _Log())
         for t in (t for recs in log.tasks.values() for t in recs):
-            if _conflict(h, t) and not (h.free and t.tc.task.kind == "kernel") and not self.order.host_covers(t.tc):
+            if _conflict(h, t) and not (h.free and t.tc.task.kind == "kernel") and not self._ordered(h, t):
                 self._found_host(a, h, t)
         log.host.append(h)
 
@@ -122,8 +124,7 @@ class Hazards:
         log = self.logs.setdefault(a, _Log())
         kernel = t.tc.task.kind == "kernel"
         for h in log.host:
-            if (h.tick > t.tc.tick and _conflict(h, t) and not (h.free and kernel)
-                    and not self.order.host_covers(t.tc, h.host)):
+            if h.tick > t.tc.tick and _conflict(h, t) and not (h.free and kernel) and not self._ordered(h, t):
                 self._found_host(a, h, t)
         if self.races:
             for s, recs in log.tasks.items():
@@ -140,6 +141,11 @@ class Hazards:
             last.line = last.line if last.line is not None else t.line
         else:
             mine.append(t)
+
+    def _ordered(self, h: HostRec, t: TaskRec) -> bool:
+        """True when host call `h` and task `t` cannot overlap: the host had waited for `t`, or `h` ran
+        inside a blocking callback that `t` comes after in stream order."""
+        return self.order.host_covers(t.tc, h.host) or (h.holds is not None and Order.before(h.holds, t.tc))
 
     def _prune(self) -> None:
         """Forget what can no longer conflict with anything still to come."""

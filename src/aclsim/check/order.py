@@ -121,6 +121,18 @@ class Order:
     def wait_task(self, tc: TaskClock) -> None:
         self.host = _joined(self.host, tc.vc)
 
+    def host_clock(self, callback: Task | None) -> Clock:
+        """What a host call has waited for: the host's waits, and for a call made inside a callback
+        everything its stream ran before the callback (the callback runs in stream order)."""
+        tc = self.tasks.get(callback.seq) if callback is not None else None
+        return self.host if tc is None else _joined(self.host, tc.vc)
+
+    def holding(self, callback: Task | None) -> TaskClock | None:
+        """The clock of a blocking callback a host call runs inside: its stream's later tasks wait for it."""
+        if callback is None or not callback.work.blocking:
+            return None
+        return self.tasks.get(callback.seq)
+
     def clock_of(self, task: Task) -> TaskClock | None:
         return self.tasks.get(task.seq)
 

@@ -21,6 +21,13 @@ from .observe import api, now
 from .scheduler import Scheduler
 from .work import CallbackWork, Task
 
+_running = threading.local()  # .task: the callback task this (report) thread is running, if any
+
+
+def running_callback() -> Task | None:
+    """The launch_callback task whose function is running on this thread, or None."""
+    return getattr(_running, "task", None)
+
 
 class CallbacksRoom:
     """Runtime methods for host callbacks and their report threads."""
@@ -92,6 +99,7 @@ class CallbacksRoom:
         the Python error of a failed callback and its report loop goes on)."""
         work = task.work
         work.runner = threading.get_ident()  # lets a wait from inside the callback be refused
+        outer, _running.task = running_callback(), task
         try:
             work.fn(work.args)
         except Exception as e:
@@ -103,6 +111,7 @@ class CallbacksRoom:
                 "(traceback on stderr); the stream goes on",
             ) from None
         finally:
+            _running.task = outer
             self.scheduler.complete_callback(task)
 
     def _take_report(self, me: int) -> Task | None:

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import constants as C
 from ..errors import AclError, Code
+from .callbacks import running_callback
 from .host import MAPPINGS, HostAllocation, HostRegistry, host_view
 from .memory import DEVICE_BASE, Allocation
 from .observe import Access, Bus, HostCopy, HostWait, KindMismatch, Refused, Site, api, now, user_site
@@ -208,7 +209,8 @@ class CopiesRoom:
         """Tell observers that `what` read or wrote the device bytes of `r` (from the host when task is None)."""
         if r is not None and r.is_device:
             lo = r.addr - r.alloc.start
-            self.bus.emit("access", Access(r.alloc, lo, lo + r.nbytes, write, task, site, what))
+            inside = running_callback() if task is None else None
+            self.bus.emit("access", Access(r.alloc, lo, lo + r.nbytes, write, task, site, what, inside))
 
     def _report_host_copy(self, fn: str, d: Region, s: Region | None, nbytes: int) -> None:
         """Tell observers about a synchronous copy or fill: the bytes it touched and the device work it was."""

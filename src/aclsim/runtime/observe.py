@@ -102,6 +102,7 @@ class Access:
     task: Any = None  # work.Task, or None for a synchronous host call
     site: Site | None = None
     what: str = ""  # e.g. "acl.rt.memcpy", "kernel square"
+    callback: Any = None  # for a host call: the launch_callback task it runs inside, if any
 
 
 @dataclass
