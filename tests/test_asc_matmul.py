@@ -287,7 +287,7 @@ def test_int8_to_float16_dequantises_with_the_scalar_scale():
         mm_dequant[1](a, b, c, 0, tiling)
 
 
-def test_mix_launch_runs_two_aivs_per_block_with_sub_block_indices():
+def test_mix_launch_runs_two_aivs_and_the_aic_per_block_with_sub_block_indices():
     from aclsim.asc.runtime.config import KernelType
 
     @asc.jit(kernel_type=KernelType.MIX_AIC_1_2)
@@ -295,9 +295,15 @@ def test_mix_launch_runs_two_aivs_per_block_with_sub_block_indices():
         g = asc.GlobalTensor()
         g.set_global_buffer(out)
         i = asc.get_block_idx()
-        g.set_value(i, i * 100 + asc.get_sub_block_idx() * 10 + asc.get_sub_block_num() + int(asc.ascend_is_aiv()))
+        info = i * 100 + asc.get_sub_block_idx() * 10 + asc.get_sub_block_num() + int(asc.ascend_is_aiv())
+        if asc.ascend_is_aiv():
+            g.set_value(i, info)
+        else:  # each block's AIC runs the body too, with block_idx = the block
+            g.set_value(8 + i, info + 1000 * asc.get_block_num())
 
-    out = np.zeros(8, np.int32)
-    who[3](out)  # 3 mix blocks = 6 AIVs
+    out = np.zeros(12, np.int32)
+    who[3](out)  # 3 mix blocks = 3 AICs + 6 AIVs
     np.testing.assert_array_equal(out[:6], [i * 100 + (i % 2) * 10 + 2 + 1 for i in range(6)])
-    assert (out[6:] == 0).all()
+    assert (out[6:8] == 0).all()
+    np.testing.assert_array_equal(out[8:11], [g * 100 + 2 + 3000 for g in range(3)])
+    assert out[11] == 0

@@ -256,3 +256,6 @@ __all__ += [  # the Cube path (cube.py, cube_types.py) and the high-level APIs (
     "CO2Layout", "CubeFormat", "FixpipeConfig", "FixpipeParamsV220", "IterateOrder", "LayoutMode", "LoadData2DParams",
     "MmadParams", "Nd2NzParams", "QuantModes", "adv", "fixpipe", "load_data", "mmad",
 ]
+from .crosscore import cross_core_set_flag, cross_core_wait_flag, sync_all  # noqa: E402
+
+__all__ += ["cross_core_set_flag", "cross_core_wait_flag", "sync_all"]  # cores waiting for each other (crosscore.py)

@@ -7,8 +7,9 @@ kernel faulted). Anything that is neither memory nor a plain value is refused at
 `asc.GlobalAddress(ptr, dtype)`), the launch is queued on the stream like any device task and
 the host waits with `synchronize_stream`, as after an Ascend C `<<<>>>` launch.
 
-The kernel body is ordinary Python run once per core, one core after another, each core with its
-own freshly garbage-filled UB (as TIK's debugger fills local buffers with random bytes).
+The kernel body is ordinary Python run once per core, one core after another (a core that waits
+for another hands over: gang.py), each core with its own freshly garbage-filled UB (as TIK's
+debugger fills local buffers with random bytes).
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ from ..runtime.gm import GlobalMemory, array_of, has_array_interface
 from ..runtime.work import pointers_in
 from . import context as ctx
 from .context import AscError, Core, Pool, pool_geometry
+from .crosscore import check_cross_flags
 from .cube import mix_ratio
 from .dtypes import from_numpy
+from .gang import Gang, KernelReturn
 from .hostargs import ACCEPTED, by_value, host_view
 from .lib.runtime import current_context
 from .rewrite import iterate_loops
@@ -68,20 +71,38 @@ class Launch:
         self.bytes_written = 0
         self.error: BaseException | None = None
         self.kernel_type: Any = None  # @asc.jit(kernel_type=...), read by ascend_is_aic/aiv
-        self.pools: dict[str, Pool] = {}
+        self.spare: dict[str, list[Pool]] = {}  # local memories of cores that returned, for the next ones
         self.options: dict[str, Any] = {}  # @asc.jit options (matmul_cube_only=True: the cores are AICs)
+        self.blocks = core_num  # blocks launched (kernel[blocks]); core_num counts the cores running the body
         self.mix = 1  # AIVs per launched block (2 for mix kernels: cube.mix_ratio)
+        self.aic_body = False  # each block's AIC runs the body too (explicit MIX_AIC_1_1 / MIX_AIC_1_2)
+        self.all_aic = False  # every core is a cube core (AIC_ONLY, matmul_cube_only=True, ...)
+        self.cores: list[Core] = []
+        self.gang: Gang | None = None
+        self.started = 0  # cores started so far (the task's progress)
+        self.arrivals: dict[Any, dict[int, int]] = {}  # cross-core signal -> sets per core (crosscore.py)
         self.cube_flops = 0  # whole-fractal Cube work of mmad, for the modeled time
 
     def fresh_pool(self, name: str) -> Pool:
-        """A local memory for a core starting a block: cores run one after another, so they share it."""
-        p = self.pools.get(name)
-        if p is None:
-            size, usable = pool_geometry(name, self.chip)
-            p = self.pools[name] = Pool(name, size, usable, self.garbage(size))
-        else:
+        """A local memory for a core starting a block: one a returned core left (refilled), else a new one."""
+        spare = self.spare.get(name)
+        if spare:
+            p = spare.pop()
             p.refill(self.garbage(p.size))
-        return p
+            return p
+        size, usable = pool_geometry(name, self.chip)
+        return Pool(name, size, usable, self.garbage(size))
+
+    def make_cores(self) -> list[Core]:
+        """Every core running the body, in run order: per block its AIC (if it runs the body), then its AIVs."""
+        if self.all_aic:
+            return [Core(self, i, aic=True) for i in range(self.core_num)]
+        cores = []
+        for g in range(self.blocks):
+            if self.aic_body:
+                cores.append(Core(self, g, aic=True, uid=self.core_num + g))
+            cores += [Core(self, g * self.mix + s) for s in range(self.mix)]
+        return cores
 
     def garbage(self, size: int) -> np.ndarray:
         """Random bytes that fresh local memory starts with (seed: ACLSIM_SEED, default 0)."""
@@ -104,11 +125,12 @@ class Launch:
         """The device side: run every core of the launch in turn."""
         self.task = task
         self.observe = self.gm.observed()
+        self.cores = self.make_cores()
+        self.gang = Gang(self.cores, self._run_core)
         try:
             with np.errstate(all="ignore"):  # the vector unit yields inf/nan silently
-                for i in range(self.core_num):
-                    task.work.progress = (i, self.core_num)
-                    self._run_core(Core(self, i))
+                self.gang.run()
+            check_cross_flags(self)
         finally:
             task.work.bytes_read = self.bytes_read
             task.work.bytes_written = self.bytes_written
@@ -116,11 +138,15 @@ class Launch:
 
     def _run_core(self, core: Core) -> None:
         ctx.CORE = core
+        self.task.work.progress = (self.started, len(self.cores))
+        self.started += 1
         try:
             self.fn(*self.args)
             if core.pipe is not None:
                 core.pipe.check_leaks(self)
             check_flags(core, self)
+        except KernelReturn:
+            pass
         except KernelFault as e:
             self.error = e
             raise
@@ -129,6 +155,8 @@ class Launch:
             raise KernelFault(ctx.message("kernel", f"{type(e).__name__}: {e}", _raise_site(e))) from e
         finally:
             ctx.CORE = None
+            for name, pool in core.pools.items():
+                self.spare.setdefault(name, []).append(pool)
 
 
 def _raise_site(e: BaseException) -> Site | None:
@@ -178,10 +206,11 @@ class JITFunction:
             launch = Launch(self.fn, core_num, values)
             launch.kernel_type = self.options.get("kernel_type")
             launch.options = self.options
-            launch.mix = mix_ratio(self.fn, self.options, launch.chip)
+            launch.mix, launch.aic_body, launch.all_aic = mix_ratio(self.fn, self.options, launch.chip)
             launch.core_num *= launch.mix  # a mix block's body runs on each of its AIVs
             # reports print the kernel's file:line
-            work = KernelWork("asc", source=self.fn.__code__.co_filename, cores=launch.core_num,
+            work = KernelWork("asc", source=self.fn.__code__.co_filename,
+                              cores=launch.core_num + launch.blocks * launch.aic_body,
                               pointers=pointers_in(values))
             task = Task("kernel", self.fn.__name__, launch.run, work=work, keep=values)
             handle = _stream_handle(stream)
