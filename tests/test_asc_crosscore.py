@@ -227,3 +227,26 @@ def test_register_matmul_ends_the_aic_body_of_a_mix_kernel():
     mix_matmul[1](a, b, c, marks, tiling, np.zeros(64, np.uint8))
     np.testing.assert_array_equal(marks, [1, 1, 0, 0, 0, 0, 0, 0])  # two AIVs, no AIC
     np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-6, atol=1e-6)
+
+
+def test_the_sanitizer_accepts_accesses_ordered_by_sync_all_and_still_reports_unordered_ones():
+    import io
+
+    from aclsim.check import Session
+
+    def findings(kernel, n):
+        s = Session(["memcheck"], out=io.StringIO())
+        kernel[n](np.zeros(n, np.int32), np.zeros(n, np.int32))
+        s.stop()
+        return [f for f in s.report.findings if f.kind == "multi-core-corruption"]
+
+    assert findings(rotate_after_sync_all, 4) == []
+    assert len(findings(rotate_without_sync, 4)) == 1
+
+
+@asc.jit
+def rotate_without_sync(buf: asc.GlobalAddress, out: asc.GlobalAddress):
+    b, o = gm(buf), gm(out)
+    i, n = asc.get_block_idx(), asc.get_block_num()
+    b.set_value(i, i * i + 1)
+    o.set_value(i, b.get_value((i + 1) % n))  # races with the next core's write

@@ -75,7 +75,10 @@ def _signal(core: Core, key: Any, flag: Any, arrivers: list[Core], receivers: li
     done = min(sets.get(c.uid, 0) for c in arrivers)
     if done == released:
         return
-    core.launch.arrivals[key][0] = done
+    launch = core.launch
+    launch.arrivals[key][0] = done
+    if launch.observe and len(arrivers) == len(receivers) == len(launch.cores):
+        launch.gm.emit_barrier(launch.task)  # a barrier of every core: the sanitizer's multi-core rule
     for c in receivers:
         n = c.xflags.get(flag, 0) + 1
         if n > MAX_COUNT:

@@ -13,7 +13,9 @@ happens to run the cores in.
 Accesses are collected per launch as byte runs (contiguous runs of one core at one kernel line
 are coalesced as they arrive) and judged when the launch finishes, with interval sweeps: per core
 the union of its runs, then the number of distinct cores covering each elementary byte segment.
-One finding per kernel and pair of kernel lines (later launches add to its count).
+One finding per kernel and pair of kernel lines (later launches add to its count). A barrier every
+core of the launch reached (sync_all: KernelBarrier) orders the accesses before it before those
+after it, so each stretch between barriers is judged on its own.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..runtime import Allocation, KernelAccess, Task
+from ..runtime import Allocation, KernelAccess, KernelBarrier, Task
 from .describe import alloc_line, alloc_text, kernel_where, range_text
 from .findings import Finding, Report, where
 from .kspan import span_of
@@ -117,6 +119,10 @@ class MultiCore:
         lo = offs[np.r_[0, cut]]
         hi = offs[np.r_[cut - 1, len(offs) - 1]] + k
         runs.add_many(np.maximum(lo, 0), hi, core, site)
+
+    def on_kernel_barrier(self, kb: KernelBarrier) -> None:
+        """Every core reached a barrier: judge the accesses so far; later ones cannot race with them."""
+        self.on_task_done(kb.task)
 
     def on_task_done(self, task: Task) -> None:
         launch = self.launches.pop(task.seq, None)

@@ -125,6 +125,14 @@ class KernelAccess:
 
 
 @dataclass(frozen=True)
+class KernelBarrier:
+    """Every core of a running kernel reached a barrier (Ascend C sync_all): accesses before it are
+    ordered before accesses after it. Emitted when the last core arrives."""
+
+    task: Any  # work.Task of the launch
+
+
+@dataclass(frozen=True)
 class Release:
     """A device or pinned host allocation was freed at `site`."""
 
