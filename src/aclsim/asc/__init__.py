@@ -17,7 +17,7 @@ from . import adv
 from .auto import LocalTensorAuto
 from .context import AscError, AscWarning, get_block_idx, get_block_num
 from .coverage import NotEmulatedError, module_getattr
-from .cube import fixpipe, load_data, mmad
+from .cube import fixpipe, load_data, load_data_with_transpose, mmad
 from .cube_types import (
     CO2Layout,
     CubeFormat,
@@ -26,6 +26,9 @@ from .cube_types import (
     IterateOrder,
     LayoutMode,
     LoadData2DParams,
+    LoadData2DParamsV2,
+    LoadData2dTransposeParams,
+    LoadData2dTransposeParamsV2,
     MmadParams,
     Nd2NzParams,
     QuantModes,
@@ -259,3 +262,5 @@ __all__ += [  # the Cube path (cube.py, cube_types.py) and the high-level APIs (
 from .crosscore import cross_core_set_flag, cross_core_wait_flag, sync_all  # noqa: E402
 
 __all__ += ["cross_core_set_flag", "cross_core_wait_flag", "sync_all"]  # cores waiting for each other (crosscore.py)
+__all__ += ["LoadData2DParamsV2", "LoadData2dTransposeParams", "LoadData2dTransposeParamsV2",
+            "load_data_with_transpose"]  # more Cube loads (cube.py)
