@@ -17,10 +17,11 @@ from . import adv
 from .auto import LocalTensorAuto
 from .context import AscError, AscWarning, get_block_idx, get_block_num
 from .coverage import NotEmulatedError, module_getattr
-from .cube import fixpipe, load_data, load_data_with_transpose, mmad
+from .cube import load_data, load_data_with_transpose, mmad
 from .cube_types import (
     CO2Layout,
     CubeFormat,
+    DataCopyCO12DstParams,
     FixpipeConfig,
     FixpipeParamsV220,
     IterateOrder,
@@ -53,6 +54,7 @@ from .dtypes import (
     uint64,
 )
 from .enums import CMPMODE, HardEvent, MaskMode, PipeID, RoundMode, SelMode, TPosition
+from .fixpipe import fixpipe, set_fix_pipe_pre_quant_flag
 from .launch import ConstExpr, JITFunction, jit
 from .mask import MASK_PLACEHOLDER, reset_mask, set_mask_count, set_mask_norm, set_vector_mask
 from .params import (
@@ -264,3 +266,4 @@ from .crosscore import cross_core_set_flag, cross_core_wait_flag, sync_all  # no
 __all__ += ["cross_core_set_flag", "cross_core_wait_flag", "sync_all"]  # cores waiting for each other (crosscore.py)
 __all__ += ["LoadData2DParamsV2", "LoadData2dTransposeParams", "LoadData2dTransposeParamsV2",
             "load_data_with_transpose"]  # more Cube loads (cube.py)
+__all__ += ["DataCopyCO12DstParams", "set_fix_pipe_pre_quant_flag"]  # L0C -> GM (fixpipe.py)

@@ -88,6 +88,7 @@ class Core:
         self.group = idx if aic else idx // launch.mix  # the block: one AIC and its AIVs
         self.returned = False  # the body returned (or faulted): gang.py
         self.xflags: dict[Any, int] = {}  # cross-core flag counters (crosscore.py)
+        self.deq_scalar = 0  # set_fix_pipe_pre_quant_flag: data_copy's L0C -> GM quantisation parameter
         self.waiting: str | None = None  # the cross-core wait it is suspended in, and where
         self.wait_site: Site | None = None
         self.chip: ChipProfile = launch.chip

@@ -1,4 +1,4 @@
-"""The Cube data path: ND -> NZ into L1, `load_data` into L0A/L0B, `mmad` into L0C, `fixpipe` out.
+"""The Cube data path: ND -> NZ into L1, `load_data` into L0A/L0B, `mmad` into L0C (out: fixpipe.py).
 
 Layouts (Ascend C "数据格式" pages, and the low-level matmul samples that pyasc's `mm.py`
 mirrors): a fractal is 16 rows x C0 elements, C0 = 32 bytes / sizeof(T) (16 halves, 32 int8, 8
@@ -23,19 +23,15 @@ import numpy as np
 from . import context as ctx
 from .context import fail
 from .cube_types import (
-    CO2Layout,
-    FixpipeConfig,
-    FixpipeParamsV220,
     LoadData2DParams,
     LoadData2DParamsV2,
     LoadData2dTransposeParams,
     LoadData2dTransposeParamsV2,
     MmadParams,
     Nd2NzParams,
-    QuantModes,
 )
-from .data_copy import _gm_rows, _store
-from .dtypes import DataType, bfloat16, float16, float32, int8, int32
+from .data_copy import _gm_rows
+from .dtypes import DataType, bfloat16, int8
 from .enums import TPosition
 from .tensors import GlobalTensor, LocalTensor
 
@@ -348,90 +344,6 @@ def _nz_put(c3: np.ndarray, vals: np.ndarray, m: int, n: int) -> None:
         c3[:full, :m] = np.moveaxis(vals[:, : full * 16].reshape(m, full, 16, *vals.shape[2:]), 1, 0)
     if n % 16:
         c3[full, :m, : n % 16] = vals[:, full * 16 :]
-
-
-# -- L0C -> GM ------------------------------------------------------------------------------------
-
-_QUANT_OUT = {QuantModes.NoQuant: None, QuantModes.F322F16: float16, QuantModes.F322BF16: bfloat16,
-              QuantModes.DEQF16: float16}
-
-
-def fixpipe(dst: GlobalTensor, src: LocalTensor, *args: Any, **kwargs: Any) -> None:
-    """`fixpipe(dst_gm, src_l0c, FixpipeParamsV220(...)[, config])`: NZ -> ND (or NZ) with pre-ops."""
-    api = "fixpipe"
-    rest = list(args)
-    params = kwargs.pop("params", None) or kwargs.pop("intri_params", None) or (rest.pop(0) if rest else None)
-    config = kwargs.pop("config", None) or (rest.pop(0) if rest else FixpipeConfig.cfg_row_major)
-    if isinstance(params, LocalTensor):
-        raise TypeError("asc.fixpipe with a cbuf_workspace (tensor quantisation) is not emulated by aclsim")
-    if not isinstance(params, FixpipeParamsV220) or rest or kwargs:
-        raise TypeError("asc.fixpipe(dst_gm, src_l0c, asc.FixpipeParamsV220(...)[, asc.FixpipeConfig])")
-    if callable(config):
-        config = config()
-    if not isinstance(dst, GlobalTensor):
-        raise TypeError("asc.fixpipe: dst must be a GlobalTensor (the 910B fixpipe writes GM)")
-    _pool_of(src, api, "src", ("L0C",))
-    st = src.dtype
-    if st not in (float32, int32):
-        fail(api, f"src is {st.name}; L0C holds float32 or int32")
-    q = QuantModes(int(params.quant_pre))
-    if q not in _QUANT_OUT:
-        fail(api, f"quant_pre=QuantModes.{q.name} is not emulated by aclsim (NoQuant, F322F16, F322BF16, DEQF16 are)")
-    want = _QUANT_OUT[q] or st
-    takes = int32 if q is QuantModes.DEQF16 else float32
-    if q is not QuantModes.NoQuant and st is not takes:
-        fail(api, f"QuantModes.{q.name} converts {takes.name} but L0C holds {st.name}")
-    if dst.dtype is not want:
-        fail(api, f"dst is {dst.dtype.name} but L0C {st.name} with quant_pre=QuantModes.{q.name} gives {want.name}")
-    n, m, ss, ds = int(params.n_size), int(params.m_size), int(params.src_stride), int(params.dst_stride)
-    nz2nd = config.layout == CO2Layout.ROW_MAJOR
-    if not (1 <= n <= 4095 and 1 <= m <= (8192 if nz2nd else 65535) and 0 <= ss <= 65535 and ds >= 1):
-        fail(api, f"FixpipeParamsV220(n_size={n}, m_size={m}, src_stride={ss}, dst_stride={ds}) is out of range")
-    if not nz2nd and n % 16:
-        fail(api, f"n_size={n} must be a multiple of 16 without NZ2ND (FixpipeConfig.cfg_nz)")
-    nb = -(-n // 16)
-    if nb > 1 and ss < m:
-        fail(api, f"src_stride={ss} (x 16 elements between L0C column blocks) is smaller than m_size={m}: the "
-                  "blocks would overlap; src_stride is m rounded up to 16 as mmad wrote it")
-    osz = st.itemsize
-    for t in range(max(int(params.nd_num), 0)):
-        lo = src.lo + t * int(params.src_nd_stride) * 1024
-        span = ((nb - 1) * ss * 16 + m * 16) * osz
-        if lo + span > src.end:
-            fail(api, f"reads L0C bytes {lo}..{lo + span} for m_size={m} x n_size={n} (src_stride {ss}) but src "
-                      f"ends at byte {src.end}")
-        pool = src.buf.pool
-        shape, strides = (nb, m, 16 * osz), (ss * 16 * osz, 16 * osz, 1)
-        flags = _strided(pool.wview[lo:], shape=shape, strides=strides)
-        fl = np.moveaxis(flags, 0, 1).reshape(m, nb * 16, osz)[:, :n]
-        if pool.written.find(0, lo, lo + span) >= 0 and not fl.all():
-            r, c, _ = np.argwhere(fl == 0)[0]
-            fail(api, f"reads C[{r}][{c}] of L0C (byte {lo + (c // 16) * ss * 16 * osz + (r * 16 + c % 16) * osz}), "
-                      "which no mmad wrote since the buffer was allocated (reading L0C before mmad wrote it)")
-        vals = np.moveaxis(_strided(pool.bytes[lo:], shape=shape, strides=strides), 0, 1).reshape(m, nb * 16, osz)
-        c = vals[:, :n].copy().view(st.np).reshape(m, n)
-        out = _convert(c, q, params, want)
-        g = dst[t * int(params.dst_nd_stride)]
-        if nz2nd:
-            rows = _gm_rows(g, m, n * want.itemsize, ds * want.itemsize, api, True)
-            _store(rows, out.view(np.uint8).reshape(m, -1), want, api)
-        else:
-            blocks = _gm_rows(g, nb, m * 32, ds * 32, api, True)
-            nz = out.reshape(m, nb, 16).transpose(1, 0, 2)
-            _store(blocks, np.ascontiguousarray(nz).view(np.uint8).reshape(nb, -1), want, api)
-
-
-def _convert(c: np.ndarray, q: QuantModes, params: FixpipeParamsV220, want: DataType) -> np.ndarray:
-    """The fixpipe pre-ops: quantisation then ReLU, into the dst storage type."""
-    if q is QuantModes.DEQF16:
-        # the scale is a float32 held in the low 32 bits, used with a 10-bit mantissa (pyasc fixpipe docs)
-        scale = np.array([int(params.deq_scalar) & 0xFFFFE000], np.uint32).view(np.float32)[0]
-        c = c.astype(np.float32) * scale
-    if params.relu_en:
-        c = np.maximum(c, 0)
-    if want is bfloat16:
-        return to_bfloat16(c)
-    return np.ascontiguousarray(c, dtype=want.np)
 
 
 # -- mix launches ---------------------------------------------------------------------------------

@@ -182,3 +182,19 @@ class FixpipeConfig:
     @classmethod
     def cfg_row_major(cls) -> FixpipeConfig:
         return cls(CO2Layout.ROW_MAJOR)
+
+
+@dataclass
+class DataCopyCO12DstParams:
+    """data_copy L0C -> GM (the fixpipe move as a data_copy): `n_size` x `m_size`, `dst_stride` (ND row
+    length in elements with `nz2nd_en`, else 32-byte units between NZ blocks), `src_stride` (x 16
+    elements between L0C column blocks), `quant_pre`, `relu_pre` (1: ReLU), `channel_split`."""
+
+    n_size: int
+    m_size: int
+    dst_stride: int
+    src_stride: int
+    quant_pre: int = QuantModes.NoQuant
+    relu_pre: int = 0
+    channel_split: bool = False
+    nz2nd_en: bool = False
