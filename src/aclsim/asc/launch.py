@@ -209,8 +209,7 @@ class JITFunction:
             launch.mix, launch.aic_body, launch.all_aic = mix_ratio(self.fn, self.options, launch.chip)
             launch.core_num *= launch.mix  # a mix block's body runs on each of its AIVs
             # reports print the kernel's file:line
-            work = KernelWork("asc", source=self.fn.__code__.co_filename,
-                              cores=launch.core_num + launch.blocks * launch.aic_body,
+            work = KernelWork("asc", source=self.fn.__code__.co_filename, cores=launch.core_num,
                               pointers=pointers_in(values))
             task = Task("kernel", self.fn.__name__, launch.run, work=work, keep=values)
             handle = _stream_handle(stream)
