@@ -250,3 +250,47 @@ def rotate_without_sync(buf: asc.GlobalAddress, out: asc.GlobalAddress):
     i, n = asc.get_block_idx(), asc.get_block_num()
     b.set_value(i, i * i + 1)
     o.set_value(i, b.get_value((i + 1) % n))  # races with the next core's write
+
+
+@asc.jit(kernel_type=KernelType.MIX_AIC_1_2)
+def cube_then_vector(a: asc.GlobalAddress, b: asc.GlobalAddress, work: asc.GlobalAddress, out: asc.GlobalAddress):
+    """The AIC computes A @ B (32 x 16 x 16, float16 -> float32) into `work`; each AIV waits for it,
+    then scales its 16 rows by 2 in the UB and writes them to `out`."""
+    w, o = gm(work), gm(out)
+    pipe = asc.TPipe()
+    if asc.ascend_is_aic():
+        qa1, qb1 = asc.TQue(asc.TPosition.A1, 1), asc.TQue(asc.TPosition.B1, 1)
+        qa2, qb2, qc = asc.TQue(asc.TPosition.A2, 1), asc.TQue(asc.TPosition.B2, 1), asc.TQue(asc.TPosition.CO1, 1)
+        for q, nbytes in ((qa1, 1024), (qb1, 512), (qa2, 1024), (qb2, 512), (qc, 2048)):
+            pipe.init_buffer(q, 1, nbytes)
+        a1, b1, a2, b2 = qa1.alloc_tensor(asc.half), qb1.alloc_tensor(asc.half), qa2.alloc_tensor(asc.half), \
+            qb2.alloc_tensor(asc.half)
+        asc.data_copy(a1, gm(a), asc.Nd2NzParams(1, 32, 16, 0, 16, 32, 1, 0))
+        asc.data_copy(b1, gm(b), asc.Nd2NzParams(1, 16, 16, 0, 16, 16, 1, 0))
+        asc.load_data(a2, a1, asc.LoadData2DParams(0, 2, 1, 0, 0))
+        asc.load_data(b2, b1, asc.LoadData2DParams(0, 1, 1, 0, 0, True))
+        c1 = qc.alloc_tensor(asc.float32)
+        asc.mmad(c1, a2, b2, asc.MmadParams(32, 16, 16))
+        asc.fixpipe(w, c1, asc.FixpipeParamsV220(16, 32, 32, 16))
+        for q, t in ((qa1, a1), (qb1, b1), (qa2, a2), (qb2, b2), (qc, c1)):
+            q.free_tensor(t)
+        asc.cross_core_set_flag(3, 2, asc.PipeID.PIPE_FIX)
+    else:
+        asc.cross_core_wait_flag(3, 2, V)
+        q = asc.TQue(asc.TPosition.VECIN, 1)
+        pipe.init_buffer(q, 1, 16 * 16 * 4)
+        t = q.alloc_tensor(asc.float32)
+        half = asc.get_sub_block_idx() * 16 * 16
+        asc.data_copy(t, w[half:], 16 * 16)
+        asc.muls(t, t, 2.0, 16 * 16)
+        asc.data_copy(o[half:], t, 16 * 16)
+        q.free_tensor(t)
+
+
+def test_an_aic_hands_its_matmul_to_the_aivs_of_its_block():
+    rng = np.random.default_rng(2)
+    a = rng.uniform(-1, 1, (32, 16)).astype(np.float16)
+    b = rng.uniform(-1, 1, (16, 16)).astype(np.float16)
+    out = np.zeros((32, 16), np.float32)
+    cube_then_vector[1](a, b, np.zeros((32, 16), np.float32), out)
+    np.testing.assert_allclose(out, 2 * (a.astype(np.float32) @ b.astype(np.float32)), rtol=1e-6, atol=1e-6)
