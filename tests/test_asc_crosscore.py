@@ -230,18 +230,19 @@ def test_register_matmul_ends_the_aic_body_of_a_mix_kernel():
 
 
 def test_the_sanitizer_accepts_accesses_ordered_by_sync_all_and_still_reports_unordered_ones():
+    assert multicore_findings(rotate_after_sync_all, 4, np.zeros(4, np.int32), np.zeros(4, np.int32)) == []
+    assert len(multicore_findings(rotate_without_sync, 4, np.zeros(4, np.int32), np.zeros(4, np.int32))) == 1
+
+
+def multicore_findings(kernel, n, *args):
     import io
 
     from aclsim.check import Session
 
-    def findings(kernel, n):
-        s = Session(["memcheck"], out=io.StringIO())
-        kernel[n](np.zeros(n, np.int32), np.zeros(n, np.int32))
-        s.stop()
-        return [f for f in s.report.findings if f.kind == "multi-core-corruption"]
-
-    assert findings(rotate_after_sync_all, 4) == []
-    assert len(findings(rotate_without_sync, 4)) == 1
+    s = Session(["memcheck"], out=io.StringIO())
+    kernel[n](*args)
+    s.stop()
+    return [f for f in s.report.findings if f.kind == "multi-core-corruption"]
 
 
 @asc.jit
@@ -294,3 +295,25 @@ def test_an_aic_hands_its_matmul_to_the_aivs_of_its_block():
     out = np.zeros((32, 16), np.float32)
     cube_then_vector[1](a, b, np.zeros((32, 16), np.float32), out)
     np.testing.assert_allclose(out, 2 * (a.astype(np.float32) @ b.astype(np.float32)), rtol=1e-6, atol=1e-6)
+
+
+@asc.jit(kernel_type=KernelType.MIX_AIC_1_2)
+def publish_then_write(work: asc.GlobalAddress, out: asc.GlobalAddress):
+    """The AIC sets the flag before it writes `work`: the AIVs' reads race with that write."""
+    w, o = gm(work), gm(out)
+    if asc.ascend_is_aic():
+        asc.cross_core_set_flag(3, 2, asc.PipeID.PIPE_FIX)
+        w.set_value(asc.get_block_idx(), 7)
+    else:
+        asc.cross_core_wait_flag(3, 2, V)
+        o.set_value(asc.get_block_idx(), w.get_value(asc.get_block_idx() // 2))
+
+
+def test_the_sanitizer_accepts_a_flag_ordered_hand_off_and_reports_a_write_after_the_set():
+    rng = np.random.default_rng(2)
+    a = rng.uniform(-1, 1, (32, 16)).astype(np.float16)
+    b = rng.uniform(-1, 1, (16, 16)).astype(np.float16)
+    work, out = np.zeros((32, 16), np.float32), np.zeros((32, 16), np.float32)
+    assert multicore_findings(cube_then_vector, 1, a, b, work, out) == []
+    found = multicore_findings(publish_then_write, 2, np.zeros(2, np.int32), np.zeros(4, np.int32))
+    assert len(found) == 1 and "reads global memory another core writes" in found[0].headline

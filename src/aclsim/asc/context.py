@@ -88,6 +88,9 @@ class Core:
         self.group = idx if aic else idx // launch.mix  # the block: one AIC and its AIVs
         self.returned = False  # the body returned (or faulted): gang.py
         self.xflags: dict[Any, int] = {}  # cross-core flag counters (crosscore.py)
+        self.xclocks: dict[Any, list[dict[int, int]]] = {}  # per flag: the setters' clocks of each count
+        self.epoch = 0  # synchronisation epoch and vector clock, for the sanitizer (runtime KernelSync)
+        self.clock: dict[int, int] = {}
         self.deq_scalar = 0  # set_fix_pipe_pre_quant_flag: data_copy's L0C -> GM quantisation parameter
         self.waiting: str | None = None  # the cross-core wait it is suspended in, and where
         self.wait_site: Site | None = None
@@ -122,7 +125,7 @@ class Core:
         """
         site = user_site()
         kw = {"core": self.uid, "line": site.lineno if site else None, "api": api,
-              "atomic": write and self.atomic is not None}
+              "atomic": write and self.atomic is not None, "epoch": self.epoch}
         gm = self.launch.gm
         if isinstance(where, Span):
             gm.emit_span(self.launch.task, where, write, lo - where.off, hi - where.off, itemsize,

@@ -26,6 +26,7 @@ from .tensors import GlobalTensor, LocalTensor
 MAX_FLAG_ID = 10  # flag ids 0..10 on Atlas A2/A3
 MAX_COUNT = 15  # "同一flagId的计数器最多设置15次"
 SYNC_ALL = "sync_all"  # the flag key sync_all's barrier uses (apart from the user's ids)
+_UNOBSERVED: dict[int, int] = {}  # the clock a set carries when no sanitizer listens (never modified)
 
 
 def _core(api: str) -> Core:
@@ -69,22 +70,46 @@ def _check_flag(api: str, flag_id: Any, mode_id: Any, pipe: Any) -> tuple[int, i
 
 
 def _signal(core: Core, key: Any, flag: Any, arrivers: list[Core], receivers: list[Core], api: str) -> None:
-    """`core` sets `flag`: once every arriver has set it one more time, each receiver's counter rises."""
-    released, sets = core.launch.arrivals.setdefault(key, [0, {}])
-    sets[core.uid] = sets.get(core.uid, 0) + 1
-    done = min(sets.get(c.uid, 0) for c in arrivers)
+    """`core` sets `flag`: once every arriver has set it one more time, each receiver's counter rises.
+    Under the sanitizer each count carries what the arrivers had done (their vector clocks)."""
+    launch = core.launch
+    released, sets = launch.arrivals.setdefault(key, [0, {}])
+    mine = sets.setdefault(core.uid, [])
+    mine.append(_tick(core) if launch.observe else _UNOBSERVED)
+    done = min(len(sets.get(c.uid, ())) for c in arrivers)
     if done == released:
         return
-    launch = core.launch
     launch.arrivals[key][0] = done
-    if launch.observe and len(arrivers) == len(receivers) == len(launch.cores):
-        launch.gm.emit_barrier(launch.task)  # a barrier of every core: the sanitizer's multi-core rule
+    clock: dict[int, int] = {}
+    for c in arrivers:
+        _merge(clock, sets[c.uid][done - 1])
     for c in receivers:
         n = c.xflags.get(flag, 0) + 1
         if n > MAX_COUNT:
             fail(api, f"flag {flag} of {c.name} was set {n} times without a wait: its counter holds at most "
                       f"{MAX_COUNT}")
         c.xflags[flag] = n
+        c.xclocks.setdefault(flag, []).append(clock)
+
+
+def _tick(core: Core) -> dict[int, int]:
+    """The clock `core` hands on with a set (its accesses so far), then its next epoch begins."""
+    clock = {**core.clock, core.uid: core.epoch}
+    _enter(core)
+    return clock
+
+
+def _merge(into: dict[int, int], clock: dict[int, int]) -> None:
+    for c, e in clock.items():
+        if into.get(c, -1) < e:
+            into[c] = e
+
+
+def _enter(core: Core) -> None:
+    """`core` starts a new epoch; the sanitizer learns its clock."""
+    core.epoch += 1
+    launch = core.launch
+    launch.gm.emit_sync(launch.task, core.uid, core.epoch, dict(core.clock))
 
 
 def _wait(core: Core, flag: Any, setters: list[Core], key: Any, api: str, what: str, need: str) -> None:
@@ -96,11 +121,15 @@ def _wait(core: Core, flag: Any, setters: list[Core], key: Any, api: str, what: 
     core.waiting = None
     if not ok:
         released, sets = core.launch.arrivals.get(key, [0, {}])
-        missing = [c for c in setters if c is not core and sets.get(c.uid, 0) <= released]
+        missing = [c for c in setters if c is not core and len(sets.get(c.uid, ())) <= released]
         states = "; ".join(f"{c.name} {_state(c)}" for c in missing[:4]) + ("; ..." if len(missing) > 4 else "")
         fail(api, f"waits forever in {what}: it needs {need}; {states or 'none will'} (on hardware the launch "
                   "hangs here)")
     core.xflags[flag] -= 1
+    clock = core.xclocks[flag].pop(0)
+    if core.launch.observe:
+        _merge(core.clock, clock)
+        _enter(core)
 
 
 def _state(c: Core) -> str:

@@ -40,7 +40,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .memory import FREED_RECORD, Allocation, DeviceHeap, device_of
-from .observe import KernelAccess, KernelBarrier
+from .observe import KernelAccess, KernelSync
 
 ARRAY_INTERFACE_VERSION = 1
 _NO_FAULT = ("ok", "padding", "other")
@@ -249,9 +249,9 @@ class GlobalMemory:
         """One KernelAccess in `alloc`: bytes [lo, hi) from its start (kw: offsets, lanes, core, line, api, ...)."""
         self.bus.emit("kernel_access", KernelAccess(task, alloc, write, lo, hi, itemsize, **kw))
 
-    def emit_barrier(self, task: Any) -> None:
-        """Every core of the running kernel `task` reached a barrier (see KernelBarrier)."""
-        self.bus.emit("kernel_barrier", KernelBarrier(task))
+    def emit_sync(self, task: Any, core: int, epoch: int, clock: dict) -> None:
+        """A core of the running kernel `task` entered `epoch` knowing `clock` (see KernelSync)."""
+        self.bus.emit("kernel_sync", KernelSync(task, core, epoch, clock))
 
     def emit_scattered(self, task: Any, addrs: np.ndarray, itemsize: int, write: bool,
                        lanes: np.ndarray | None = None, **kw: Any) -> None:
