@@ -146,6 +146,34 @@ def test_mix_kernel_iterate_get_tensor_c_into_ub_matches_numpy():
     np.testing.assert_allclose(c, np.where(want >= 0, want, want * np.float32(0.1)), rtol=1e-5, atol=1e-5)
 
 
+def test_a_mix_launch_models_cube_time_on_its_aics_not_its_aivs():
+    from aclsim.runtime import get_runtime
+    from aclsim.trace import CostModel
+    from aclsim.trace.recorder import work_details
+
+    done = []
+
+    class Watch:
+        def on_task_done(self, task):
+            done.append(task)
+
+    m, n, k = 256, 512, 128
+    tiling = make_tiling(m, n, k, 4, c_pos=H.TPosition.VECCALC, fix=(64, 128, -1))
+    rt = get_runtime()
+    watch = Watch()
+    rt.bus.subscribe(watch)
+    try:
+        mm_mix_relu[2](np.ones((m, k), np.float16), np.ones((k, n), np.float16), np.zeros((m, n), np.float32), 0.1,
+                       tiling, np.zeros(64, np.uint8))
+    finally:
+        rt.bus.unsubscribe(watch)
+    kernel = next(t for t in done if t.kind == "kernel")
+    assert kernel.work.cores == 4 and kernel.work.cube_cores == 2  # 2 blocks: 4 AIVs served by 2 AICs
+    flops = kernel.work.cube_flops
+    cube_s = flops / (2 * rt.chip.cube_flops_per_cycle * rt.chip.cube_mhz * 1e6)
+    assert CostModel.for_chip(rt.chip).kernel_time(work_details(kernel.work)) >= cube_s
+
+
 def test_int8_inputs_accumulate_in_int32():
     rng = np.random.default_rng(2)
     m, n, k = 64, 48, 96

@@ -210,6 +210,7 @@ class JITFunction:
             launch.core_num *= launch.mix  # a mix block's body runs on each of its AIVs
             # reports print the kernel's file:line
             work = KernelWork("asc", source=self.fn.__code__.co_filename, cores=launch.core_num,
+                              cube_cores=launch.blocks if launch.mix > 1 or launch.aic_body else None,
                               pointers=pointers_in(values))
             task = Task("kernel", self.fn.__name__, launch.run, work=work, keep=values)
             handle = _stream_handle(stream)
