@@ -317,3 +317,10 @@ def test_the_sanitizer_accepts_a_flag_ordered_hand_off_and_reports_a_write_after
     assert multicore_findings(cube_then_vector, 1, a, b, work, out) == []
     found = multicore_findings(publish_then_write, 2, np.zeros(2, np.int32), np.zeros(4, np.int32))
     assert len(found) == 1 and "reads global memory another core writes" in found[0].headline
+
+
+def test_synchronising_more_blocks_than_the_chip_runs_at_once_is_an_error_not_a_hang():
+    with pytest.raises(asc.AscError, match=r"launched with 49 blocks but Ascend910B1 runs at most 48 AIVs at once"):
+        rotate_after_sync_all[49](np.zeros(49, np.int32), np.zeros(49, np.int32))
+    with pytest.raises(asc.AscError, match=r"launched with 25 blocks but Ascend910B1 runs at most 24 mix blocks"):
+        aiv_pairs[25](np.zeros(50, np.int32), np.zeros(50, np.int32), 1)

@@ -30,7 +30,23 @@ _UNOBSERVED: dict[int, int] = {}  # the clock a set carries when no sanitizer li
 
 
 def _core(api: str) -> Core:
-    return ctx.current(api)
+    """The running core, after checking that every core of its launch is resident at once: blocks
+    past the chip's cores run in later rounds, so a core waiting for one of them would hang (CANN
+    SyncAll page: the logical blockDim must not exceed the cores that run the kernel)."""
+    core = ctx.current(api)
+    launch = core.launch
+    chip = launch.chip
+    if launch.all_aic:
+        have, unit = chip.ai_cores, "AICs"
+    elif launch.aic_body or launch.mix > 1:
+        have, unit = chip.ai_cores, "mix blocks (one AIC with its AIVs)"
+    else:
+        have, unit = chip.vector_cores, "AIVs"
+    if launch.blocks > have:
+        fail(api, f"the kernel was launched with {launch.blocks} blocks but {chip.name} runs at most {have} {unit} "
+                  "at once: the rest run in later rounds, after the cores they would synchronise with, so the "
+                  f"launch would hang; launch at most {have} blocks to synchronise cores")
+    return core
 
 
 def _peers(launch: Any, aic: bool, group: int | None = None) -> list[Core]:
