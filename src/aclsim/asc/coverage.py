@@ -46,6 +46,8 @@ NOTES: dict[str, str] = {
     "asc.fixpipe": "L0C -> GM; NoQuant, F322F16, F322BF16, DEQF16, VDEQF16, ReLU, channel split",
     "asc.DataCopyCO12DstParams": "L0C -> GM; quantisation as fixpipe's, ReLU",
     "asc.LoadData2DParamsV2": "refused on A2/A3 profiles (Ascend 950 only)",
+    "asc.load_data_with_transpose": "1-, 2-, 4-byte types; V2's src_frac_gap inferred from its name",
+    "asc.sync_all": "hard and soft forms; the soft form's GM workspace contents are not modeled",
     "asc.language.adv.Matmul": "GM operands in ND",
     "asc.lib.host": "tiling computed from the chip profile",
 }
