@@ -317,6 +317,7 @@ def test_the_sanitizer_accepts_a_flag_ordered_hand_off_and_reports_a_write_after
     assert multicore_findings(cube_then_vector, 1, a, b, work, out) == []
     found = multicore_findings(publish_then_write, 2, np.zeros(2, np.int32), np.zeros(4, np.int32))
     assert len(found) == 1 and "reads global memory another core writes" in found[0].headline
+    assert any(line.startswith("AIC 0 writes") for line in found[0].details)
 
 
 def test_synchronising_more_blocks_than_the_chip_runs_at_once_is_an_error_not_a_hang():

@@ -143,8 +143,8 @@ class MultiCore:
         (ca, alo, ahi), (cb, blo, bhi) = c.example
         kind = "write-write" if c.a.write and c.b.write else "read-write"
         lines = [
-            f"core {ca} {c.a.verb} {range_text(a, alo, ahi)} at {kernel_where(task, c.a.line or None)}",
-            f"core {cb} {c.b.verb} {range_text(a, blo, bhi)} at {kernel_where(task, c.b.line or None)}",
+            f"{_core_name(task, ca)} {c.a.verb} {range_text(a, alo, ahi)} at {kernel_where(task, c.a.line or None)}",
+            f"{_core_name(task, cb)} {c.b.verb} {range_text(a, blo, bhi)} at {kernel_where(task, c.b.line or None)}",
             f"these two overlap on {range_text(a, max(alo, blo), min(ahi, bhi))}",
             f"in all, {c.nbytes} bytes in {c.ranges} range{'s' * (c.ranges != 1)} conflict, between cores "
             f"{_core_list(c.cores)} (of {getattr(task.work, 'cores', None) or '?'})",
@@ -300,6 +300,13 @@ def _union_per_core(lo: np.ndarray, hi: np.ndarray, core: np.ndarray) -> tuple[n
     last = np.r_[first[1:] - 1, len(slo) - 1]
     back = (slo[first] // span) * span
     return slo[first] - back, reach[last] - back
+
+
+def _core_name(task: Task, core: int) -> str:
+    """'core i', or 'AIC g' for the cube core of block g in a mix launch whose AICs run the body (their
+    ids follow the AIVs')."""
+    aivs = getattr(task.work, "cores", None)
+    return f"AIC {core - aivs}" if aivs is not None and core >= aivs else f"core {core}"
 
 
 def _core_list(cores: list[int]) -> str:
