@@ -96,7 +96,6 @@ class Core:
         self.wait_site: Site | None = None
         self.chip: ChipProfile = launch.chip
         self.pools: dict[str, Pool] = {}
-        self.ub = self.pool("UB")
         self.pipe: TPipe | None = None
         self.pos_live = [0] * 12  # live (allocated, not freed) queue tensors per TPosition
         self.flags: dict[tuple[int, int], int] = {}  # (HardEvent, event id) -> set_flag minus wait_flag

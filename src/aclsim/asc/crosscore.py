@@ -35,6 +35,7 @@ def _core(api: str) -> Core:
     SyncAll page: the logical blockDim must not exceed the cores that run the kernel)."""
     core = ctx.current(api)
     launch = core.launch
+    launch.synced = True  # the cores keep their flags and clocks until the launch ends
     chip = launch.chip
     if launch.all_aic:
         have, unit = chip.ai_cores, "AICs"
@@ -219,7 +220,7 @@ def _soft_parties(core: Core, gm: Any, ub: Any, used: int, api: str) -> list[Cor
 
 def check_cross_flags(launch: Any) -> None:
     """At the end of a launch: a cross-core flag set but never waited for would let a later wait pass."""
-    left = [f"{c.name}: flag {f} (x{n})" for c in launch.cores for f, n in c.xflags.items() if n]
+    left = [f"{c.name}: flag {f} (x{n})" for c in launch.live.values() for f, n in c.xflags.items() if n]
     if left:
         fail("cross_core_set_flag", f"the kernel returned with cross-core flags set but never waited for: "
                                     f"{', '.join(left)}; pair every cross_core_set_flag with a "

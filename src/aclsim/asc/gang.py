@@ -28,10 +28,10 @@ class KernelReturn(BaseException):
 
 
 class Gang:
-    """Runs `body(core)` for every core of `cores`; `wait` suspends the running core."""
+    """Runs `body(slot)` for the cores 0 .. count - 1 of a launch; `wait` suspends the running core."""
 
-    def __init__(self, cores: list[Any], body: Callable[[Any], None]) -> None:
-        self.cores = cores
+    def __init__(self, count: int, body: Callable[[int], None]) -> None:
+        self.count = count
         self.body = body  # one core's kernel body; raises the core's fault
         self.cv = threading.Condition()
         self.next = 0  # index of the next core to start
@@ -62,16 +62,15 @@ class Gang:
             with self.cv:
                 if not self._pass_on():
                     return
-                core = self.cores[self.next]
+                slot = self.next
                 self.next += 1
             try:
-                self.body(core)
+                self.body(slot)
             except _Abort:
                 pass
-            except BaseException as e:
+            except BaseException as e:  # the launching thread re-raises it
                 with self.cv:
                     self.error = self.error or e
-            core.returned = True
 
     def _pass_on(self) -> bool:
         """With the lock held by the running thread: True if it should start the next core itself;
@@ -85,7 +84,7 @@ class Gang:
             if ready is not None:
                 self._hand(ready)
                 return False
-            if self.next < len(self.cores):
+            if self.next < self.count:
                 return True
             if self.waits:  # nobody can run, somebody waits: that wait can never be satisfied
                 self._hand(next(iter(self.waits)), doom=True)
@@ -110,7 +109,7 @@ class Gang:
             return True
         with self.cv:
             self.waits[core] = ok
-            if self._ready() is None and self.next < len(self.cores):
+            if self._ready() is None and self.next < self.count:
                 t = threading.Thread(target=self._thread, name=f"aclsim-core-{self.next}", daemon=True)
                 self.threads.append(t)
                 self.turn = None

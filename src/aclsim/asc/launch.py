@@ -77,7 +77,9 @@ class Launch:
         self.mix = 1  # AIVs per launched block (2 for mix kernels: cube.mix_ratio)
         self.aic_body = False  # each block's AIC runs the body too (explicit MIX_AIC_1_1 / MIX_AIC_1_2)
         self.all_aic = False  # every core is a cube core (AIC_ONLY, matmul_cube_only=True, ...)
-        self.cores: list[Core] = []
+        self.live: dict[int, Core] = {}  # slot -> core, while it runs (kept once cores synchronise)
+        self.synced = False  # a core used cross-core synchronisation (crosscore.py): keep every core
+        self.done = bytearray()  # per slot: the core's body returned
         self.gang: Gang | None = None
         self.started = 0  # cores started so far (the task's progress)
         self.arrivals: dict[Any, dict[int, int]] = {}  # cross-core signal -> sets per core (crosscore.py)
@@ -93,16 +95,32 @@ class Launch:
         size, usable = pool_geometry(name, self.chip)
         return Pool(name, size, usable, self.garbage(size))
 
-    def make_cores(self) -> list[Core]:
-        """Every core running the body, in run order: per block its AIC (if it runs the body), then its AIVs."""
-        if self.all_aic:
-            return [Core(self, i, aic=True) for i in range(self.core_num)]
-        cores = []
-        for g in range(self.blocks):
-            if self.aic_body:
-                cores.append(Core(self, g, aic=True, uid=self.core_num + g))
-            cores += [Core(self, g * self.mix + s) for s in range(self.mix)]
-        return cores
+    @property
+    def count(self) -> int:
+        """Cores running the body: per block its AIVs, and its AIC when that runs the body too."""
+        return self.core_num if self.all_aic else self.blocks * (self.mix + self.aic_body)
+
+    def core(self, slot: int) -> Core:
+        """The core in run order `slot` (per block: its AIC if it runs the body, then its AIVs), made on
+        first use: a launch of many blocks holds only the cores that are running."""
+        core = self.live.get(slot)
+        if core is None:
+            if self.all_aic:
+                core = Core(self, slot, aic=True)
+            else:
+                g, r = divmod(slot, self.mix + self.aic_body)
+                if self.aic_body and r == 0:
+                    core = Core(self, g, aic=True, uid=self.core_num + g)
+                else:
+                    core = Core(self, g * self.mix + r - self.aic_body)
+            core.returned = bool(self.done[slot])
+            self.live[slot] = core
+        return core
+
+    @property
+    def cores(self) -> list[Core]:
+        """Every core of the launch (cross-core synchronisation: at most a chip's worth)."""
+        return [self.core(s) for s in range(self.count)]
 
     def garbage(self, size: int) -> np.ndarray:
         """Random bytes that fresh local memory starts with (seed: ACLSIM_SEED, default 0)."""
@@ -125,8 +143,8 @@ class Launch:
         """The device side: run every core of the launch in turn."""
         self.task = task
         self.observe = self.gm.observed()
-        self.cores = self.make_cores()
-        self.gang = Gang(self.cores, self._run_core)
+        self.done = bytearray(self.count)
+        self.gang = Gang(self.count, self._run_core)
         try:
             with np.errstate(all="ignore"):  # the vector unit yields inf/nan silently
                 self.gang.run()
@@ -136,9 +154,9 @@ class Launch:
             task.work.bytes_written = self.bytes_written
             task.work.cube_flops = self.cube_flops
 
-    def _run_core(self, core: Core) -> None:
-        ctx.CORE = core
-        self.task.work.progress = (self.started, len(self.cores))
+    def _run_core(self, slot: int) -> None:
+        core = ctx.CORE = self.core(slot)
+        self.task.work.progress = (self.started, self.count)
         self.started += 1
         try:
             self.fn(*self.args)
@@ -155,8 +173,12 @@ class Launch:
             raise KernelFault(ctx.message("kernel", f"{type(e).__name__}: {e}", _raise_site(e))) from e
         finally:
             ctx.CORE = None
+            core.returned = True
+            self.done[slot] = 1
             for name, pool in core.pools.items():
                 self.spare.setdefault(name, []).append(pool)
+            if not self.synced:
+                del self.live[slot]
 
 
 def _raise_site(e: BaseException) -> Site | None:
