@@ -10,7 +10,8 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-EXAMPLES = ["add_custom.py", "add_custom_pyacl.py", "softmax_rows.py", "pad_tail.py", "matmul_bias_relu.py"]
+EXAMPLES = ["add_custom.py", "add_custom_pyacl.py", "softmax_rows.py", "pad_tail.py", "matmul_bias_relu.py",
+            "matmul_softmax_mix.py"]
 
 
 def run(*argv: str) -> subprocess.CompletedProcess:
