@@ -82,7 +82,7 @@ class Launch:
         self.done = bytearray()  # per slot: the core's body returned
         self.gang: Gang | None = None
         self.started = 0  # cores started so far (the task's progress)
-        self.arrivals: dict[Any, dict[int, int]] = {}  # cross-core signal -> sets per core (crosscore.py)
+        self.arrivals: dict[Any, list[Any]] = {}  # cross-core signal -> [rounds released, {core: clock per set}]
         self.cube_flops = 0  # whole-fractal Cube work of mmad, for the modeled time
 
     def fresh_pool(self, name: str) -> Pool:
