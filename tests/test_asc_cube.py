@@ -101,6 +101,10 @@ def l0_misuse(x: asc.GlobalAddress, case: int):
         asc.mmad(c, a, b, asc.MmadParams(64, 16, 32))
     elif case == 1:  # L0A operands start on 512 bytes
         asc.mmad(c, a[16:], b, asc.MmadParams(16, 16, 16))
+    elif case == 3:  # B of 16 x 32 does not fit the 1 KiB L0B tensor
+        asc.mmad(c, a, b, asc.MmadParams(16, 32, 32))
+    elif case == 4:  # C of 32 x 16 float32 does not fit the 1 KiB L0C tensor (A of 32 x 16 fits L0A)
+        asc.mmad(c, a, b, asc.MmadParams(32, 16, 16))
     else:  # accumulating into an L0C no mmad wrote
         asc.mmad(c, a, b, asc.MmadParams(16, 16, 32, cmatrix_init_val=False))
 
@@ -109,6 +113,8 @@ def l0_misuse(x: asc.GlobalAddress, case: int):
     (0, r"fm \(A\) m=64 x k=32 .* needs 4096 bytes of L0A but the tensor holds only 1024 bytes \(L0A overflow\)"),
     (1, r"fm \(A\) starts at L0A byte 32, not 512-byte aligned"),
     (2, r"accumulates \(cmatrix_init_val=False\) into L0C, but C\[16 x 16\] was not all written"),
+    (3, r"filter \(B\) k=32 x n=32 .* needs 2048 bytes of L0B but the tensor holds only 1024 bytes \(L0B overflow\)"),
+    (4, r"dst \(C\) m=32 x n=16 .* needs 2048 bytes of L0C but the tensor holds only 1024 bytes \(L0C overflow\)"),
 ])
 def test_l0_misuse_is_reported(case, message):
     x = np.zeros(16, np.float16)

@@ -146,6 +146,34 @@ def test_mix_kernel_iterate_get_tensor_c_into_ub_matches_numpy():
     np.testing.assert_allclose(c, np.where(want >= 0, want, want * np.float32(0.1)), rtol=1e-5, atol=1e-5)
 
 
+def test_a_mix_launch_models_cube_time_on_its_aics_not_its_aivs():
+    from aclsim.runtime import get_runtime
+    from aclsim.trace import CostModel
+    from aclsim.trace.recorder import work_details
+
+    done = []
+
+    class Watch:
+        def on_task_done(self, task):
+            done.append(task)
+
+    m, n, k = 256, 512, 128
+    tiling = make_tiling(m, n, k, 4, c_pos=H.TPosition.VECCALC, fix=(64, 128, -1))
+    rt = get_runtime()
+    watch = Watch()
+    rt.bus.subscribe(watch)
+    try:
+        mm_mix_relu[2](np.ones((m, k), np.float16), np.ones((k, n), np.float16), np.zeros((m, n), np.float32), 0.1,
+                       tiling, np.zeros(64, np.uint8))
+    finally:
+        rt.bus.unsubscribe(watch)
+    kernel = next(t for t in done if t.kind == "kernel")
+    assert kernel.work.cores == 4 and kernel.work.cube_cores == 2  # 2 blocks: 4 AIVs served by 2 AICs
+    flops = kernel.work.cube_flops
+    cube_s = flops / (2 * rt.chip.cube_flops_per_cycle * rt.chip.cube_mhz * 1e6)
+    assert CostModel.for_chip(rt.chip).kernel_time(work_details(kernel.work)) >= cube_s
+
+
 def test_int8_inputs_accumulate_in_int32():
     rng = np.random.default_rng(2)
     m, n, k = 64, 48, 96
@@ -287,7 +315,7 @@ def test_int8_to_float16_dequantises_with_the_scalar_scale():
         mm_dequant[1](a, b, c, 0, tiling)
 
 
-def test_mix_launch_runs_two_aivs_per_block_with_sub_block_indices():
+def test_mix_launch_runs_two_aivs_and_the_aic_per_block_with_sub_block_indices():
     from aclsim.asc.runtime.config import KernelType
 
     @asc.jit(kernel_type=KernelType.MIX_AIC_1_2)
@@ -295,9 +323,15 @@ def test_mix_launch_runs_two_aivs_per_block_with_sub_block_indices():
         g = asc.GlobalTensor()
         g.set_global_buffer(out)
         i = asc.get_block_idx()
-        g.set_value(i, i * 100 + asc.get_sub_block_idx() * 10 + asc.get_sub_block_num() + int(asc.ascend_is_aiv()))
+        info = i * 100 + asc.get_sub_block_idx() * 10 + asc.get_sub_block_num() + int(asc.ascend_is_aiv())
+        if asc.ascend_is_aiv():
+            g.set_value(i, info)
+        else:  # each block's AIC runs the body too, with block_idx = the block
+            g.set_value(8 + i, info + 1000 * asc.get_block_num())
 
-    out = np.zeros(8, np.int32)
-    who[3](out)  # 3 mix blocks = 6 AIVs
+    out = np.zeros(12, np.int32)
+    who[3](out)  # 3 mix blocks = 3 AICs + 6 AIVs
     np.testing.assert_array_equal(out[:6], [i * 100 + (i % 2) * 10 + 2 + 1 for i in range(6)])
-    assert (out[6:] == 0).all()
+    assert (out[6:8] == 0).all()
+    np.testing.assert_array_equal(out[8:11], [g * 100 + 2 + 3000 for g in range(3)])
+    assert out[11] == 0

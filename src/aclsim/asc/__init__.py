@@ -17,15 +17,19 @@ from . import adv
 from .auto import LocalTensorAuto
 from .context import AscError, AscWarning, get_block_idx, get_block_num
 from .coverage import NotEmulatedError, module_getattr
-from .cube import fixpipe, load_data, mmad
+from .cube import load_data, load_data_with_transpose, mmad
 from .cube_types import (
     CO2Layout,
     CubeFormat,
+    DataCopyCO12DstParams,
     FixpipeConfig,
     FixpipeParamsV220,
     IterateOrder,
     LayoutMode,
     LoadData2DParams,
+    LoadData2DParamsV2,
+    LoadData2dTransposeParams,
+    LoadData2dTransposeParamsV2,
     MmadParams,
     Nd2NzParams,
     QuantModes,
@@ -51,6 +55,7 @@ from .dtypes import (
     uint64,
 )
 from .enums import CMPMODE, BlockMode, DeqScale, HardEvent, MaskMode, PipeID, RoundMode, SelMode, TPosition, pad_t
+from .fixpipe import fixpipe, set_fix_pipe_pre_quant_flag
 from .fused import VdeqInfo, add_deq_relu, add_relu_cast, cast_deq, mul_cast, set_deq_scale, sub_relu_cast
 from .launch import ConstExpr, JITFunction, jit
 from .mask import MASK_PLACEHOLDER, reset_mask, set_mask_count, set_mask_norm, set_vector_mask
@@ -296,3 +301,9 @@ __all__ += [  # scalar unit (scalar.py)
 ]
 __all__ += ["BlockMode", "DataCopyEnhancedParams", "SliceInfo", "pad_t"]  # data_copy_ext.py
 __all__ += ["print_time_stamp"]  # sysvar.py
+from .crosscore import cross_core_set_flag, cross_core_wait_flag, sync_all  # noqa: E402
+
+__all__ += ["cross_core_set_flag", "cross_core_wait_flag", "sync_all"]  # cores waiting for each other (crosscore.py)
+__all__ += ["LoadData2DParamsV2", "LoadData2dTransposeParams", "LoadData2dTransposeParamsV2",
+            "load_data_with_transpose"]  # more Cube loads (cube.py)
+__all__ += ["DataCopyCO12DstParams", "set_fix_pipe_pre_quant_flag"]  # L0C -> GM (fixpipe.py)

@@ -1,7 +1,7 @@
 """The AI Core a kernel body is running on: its index, local memories and bookkeeping, plus errors.
 
-Kernels run one core after another inside the launch task, and the scheduler runs one task at a
-time, so the running core is a module global (`CORE`). Every check that fails calls `fail`, which
+Exactly one core of a launch runs at any time (gang.py: cores that wait for each other hand over),
+and the scheduler runs one task at a time, so the running core is a module global (`CORE`). Every check that fails calls `fail`, which
 raises `KernelFault` naming the kernel, the core, the API call and the kernel source line: the
 launch's stream then reports 507015 (ACL_ERROR_RT_AICORE_EXCEPTION) with that message.
 """
@@ -79,20 +79,35 @@ def pool_geometry(name: str, chip: ChipProfile) -> tuple[int, int]:
 class Core:
     """State of one AI Core while it runs one block of a kernel."""
 
-    def __init__(self, launch: Any, idx: int) -> None:
+    def __init__(self, launch: Any, idx: int, aic: bool = False, uid: int | None = None) -> None:
         self.launch = launch  # launch.Launch: kernel name, block count, chip, task, observers
         self.kernel: str = launch.name
-        self.idx = idx
-        self.num: int = launch.core_num
+        self.idx = idx  # get_block_idx(): the block on an AIC, the logical AIV on a vector core
+        self.aic = aic  # a cube core (ascend_is_aic())
+        self.num: int = launch.blocks if aic else launch.core_num
+        self.uid = idx if uid is None else uid  # distinct among all cores of the launch (observers' core id)
+        self.group = idx if aic else idx // launch.mix  # the block: one AIC and its AIVs
+        self.returned = False  # the body returned (or faulted): gang.py
+        self.xflags: dict[Any, int] = {}  # cross-core flag counters (crosscore.py)
+        self.xclocks: dict[Any, list[dict[int, int]]] = {}  # per flag: the setters' clocks of each count
+        self.epoch = 0  # synchronisation epoch and vector clock, for the sanitizer (runtime KernelSync)
+        self.clock: dict[int, int] = {}
+        self.deq_scalar = 0  # set_fix_pipe_pre_quant_flag: data_copy's L0C -> GM quantisation parameter
+        self.waiting: str | None = None  # the cross-core wait it is suspended in, and where
+        self.wait_site: Site | None = None
         self.chip: ChipProfile = launch.chip
         self.pools: dict[str, Pool] = {}
-        self.ub = self.pool("UB")
         self.pipe: TPipe | None = None
         self.pos_live = [0] * 12  # live (allocated, not freed) queue tensors per TPosition
         self.flags: dict[tuple[int, int], int] = {}  # (HardEvent, event id) -> set_flag minus wait_flag
         self.atomic: tuple[str, Any, Any] | None = None  # (API, numpy ufunc, DataType) while set_atomic_* is on
         self.vmask: Any = None  # the vector mask register (mask.MaskRegister), made on first use
         self.auto: Any = None  # the UB arena of LocalTensorAuto tensors (auto.Arena), made on first use
+
+    @property
+    def name(self) -> str:
+        """'core i of n', or 'AIC i of n' for the cube core of a mix launch's block."""
+        return f"{'AIC' if self.aic and self.launch.aic_body else 'core'} {self.idx} of {self.num}"
 
     def pool(self, name: str) -> Pool:
         p = self.pools.get(name)
@@ -109,8 +124,8 @@ class Core:
         from its start, or the door's Span over several allocations and offsets in its bytes.
         """
         site = user_site()
-        kw = {"core": self.idx, "line": site.lineno if site else None, "api": api,
-              "atomic": write and self.atomic is not None}
+        kw = {"core": self.uid, "line": site.lineno if site else None, "api": api,
+              "atomic": write and self.atomic is not None, "epoch": self.epoch}
         gm = self.launch.gm
         if isinstance(where, Span):
             gm.emit_span(self.launch.task, where, write, lo - where.off, hi - where.off, itemsize,
@@ -160,7 +175,7 @@ def where(site: Site | None) -> str:
 def message(api: str, text: str, site: Site | None = None, located: bool = True) -> str:
     """'kernel: core i of n: asc.api: text (at file:line in fn)' (without the location if not `located`)."""
     core = CORE
-    head = f"{core.kernel}: core {core.idx} of {core.num}: " if core is not None else ""
+    head = f"{core.kernel}: {core.name}: " if core is not None else ""
     at = where(site if site is not None else user_site()) if located else ""
     return f"{head}asc.{api}: {text}{at}"
 

@@ -39,14 +39,18 @@ NOTES: dict[str, str] = {
     "asc.reduce_sum": "count form",
     "asc.reduce_max": "count form",
     "asc.reduce_min": "count form",
-    "asc.data_copy": "count, DataCopyParams and Nd2NzParams (GM -> L1) forms; enhanced form with default "
-                     "enhancements; SliceInfo forms GM <-> UB with shape_value set",
+    "asc.data_copy": "count, DataCopyParams, Nd2NzParams (GM -> L1) and DataCopyCO12DstParams (L0C -> GM) forms; "
+                     "enhanced form with default enhancements; SliceInfo forms GM <-> UB with shape_value set",
     "asc.DataCopyEnhancedParams": "normal block mode, no dequantisation/ReLU/padding (the rest is the Cube's path)",
     "asc.bfloat16": "storage, cast, duplicate, Cube inputs; atomic add/max/min, scalar access and host arrays via "
                     "ml_dtypes (aclsim[bf16]); no vector arithmetic, as on A2/A3",
     "asc.runtime.config.set_platform": "both backends run on the emulator",
-    "asc.load_data": "LoadData2DParams form (L1 -> L0A/L0B)",
-    "asc.fixpipe": "L0C -> GM; NoQuant, F322F16, F322BF16, DEQF16, ReLU",
+    "asc.load_data": "LoadData2DParams form (L1 -> L0A/L0B); LoadData2DParamsV2 refused (Ascend 950 only)",
+    "asc.fixpipe": "L0C -> GM; NoQuant, F322F16, F322BF16, DEQF16, VDEQF16, ReLU, channel split",
+    "asc.DataCopyCO12DstParams": "L0C -> GM; quantisation as fixpipe's, ReLU",
+    "asc.LoadData2DParamsV2": "refused on A2/A3 profiles (Ascend 950 only)",
+    "asc.load_data_with_transpose": "1-, 2-, 4-byte types; V2's src_frac_gap inferred from its name",
+    "asc.sync_all": "hard and soft forms; the soft form's GM workspace contents are not modeled",
     "asc.language.adv.Matmul": "GM operands in ND",
     "asc.lib.host": "tiling computed from the chip profile",
     "asc.language.adv.softmax": "ND layout (data_format_nz=True not emulated)",

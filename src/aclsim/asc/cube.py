@@ -1,4 +1,4 @@
-"""The Cube data path: ND -> NZ into L1, `load_data` into L0A/L0B, `mmad` into L0C, `fixpipe` out.
+"""The Cube data path: ND -> NZ into L1, `load_data` into L0A/L0B, `mmad` into L0C (out: fixpipe.py).
 
 Layouts (Ascend C "数据格式" pages, and the low-level matmul samples that pyasc's `mm.py`
 mirrors): a fractal is 16 rows x C0 elements, C0 = 32 bytes / sizeof(T) (16 halves, 32 int8, 8
@@ -23,16 +23,15 @@ import numpy as np
 from . import context as ctx
 from .context import fail
 from .cube_types import (
-    CO2Layout,
-    FixpipeConfig,
-    FixpipeParamsV220,
     LoadData2DParams,
+    LoadData2DParamsV2,
+    LoadData2dTransposeParams,
+    LoadData2dTransposeParamsV2,
     MmadParams,
     Nd2NzParams,
-    QuantModes,
 )
-from .data_copy import _gm_rows, _store
-from .dtypes import DataType, bfloat16, float16, float32, int8, int32
+from .data_copy import _gm_rows
+from .dtypes import DataType, bfloat16, int8
 from .enums import TPosition
 from .tensors import GlobalTensor, LocalTensor
 
@@ -140,9 +139,12 @@ def nd2nz(dst: LocalTensor, src: Any, p: Nd2NzParams) -> None:
 def load_data(dst: LocalTensor, src: Any, params: Any) -> None:
     """`load_data(dst_l0, src_l1, LoadData2DParams(...))`: copy 512-byte fractals into L0A/L0B."""
     api = "load_data"
+    if isinstance(params, LoadData2DParamsV2):
+        fail(api, f"LoadData2DParamsV2 (Load2Dv2) exists only on Ascend 950PR/950DT (CANN Load2D page); "
+                  f"{ctx.current(api).chip.name} loads with LoadData2DParams")
     if not isinstance(params, LoadData2DParams):
         raise TypeError(f"asc.{api}: only the LoadData2DParams form is emulated (got {type(params).__name__}); "
-                        "LoadData2DParamsV2 and the 3D (img2col) forms are not")
+                        "the 3D (img2col) forms are not")
     _pool_of(dst, api, "dst", ("L0A", "L0B"))
     _pool_of(src, api, "src", ("L1",))
     if dst.dtype is not src.dtype:
@@ -156,7 +158,7 @@ def load_data(dst: LocalTensor, src: Any, params: Any) -> None:
         return
     if params.if_transpose and dst.dtype.itemsize != 2:
         fail(api, f"if_transpose transposes 16 x 16 fractals of 2-byte types; {dst.dtype.name} needs "
-                  "load_data_with_transpose, which aclsim does not emulate")
+                  "load_data_with_transpose")
     s_lo = src.lo + start * FRACTAL
     s_hi = s_lo + ((rep - 1) * sstride + 1) * FRACTAL
     if s_hi > src.end:
@@ -171,6 +173,59 @@ def load_data(dst: LocalTensor, src: Any, params: Any) -> None:
         if params.if_transpose:
             s = s.reshape(rep, 16, 16, 2).transpose(0, 2, 1, 3).reshape(rep, FRACTAL)
         d[...] = s
+
+
+def load_data_with_transpose(dst: LocalTensor, src: LocalTensor, params: Any) -> None:
+    """`load_data_with_transpose(dst_l0, src_l1, LoadData2dTransposeParams(...))`: per repeat one square
+    block of L1 transposed into L0A/L0B (CANN LoadDataWithTranspose page). 2-byte types: one 16 x 16
+    fractal. 1-byte types: two 16 x 32 fractals stacked into a 32 x 32 square, transposed, split
+    into its top and bottom 16 rows. 4-byte types: two 16 x 8 fractals side by side make a 16 x 16
+    square, transposed, split into its left and right 8 columns (the page's figure is not in its
+    text: the split mirrors the merge, first fractal = left half). The second destination fractal
+    lies `dst_frac_gap` fractals after the first; the V2 form's `src_frac_gap` places the second
+    source fractal likewise (inferred from its name: the page documents V1 only)."""
+    api = "load_data_with_transpose"
+    if not isinstance(params, LoadData2dTransposeParams | LoadData2dTransposeParamsV2):
+        raise TypeError(f"asc.{api}(dst, src, asc.LoadData2dTransposeParams(...) or LoadData2dTransposeParamsV2(...))")
+    _pool_of(dst, api, "dst", ("L0A", "L0B"))
+    _pool_of(src, api, "src", ("L1",))
+    if dst.dtype is not src.dtype:
+        fail(api, f"dst is {dst.dtype.name} but src is {src.dtype.name}: the load moves one element type")
+    isz = dst.dtype.itemsize
+    nfrac = 1 if isz == 2 else 2
+    rep, start, sstride = int(params.repeat_times), int(params.start_index), int(params.src_stride)
+    gap, fgap = int(params.dst_gap), int(params.dst_frac_gap)
+    sgap = int(getattr(params, "src_frac_gap", 0))
+    text = (f"{type(params).__name__}(start_index={start}, repeat_times={rep}, src_stride={sstride}, "
+            f"dst_gap={gap}, dst_frac_gap={fgap})")
+    if not (0 <= rep <= 255 and min(start, sstride, gap, fgap, sgap) >= 0 and max(start, sstride, gap, fgap, sgap)
+            <= 65535):
+        fail(api, f"{text} is out of range: repeat_times 0..255, the others 0..65535")
+    if rep == 0:
+        return
+    square = nfrac * FRACTAL  # the unit of start_index and src_stride: the merged square
+    s_first, s_step = src.lo + start * square, sstride * square
+    s_hi = s_first + (rep - 1) * s_step + ((nfrac - 1) * (1 + sgap) + 1) * FRACTAL
+    if s_hi > src.end:
+        fail(api, f"{text} reads L1 bytes up to {s_hi}, past the end of src at byte {src.end}")
+    slots = (np.arange(rep)[:, None] * (1 + gap) + np.arange(nfrac)[None, :] * (1 + fgap)).ravel()
+    if len(np.unique(slots)) < slots.size:
+        fail(api, f"{text}: wrong fractal layout: the destination fractals of different repeats overlap "
+                  f"({nfrac} fractals per repeat but repeats start only {1 + gap} fractals apart)")
+    _room(dst, (int(slots.max()) + 1) * FRACTAL, api, "dst", f"for {rep} repeats x {nfrac} fractals")
+    sp, dp = src.buf.pool, dst.buf.pool
+    for arr_s, arr_d in ((sp.bytes, dp.bytes), (sp.wview, dp.wview)):
+        s = _strided(arr_s[s_first:], shape=(rep, nfrac, FRACTAL), strides=(s_step, (1 + sgap) * FRACTAL, 1))
+        if isz == 1:  # 32 x 32 bytes: rows of fractal 0 then fractal 1
+            t = s.reshape(rep, 32, 32).transpose(0, 2, 1).reshape(rep, 2, FRACTAL)
+        elif isz == 2:
+            t = s.reshape(rep, 16, 16, 2).transpose(0, 2, 1, 3).reshape(rep, 1, FRACTAL)
+        else:  # (rep, fractal f, row i, col j, byte) -> square[i][8f + j] -> transposed -> halves
+            sq = s.reshape(rep, 2, 16, 8, isz).transpose(0, 2, 1, 3, 4).reshape(rep, 16, 16, isz)
+            t = sq.transpose(0, 2, 1, 3).reshape(rep, 16, 2, 8, isz).transpose(0, 2, 1, 3, 4).reshape(rep, 2, FRACTAL)
+        d = _strided(arr_d[dst.lo:], shape=(rep, nfrac, FRACTAL), strides=((1 + gap) * FRACTAL, (1 + fgap) * FRACTAL, 1),
+                     writeable=True)
+        d[...] = t
 
 
 # -- the Cube: L0A x L0B -> L0C --------------------------------------------------------------------
@@ -291,101 +346,27 @@ def _nz_put(c3: np.ndarray, vals: np.ndarray, m: int, n: int) -> None:
         c3[full, :m, : n % 16] = vals[:, full * 16 :]
 
 
-# -- L0C -> GM ------------------------------------------------------------------------------------
-
-_QUANT_OUT = {QuantModes.NoQuant: None, QuantModes.F322F16: float16, QuantModes.F322BF16: bfloat16,
-              QuantModes.DEQF16: float16}
-
-
-def fixpipe(dst: GlobalTensor, src: LocalTensor, *args: Any, **kwargs: Any) -> None:
-    """`fixpipe(dst_gm, src_l0c, FixpipeParamsV220(...)[, config])`: NZ -> ND (or NZ) with pre-ops."""
-    api = "fixpipe"
-    rest = list(args)
-    params = kwargs.pop("params", None) or kwargs.pop("intri_params", None) or (rest.pop(0) if rest else None)
-    config = kwargs.pop("config", None) or (rest.pop(0) if rest else FixpipeConfig.cfg_row_major)
-    if isinstance(params, LocalTensor):
-        raise TypeError("asc.fixpipe with a cbuf_workspace (tensor quantisation) is not emulated by aclsim")
-    if not isinstance(params, FixpipeParamsV220) or rest or kwargs:
-        raise TypeError("asc.fixpipe(dst_gm, src_l0c, asc.FixpipeParamsV220(...)[, asc.FixpipeConfig])")
-    if callable(config):
-        config = config()
-    if not isinstance(dst, GlobalTensor):
-        raise TypeError("asc.fixpipe: dst must be a GlobalTensor (the 910B fixpipe writes GM)")
-    _pool_of(src, api, "src", ("L0C",))
-    st = src.dtype
-    if st not in (float32, int32):
-        fail(api, f"src is {st.name}; L0C holds float32 or int32")
-    q = QuantModes(int(params.quant_pre))
-    if q not in _QUANT_OUT:
-        fail(api, f"quant_pre=QuantModes.{q.name} is not emulated by aclsim (NoQuant, F322F16, F322BF16, DEQF16 are)")
-    want = _QUANT_OUT[q] or st
-    takes = int32 if q is QuantModes.DEQF16 else float32
-    if q is not QuantModes.NoQuant and st is not takes:
-        fail(api, f"QuantModes.{q.name} converts {takes.name} but L0C holds {st.name}")
-    if dst.dtype is not want:
-        fail(api, f"dst is {dst.dtype.name} but L0C {st.name} with quant_pre=QuantModes.{q.name} gives {want.name}")
-    n, m, ss, ds = int(params.n_size), int(params.m_size), int(params.src_stride), int(params.dst_stride)
-    nz2nd = config.layout == CO2Layout.ROW_MAJOR
-    if not (1 <= n <= 4095 and 1 <= m <= (8192 if nz2nd else 65535) and 0 <= ss <= 65535 and ds >= 1):
-        fail(api, f"FixpipeParamsV220(n_size={n}, m_size={m}, src_stride={ss}, dst_stride={ds}) is out of range")
-    if not nz2nd and n % 16:
-        fail(api, f"n_size={n} must be a multiple of 16 without NZ2ND (FixpipeConfig.cfg_nz)")
-    nb = -(-n // 16)
-    if nb > 1 and ss < m:
-        fail(api, f"src_stride={ss} (x 16 elements between L0C column blocks) is smaller than m_size={m}: the "
-                  "blocks would overlap; src_stride is m rounded up to 16 as mmad wrote it")
-    osz = st.itemsize
-    for t in range(max(int(params.nd_num), 0)):
-        lo = src.lo + t * int(params.src_nd_stride) * 1024
-        span = ((nb - 1) * ss * 16 + m * 16) * osz
-        if lo + span > src.end:
-            fail(api, f"reads L0C bytes {lo}..{lo + span} for m_size={m} x n_size={n} (src_stride {ss}) but src "
-                      f"ends at byte {src.end}")
-        pool = src.buf.pool
-        shape, strides = (nb, m, 16 * osz), (ss * 16 * osz, 16 * osz, 1)
-        flags = _strided(pool.wview[lo:], shape=shape, strides=strides)
-        fl = np.moveaxis(flags, 0, 1).reshape(m, nb * 16, osz)[:, :n]
-        if pool.written.find(0, lo, lo + span) >= 0 and not fl.all():
-            r, c, _ = np.argwhere(fl == 0)[0]
-            fail(api, f"reads C[{r}][{c}] of L0C (byte {lo + (c // 16) * ss * 16 * osz + (r * 16 + c % 16) * osz}), "
-                      "which no mmad wrote since the buffer was allocated (reading L0C before mmad wrote it)")
-        vals = np.moveaxis(_strided(pool.bytes[lo:], shape=shape, strides=strides), 0, 1).reshape(m, nb * 16, osz)
-        c = vals[:, :n].copy().view(st.np).reshape(m, n)
-        out = _convert(c, q, params, want)
-        g = dst[t * int(params.dst_nd_stride)]
-        if nz2nd:
-            rows = _gm_rows(g, m, n * want.itemsize, ds * want.itemsize, api, True)
-            _store(rows, out.view(np.uint8).reshape(m, -1), want, api)
-        else:
-            blocks = _gm_rows(g, nb, m * 32, ds * 32, api, True)
-            nz = out.reshape(m, nb, 16).transpose(1, 0, 2)
-            _store(blocks, np.ascontiguousarray(nz).view(np.uint8).reshape(nb, -1), want, api)
-
-
-def _convert(c: np.ndarray, q: QuantModes, params: FixpipeParamsV220, want: DataType) -> np.ndarray:
-    """The fixpipe pre-ops: quantisation then ReLU, into the dst storage type."""
-    if q is QuantModes.DEQF16:
-        # the scale is a float32 held in the low 32 bits, used with a 10-bit mantissa (pyasc fixpipe docs)
-        scale = np.array([int(params.deq_scalar) & 0xFFFFE000], np.uint32).view(np.float32)[0]
-        c = c.astype(np.float32) * scale
-    if params.relu_en:
-        c = np.maximum(c, 0)
-    if want is bfloat16:
-        return to_bfloat16(c)
-    return np.ascontiguousarray(c, dtype=want.np)
-
-
 # -- mix launches ---------------------------------------------------------------------------------
 
-def mix_ratio(fn: Any, options: dict[str, Any], chip: Any) -> int:
-    """Kernel bodies (AIVs) per launched block. `kernel_type=KernelType.MIX_AIC_1_2` says so; and
-    pyasc compiles a kernel that builds an `asc.adv.Matmul` without `matmul_cube_only=True` or a
+def mix_ratio(fn: Any, options: dict[str, Any], chip: Any) -> tuple[int, bool, bool]:
+    """(AIVs running the body per launched block, whether each block's AIC runs it too, whether every
+    core is an AIC). `kernel_type` says so (pyasc `runtime/config.py` KernelType: AIC_ONLY and the
+    MIX_AIC_1_0 / MIX_AIC_HARD_SYNC cube kernels run on AICs; MIX_AIC_1_1 / MIX_AIC_1_2 blocks are
+    one AIC and one / two AIVs, all running the body, which branches on `ascend_is_aic()`). And pyasc
+    compiles a kernel that builds an `asc.adv.Matmul` without `matmul_cube_only=True` or a
     kernel_type as a MIX kernel on A2/A3: each block is one AIC serving the Matmul plus two AIVs
     running the body, AIV `block_idx * 2 + sub_block_idx` of `2 * block_num` (reference §2.1,
-    "logical AIV"). The AIC's side (the Matmul server) needs no body of its own here."""
+    "logical AIV"); that AIC runs no user code, so it is not emulated as a core."""
     kt = options.get("kernel_type")
     if kt is not None:
-        return 2 if getattr(kt, "value", kt) == 7 else 1  # KernelType.MIX_AIC_1_2
-    if not chip.separated or options.get("matmul_cube_only") or "Matmul" not in fn.__code__.co_names:
-        return 1
-    return 2
+        kt = getattr(kt, "value", kt)
+        if kt in (1, 3, 5):  # AIC_ONLY, MIX_AIC_HARD_SYNC, MIX_AIC_1_0
+            return 1, False, True
+        if kt in (6, 7):  # MIX_AIC_1_1, MIX_AIC_1_2
+            return kt - 5, True, False
+        return 1, False, False
+    if options.get("matmul_cube_only"):
+        return 1, False, True
+    if not chip.separated or "Matmul" not in fn.__code__.co_names:
+        return 1, False, False
+    return 2, False, False

@@ -90,6 +90,49 @@ class LoadData2DParams:
 
 
 @dataclass
+class LoadData2DParamsV2:
+    """Load2Dv2 (m/k start positions and steps): an Ascend 950 interface (CANN Load2D page,
+    "Load2Dv2接口": Ascend 950PR/950DT only); the A2/A3 profiles refuse it."""
+
+    m_start_position: int = 0
+    k_start_position: int = 0
+    m_step: int = 0
+    k_step: int = 0
+    src_stride: int = 0
+    dst_stride: int = 0
+    if_transpose: bool = False
+    sid: int = 0
+
+
+@dataclass
+class LoadData2dTransposeParams:
+    """load_data_with_transpose L1 -> L0A/L0B: `repeat_times` square blocks from block `start_index`
+    (a block: one 16 x 16 fractal of 2-byte types, two 512-byte fractals otherwise), `src_stride`
+    blocks apart; destinations `dst_gap` fractals apart between repeats (from the end of a repeat's
+    first fractal) and `dst_frac_gap` fractals apart within one."""
+
+    start_index: int = 0
+    repeat_times: int = 1
+    src_stride: int = 0
+    dst_gap: int = 0
+    dst_frac_gap: int = 0
+    addr_mode: int = 0
+
+
+@dataclass
+class LoadData2dTransposeParamsV2:
+    """The V2 form of load_data_with_transpose's parameters (adds `src_frac_gap`)."""
+
+    start_index: int = 0
+    repeat_times: int = 0
+    src_stride: int = 0
+    dst_gap: int = 0
+    dst_frac_gap: int = 0
+    src_frac_gap: int = 0
+    addr_mode: int = 0
+
+
+@dataclass
 class MmadParams:
     """mmad C(m x n) = A(m x k) @ B(k x n): `cmatrix_init_val=False` (or the older `is_bias=True`)
     accumulates into what L0C holds instead of starting from zero."""
@@ -139,3 +182,19 @@ class FixpipeConfig:
     @classmethod
     def cfg_row_major(cls) -> FixpipeConfig:
         return cls(CO2Layout.ROW_MAJOR)
+
+
+@dataclass
+class DataCopyCO12DstParams:
+    """data_copy L0C -> GM (the fixpipe move as a data_copy): `n_size` x `m_size`, `dst_stride` (ND row
+    length in elements with `nz2nd_en`, else 32-byte units between NZ blocks), `src_stride` (x 16
+    elements between L0C column blocks), `quant_pre`, `relu_pre` (1: ReLU), `channel_split`."""
+
+    n_size: int
+    m_size: int
+    dst_stride: int
+    src_stride: int
+    quant_pre: int = QuantModes.NoQuant
+    relu_pre: int = 0
+    channel_split: bool = False
+    nz2nd_en: bool = False

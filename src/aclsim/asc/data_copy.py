@@ -18,7 +18,7 @@ import numpy as np
 from . import bf16
 from . import context as ctx
 from .context import AscWarning, fail
-from .cube_types import Nd2NzParams
+from .cube_types import DataCopyCO12DstParams, Nd2NzParams
 from .dtypes import as_dtype, bfloat16
 from .params import DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams, DataCopyParams
 from .pipes import access, local_copy_pipe
@@ -49,6 +49,10 @@ def data_copy(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
         from .cube import nd2nz  # the Cube path imports this module
 
         nd2nz(dst, src, param)
+    elif isinstance(param, DataCopyCO12DstParams):
+        from .fixpipe import data_copy_co1
+
+        data_copy_co1(dst, src, param)
     else:
         _count(dst, src, int(param))
 

@@ -7,8 +7,9 @@ kernel faulted). Anything that is neither memory nor a plain value is refused at
 `asc.GlobalAddress(ptr, dtype)`), the launch is queued on the stream like any device task and
 the host waits with `synchronize_stream`, as after an Ascend C `<<<>>>` launch.
 
-The kernel body is ordinary Python run once per core, one core after another, each core with its
-own freshly garbage-filled UB (as TIK's debugger fills local buffers with random bytes).
+The kernel body is ordinary Python run once per core, one core after another (a core that waits
+for another hands over: gang.py), each core with its own freshly garbage-filled UB (as TIK's
+debugger fills local buffers with random bytes).
 """
 
 from __future__ import annotations
@@ -32,8 +33,10 @@ from ..runtime.observe import now
 from ..runtime.work import pointers_in
 from . import context as ctx
 from .context import AscError, Core, Pool, pool_geometry
+from .crosscore import check_cross_flags
 from .cube import mix_ratio
 from .dtypes import from_numpy
+from .gang import Gang, KernelReturn
 from .hostargs import ACCEPTED, by_value, host_view
 from .lib.runtime import current_context
 from .rewrite import iterate_loops
@@ -72,21 +75,58 @@ class Launch:
         self.bytes_written = 0
         self.error: BaseException | None = None
         self.kernel_type: Any = None  # @asc.jit(kernel_type=...), read by ascend_is_aic/aiv
-        self.pools: dict[str, Pool] = {}
+        self.spare: dict[str, list[Pool]] = {}  # local memories of cores that returned, for the next ones
         self.options: dict[str, Any] = {}  # @asc.jit options (matmul_cube_only=True: the cores are AICs)
+        self.blocks = core_num  # blocks launched (kernel[blocks]); core_num counts the cores running the body
         self.mix = 1  # AIVs per launched block (2 for mix kernels: cube.mix_ratio)
+        self.aic_body = False  # each block's AIC runs the body too (explicit MIX_AIC_1_1 / MIX_AIC_1_2)
+        self.all_aic = False  # every core is a cube core (AIC_ONLY, matmul_cube_only=True, ...)
+        self.live: dict[int, Core] = {}  # slot -> core, while it runs (kept once cores synchronise)
+        self.synced = False  # a core used cross-core synchronisation (crosscore.py): keep every core
+        self.done = bytearray()  # per slot: the core's body returned
+        self.gang: Gang | None = None
+        self.cores_started = 0  # cores started so far (the task's progress)
+        self.arrivals: dict[Any, list[Any]] = {}  # cross-core signal -> [rounds released, {core: clock per set}]
         self.cube_flops = 0  # whole-fractal Cube work of mmad, for the modeled time
 
     def fresh_pool(self, name: str) -> Pool:
-        """A local memory for a core starting a block: cores run one after another, so they share it."""
-        p = self.pools.get(name)
-        if p is None:
-            size, usable = pool_geometry(name, self.chip)
-            p = self.pools[name] = Pool(name, size, usable, self.garbage(size))
-        else:
+        """A local memory for a core starting a block: one a returned core left (refilled), else a new one."""
+        spare = self.spare.get(name)
+        if spare:
+            p = spare.pop()
             p.refill(self.garbage(p.size))
+        else:
+            size, usable = pool_geometry(name, self.chip)
+            p = Pool(name, size, usable, self.garbage(size))
         p.watch = self.watch and name == "UB"
         return p
+
+    @property
+    def count(self) -> int:
+        """Cores running the body: per block its AIVs, and its AIC when that runs the body too."""
+        return self.core_num if self.all_aic else self.blocks * (self.mix + self.aic_body)
+
+    def core(self, slot: int) -> Core:
+        """The core in run order `slot` (per block: its AIC if it runs the body, then its AIVs), made on
+        first use: a launch of many blocks holds only the cores that are running."""
+        core = self.live.get(slot)
+        if core is None:
+            if self.all_aic:
+                core = Core(self, slot, aic=True)
+            else:
+                g, r = divmod(slot, self.mix + self.aic_body)
+                if self.aic_body and r == 0:
+                    core = Core(self, g, aic=True, uid=self.core_num + g)
+                else:
+                    core = Core(self, g * self.mix + r - self.aic_body)
+            core.returned = bool(self.done[slot])
+            self.live[slot] = core
+        return core
+
+    @property
+    def cores(self) -> list[Core]:
+        """Every core of the launch (cross-core synchronisation: at most a chip's worth)."""
+        return [self.core(s) for s in range(self.count)]
 
     def garbage(self, size: int) -> np.ndarray:
         """Random bytes that fresh local memory starts with (seed: ACLSIM_SEED, default 0)."""
@@ -112,23 +152,28 @@ class Launch:
         self.observe = self.gm.observed()
         # with insert_sync the compiler places every synchronisation: nothing for synccheck to judge
         self.watch = self.bus.wants("pipe_access") and not self.options.get("insert_sync")
+        self.done = bytearray(self.count)
+        self.gang = Gang(self.count, self._run_core)
         try:
             with np.errstate(all="ignore"):  # the vector unit yields inf/nan silently
-                for i in range(self.core_num):
-                    task.work.progress = (i, self.core_num)
-                    self._run_core(Core(self, i))
+                self.gang.run()
+            check_cross_flags(self)
         finally:
             task.work.bytes_read = self.bytes_read
             task.work.bytes_written = self.bytes_written
             task.work.cube_flops = self.cube_flops
 
-    def _run_core(self, core: Core) -> None:
-        ctx.CORE = core
+    def _run_core(self, slot: int) -> None:
+        core = ctx.CORE = self.core(slot)
+        self.task.work.progress = (self.cores_started, self.count)
+        self.cores_started += 1
         try:
             self.fn(*self.args)
             if core.pipe is not None:
                 core.pipe.check_leaks(self)
             check_flags(core, self)
+        except KernelReturn:
+            pass
         except KernelFault as e:
             self.error = e
             raise
@@ -137,6 +182,12 @@ class Launch:
             raise KernelFault(ctx.message("kernel", f"{type(e).__name__}: {e}", _raise_site(e))) from e
         finally:
             ctx.CORE = None
+            core.returned = True
+            self.done[slot] = 1
+            for name, pool in core.pools.items():
+                self.spare.setdefault(name, []).append(pool)
+            if not self.synced:
+                del self.live[slot]
 
 
 def _raise_site(e: BaseException) -> Site | None:
@@ -186,10 +237,11 @@ class JITFunction:
             launch = Launch(self.fn, core_num, values)
             launch.kernel_type = self.options.get("kernel_type")
             launch.options = self.options
-            launch.mix = mix_ratio(self.fn, self.options, launch.chip)
+            launch.mix, launch.aic_body, launch.all_aic = mix_ratio(self.fn, self.options, launch.chip)
             launch.core_num *= launch.mix  # a mix block's body runs on each of its AIVs
             # reports print the kernel's file:line
             work = KernelWork("asc", source=self.fn.__code__.co_filename, cores=launch.core_num,
+                              cube_cores=launch.blocks if launch.mix > 1 or launch.aic_body else None,
                               pointers=pointers_in(values))
             task = Task("kernel", self.fn.__name__, launch.run, work=work, keep=values)
             handle = _stream_handle(stream)

@@ -44,7 +44,7 @@ def access(pipe: str, pool: Pool, lo: int, hi: int, write: bool, api: str) -> No
 def sync(kind: str, api: str, src: str = "", dst: str = "", event_id: int = 0) -> None:
     """A synchronisation point of the running core (see `runtime.PipeSync`), when its UB is watched."""
     core = ctx.CORE
-    if core is None or not core.ub.watch:
+    if core is None or not core.launch.watch:
         return
     core.launch.bus.emit("pipe_sync", PipeSync(core.launch.task, core.idx, kind, src, dst, int(event_id),
                                                _kernel_line(), f"asc.{api}"))

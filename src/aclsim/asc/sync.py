@@ -22,7 +22,7 @@ def set_flag(event: int, event_id: int = 0) -> None:
     ev = HardEvent(event)
     key = (int(ev), int(event_id))
     core.flags[key] = core.flags.get(key, 0) + 1
-    if core.ub.watch:
+    if core.launch.watch:
         pipes.sync("set", "set_flag", *ev.name.split("_"), event_id)
 
 
@@ -35,7 +35,7 @@ def wait_flag(event: int, event_id: int = 0) -> None:
         fail("wait_flag", f"wait_flag(HardEvent.{HardEvent(event).name}, {event_id}) has no matching set_flag "
                           "before it: on hardware the core would hang here")
     core.flags[key] = n - 1
-    if core.ub.watch:
+    if core.launch.watch:
         pipes.sync("wait", "wait_flag", *HardEvent(event).name.split("_"), event_id)
 
 

@@ -4,7 +4,8 @@
 Each block runs as one core: a vector core (`ascend_is_aiv()`), or a cube core when the kernel is
 declared `@asc.jit(kernel_type=KernelType.AIC_ONLY)`; `get_sub_block_num()` is 1 and
 `get_sub_block_idx()` 0 (inference: a block of a vector-only launch is a lone vector core, not one
-of a cube core's pair); in mix launches (cube.mix_ratio) two AIVs run per block. The cycle
+of a cube core's pair); in mix launches (cube.mix_ratio) two AIVs run per block, and with
+MIX_AIC_1_1/1_2 the block's AIC runs the body too. The cycle
 counter is the modeled device clock of the timeline (runtime/scheduler.py: a task starts when its
 stream is free and lasts as long as the emulator took) in the chip's cycles: differences measure how
 long the emulator took, not how long the NPU would.
@@ -24,9 +25,9 @@ ONE_BLK = 32  # bytes in a data block (CANN kernel_utils_constants.h ONE_BLK_SIZ
 
 
 def get_sub_block_idx() -> int:
-    """Index of this vector core within its AI Core group (0 for an AIV-only block)."""
+    """Index of this vector core within its AI Core group (0 for an AIV-only block and on an AIC)."""
     core = ctx.current("get_sub_block_idx")
-    return core.idx % core.launch.mix
+    return 0 if core.aic else core.idx % core.launch.mix
 
 
 def get_sub_block_num() -> int:
@@ -34,22 +35,14 @@ def get_sub_block_num() -> int:
     return ctx.current("get_sub_block_num").launch.mix
 
 
-def _cube_kernel(api: str) -> bool:
-    """Whether the running kernel was declared `kernel_type=KernelType.AIC_ONLY` (value 1) or
-    `matmul_cube_only=True` (pyasc's cube-only Matmul kernels)."""
-    launch = ctx.current(api).launch
-    kt = launch.kernel_type
-    return getattr(kt, "value", kt) == 1 or bool(launch.options.get("matmul_cube_only"))
-
-
 def ascend_is_aiv() -> bool:
-    """True on a vector core: every block, unless the kernel is declared AIC_ONLY."""
-    return not _cube_kernel("ascend_is_aiv")
+    """True on a vector core."""
+    return not ctx.current("ascend_is_aiv").aic
 
 
 def ascend_is_aic() -> bool:
-    """True on a cube core: only in a kernel declared AIC_ONLY."""
-    return _cube_kernel("ascend_is_aic")
+    """True on a cube core: in cube-only kernels, and on each block's AIC in MIX_AIC_1_1/1_2 kernels."""
+    return ctx.current("ascend_is_aic").aic
 
 
 def _cycles(core: ctx.Core, since_start: float) -> int:

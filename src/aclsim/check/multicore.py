@@ -13,7 +13,10 @@ happens to run the cores in.
 Accesses are collected per launch as byte runs (contiguous runs of one core at one kernel line
 are coalesced as they arrive) and judged when the launch finishes, with interval sweeps: per core
 the union of its runs, then the number of distinct cores covering each elementary byte segment.
-One finding per kernel and pair of kernel lines (later launches add to its count).
+One finding per kernel and pair of kernel lines (later launches add to its count). Cores that
+synchronise (cross-core flags, sync_all) order their accesses: each access carries its core's
+epoch and each epoch a vector clock (KernelSync), and a conflict whose overlapping runs are all
+ordered that way (one happens before the other) is not reported.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..runtime import Allocation, KernelAccess, Task
+from ..runtime import Allocation, KernelAccess, KernelSync, Task
 from .describe import alloc_line, alloc_text, kernel_where, range_text
 from .findings import Finding, Report, where
 from .kspan import span_of
@@ -50,12 +53,13 @@ class _Runs:
     hi: list[int] = field(default_factory=list)
     core: list[int] = field(default_factory=list)
     site: list[int] = field(default_factory=list)
+    epoch: list[int] = field(default_factory=list)
     sites: dict[tuple[int, bool, bool], int] = field(default_factory=dict)  # (line, write, atomic) -> site id
     last: dict[tuple[int, int], int] = field(default_factory=dict)  # (core, site) -> index of its latest run
 
-    def add(self, lo: int, hi: int, core: int, site: int) -> None:
+    def add(self, lo: int, hi: int, core: int, site: int, epoch: int = 0) -> None:
         i = self.last.get((core, site))
-        if i is not None and self.hi[i] == lo:  # the next tile of the same stream of copies
+        if i is not None and self.hi[i] == lo and self.epoch[i] == epoch:  # the next tile of a stream of copies
             self.hi[i] = hi
             return
         self.last[(core, site)] = len(self.lo)
@@ -63,13 +67,15 @@ class _Runs:
         self.hi.append(hi)
         self.core.append(core)
         self.site.append(site)
+        self.epoch.append(epoch)
 
-    def add_many(self, lo: np.ndarray, hi: np.ndarray, core: int, site: int) -> None:
+    def add_many(self, lo: np.ndarray, hi: np.ndarray, core: int, site: int, epoch: int = 0) -> None:
         self.last[(core, site)] = len(self.lo) + len(lo) - 1
         self.lo += lo.tolist()
         self.hi += hi.tolist()
         self.core += [core] * len(lo)
         self.site += [site] * len(lo)
+        self.epoch += [epoch] * len(lo)
 
 
 @dataclass
@@ -93,6 +99,7 @@ class MultiCore:
         self.report = report
         self.order = order
         self.launches: dict[int, dict[Allocation, _Runs]] = {}  # task.seq -> runs per allocation
+        self.clocks: dict[int, dict[tuple[int, int], dict]] = {}  # task.seq -> (core, epoch) -> vector clock
 
     def on_kernel_access(self, ka: KernelAccess) -> None:
         core = ka.core
@@ -109,31 +116,35 @@ class MultiCore:
         if site is None:
             site = runs.sites[key] = len(runs.sites)
         if ka.offsets is None or span_of(ka).contiguous:
-            runs.add(max(ka.lo, 0), ka.hi, core, site)
+            runs.add(max(ka.lo, 0), ka.hi, core, site, ka.epoch)
             return
         offs = np.unique(np.asarray(ka.offsets, dtype=np.int64))  # strided blocks: one run per block
         k = ka.itemsize
         cut = np.flatnonzero(np.diff(offs) != k) + 1
         lo = offs[np.r_[0, cut]]
         hi = offs[np.r_[cut - 1, len(offs) - 1]] + k
-        runs.add_many(np.maximum(lo, 0), hi, core, site)
+        runs.add_many(np.maximum(lo, 0), hi, core, site, ka.epoch)
+
+    def on_kernel_sync(self, ks: KernelSync) -> None:
+        self.clocks.setdefault(ks.task.seq, {})[(ks.core, ks.epoch)] = ks.clock
 
     def on_task_done(self, task: Task) -> None:
         launch = self.launches.pop(task.seq, None)
+        clocks = self.clocks.pop(task.seq, {})
         if not launch:
             return
         tc = self.order.clock_of(task)
         tick = tc.tick if tc is not None else self.order.tick
         for a, runs in launch.items():
-            for c in _conflicts(runs):
+            for c in _conflicts(runs, clocks):
                 self._report(task, a, c, tick)
 
     def _report(self, task: Task, a: Allocation, c: _Conflict, tick: int) -> None:
         (ca, alo, ahi), (cb, blo, bhi) = c.example
         kind = "write-write" if c.a.write and c.b.write else "read-write"
         lines = [
-            f"core {ca} {c.a.verb} {range_text(a, alo, ahi)} at {kernel_where(task, c.a.line or None)}",
-            f"core {cb} {c.b.verb} {range_text(a, blo, bhi)} at {kernel_where(task, c.b.line or None)}",
+            f"{_core_name(task, ca)} {c.a.verb} {range_text(a, alo, ahi)} at {kernel_where(task, c.a.line or None)}",
+            f"{_core_name(task, cb)} {c.b.verb} {range_text(a, blo, bhi)} at {kernel_where(task, c.b.line or None)}",
             f"these two overlap on {range_text(a, max(alo, blo), min(ahi, bhi))}",
             f"in all, {c.nbytes} bytes in {c.ranges} range{'s' * (c.ranges != 1)} conflict, between cores "
             f"{_core_list(c.cores)} (of {getattr(task.work, 'cores', None) or '?'})",
@@ -165,8 +176,9 @@ class MultiCore:
         ))
 
 
-def _conflicts(runs: _Runs) -> list[_Conflict]:
-    """The conflicting site pairs of one allocation, in site order."""
+def _conflicts(runs: _Runs, clocks: dict[tuple[int, int], dict] | None = None) -> list[_Conflict]:
+    """The conflicting site pairs of one allocation, in site order (`clocks`: the launch's KernelSync
+    vector clocks; pairs whose overlapping runs are all ordered by them are left out)."""
     core = np.asarray(runs.core, dtype=np.int64)
     if len(runs.lo) < 2 or not (core != core[0]).any():
         return []
@@ -200,9 +212,38 @@ def _conflicts(runs: _Runs) -> list[_Conflict]:
                 mij = mi | mj
                 hit = ((_cover(bounds, lo[mi], hi[mi], core[mi]) >= 1) & (_cover(bounds, lo[mj], hi[mj], core[mj]) >= 1)
                        & (_cover(bounds, lo[mij], hi[mij], core[mij]) >= 2))
-            if hit.any():
+            if hit.any() and (not clocks or _unordered(hit, bounds, lo, hi, core, runs.epoch, mi, mj, clocks)):
                 out.append(_describe(a, b, hit, bounds, lo, hi, core, mi, mj))
     return out
+
+
+def _unordered(hit: np.ndarray, bounds: np.ndarray, lo: np.ndarray, hi: np.ndarray, core: np.ndarray,
+               epochs: list[int], mi: np.ndarray, mj: np.ndarray, clocks: dict[tuple[int, int], dict]) -> bool:
+    """Whether two runs of sites i and j (masks) overlap inside `hit` from cores whose epochs are not
+    ordered by the vector clocks (neither happens before the other)."""
+    seg = np.flatnonzero(hit)
+    new = np.r_[True, seg[1:] != seg[:-1] + 1]
+    rlo, rhi = bounds[seg[new]], bounds[seg[np.r_[new[1:], True]] + 1]
+    idx = np.searchsorted(rlo, hi, side="left") - 1
+    inside = (idx >= 0) & (rhi[np.maximum(idx, 0)] > lo)  # runs touching a hit range
+    epoch = np.asarray(epochs, dtype=np.int64)
+    actors_i = {(int(c), int(e)) for c, e in zip(core[mi & inside], epoch[mi & inside], strict=True)}
+    actors_j = {(int(c), int(e)) for c, e in zip(core[mj & inside], epoch[mj & inside], strict=True)}
+    for ai in actors_i:
+        for aj in actors_j:
+            if ai[0] == aj[0] or _before(ai, aj, clocks) or _before(aj, ai, clocks):
+                continue
+            ra = mi & inside & (core == ai[0]) & (epoch == ai[1])
+            rb = mj & inside & (core == aj[0]) & (epoch == aj[1])
+            both = ra | rb
+            if ((_cover(bounds, lo[both], hi[both], core[both]) >= 2) & hit).any():
+                return True
+    return False
+
+
+def _before(a: tuple[int, int], b: tuple[int, int], clocks: dict[tuple[int, int], dict]) -> bool:
+    """Core a's accesses in epoch a[1] happen before core b's in epoch b[1]."""
+    return clocks.get(b, {}).get(a[0], -1) >= a[1]
 
 
 def _describe(a: _Site, b: _Site, hit: np.ndarray, bounds: np.ndarray, lo: np.ndarray, hi: np.ndarray,
@@ -259,6 +300,13 @@ def _union_per_core(lo: np.ndarray, hi: np.ndarray, core: np.ndarray) -> tuple[n
     last = np.r_[first[1:] - 1, len(slo) - 1]
     back = (slo[first] // span) * span
     return slo[first] - back, reach[last] - back
+
+
+def _core_name(task: Task, core: int) -> str:
+    """'core i', or 'AIC g' for the cube core of block g in a mix launch whose AICs run the body (their
+    ids follow the AIVs')."""
+    aivs = getattr(task.work, "cores", None)
+    return f"AIC {core - aivs}" if aivs is not None and core >= aivs else f"core {core}"
 
 
 def _core_list(cores: list[int]) -> str:

@@ -40,7 +40,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .memory import FREED_RECORD, Allocation, DeviceHeap, device_of
-from .observe import KernelAccess
+from .observe import KernelAccess, KernelSync
 
 ARRAY_INTERFACE_VERSION = 1
 _NO_FAULT = ("ok", "padding", "other")
@@ -248,6 +248,10 @@ class GlobalMemory:
     def emit(self, task: Any, alloc: Allocation, write: bool, lo: int, hi: int, itemsize: int, **kw: Any) -> None:
         """One KernelAccess in `alloc`: bytes [lo, hi) from its start (kw: offsets, lanes, core, line, api, ...)."""
         self.bus.emit("kernel_access", KernelAccess(task, alloc, write, lo, hi, itemsize, **kw))
+
+    def emit_sync(self, task: Any, core: int, epoch: int, clock: dict) -> None:
+        """A core of the running kernel `task` entered `epoch` knowing `clock` (see KernelSync)."""
+        self.bus.emit("kernel_sync", KernelSync(task, core, epoch, clock))
 
     def emit_scattered(self, task: Any, addrs: np.ndarray, itemsize: int, write: bool,
                        lanes: np.ndarray | None = None, **kw: Any) -> None:

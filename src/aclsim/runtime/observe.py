@@ -125,6 +125,19 @@ class KernelAccess:
     api: str = ""  # e.g. "load", "store", "atomic_add", "data_copy"
     describe: Any = None  # callable(lane) -> "block (x, y, z) thread (x, y, z)" for reports
     atomic: bool = False
+    epoch: int = 0  # Ascend C: the core's synchronisation epoch at the access (KernelSync)
+
+
+@dataclass(frozen=True)
+class KernelSync:
+    """A core of a running kernel entered a new epoch (it synchronised with other cores: Ascend C
+    cross-core flags, sync_all). `clock[c]` is the last epoch of core c whose accesses happen
+    before this core's accesses tagged `epoch` (a vector clock); accesses carry their epoch."""
+
+    task: Any  # work.Task of the launch
+    core: int
+    epoch: int
+    clock: dict  # core -> epoch
 
 
 @dataclass(frozen=True)

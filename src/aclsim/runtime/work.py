@@ -50,6 +50,7 @@ class KernelWork:
     bytes_written: int = 0
     ops: int | None = None
     cube_flops: int = 0  # Cube-unit multiply-adds x 2 (Ascend C mmad), for the modeled time
+    cube_cores: int | None = None  # Ascend C mix launches: the AICs (blocks), when `cores` counts AIVs
     progress: tuple[int, int] | None = None  # (done, total) while running, for the progress line
 
     def __post_init__(self) -> None:  # shapes given as lists become tuples (hashable, comparable)

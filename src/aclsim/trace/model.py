@@ -114,7 +114,7 @@ class CostModel:
         memory = moved / (self.hbm_bandwidth * share)
         ops = info.get("ops", threads)
         compute = ops / (self.vector_cores * share * self.vector_lanes * self.clock_hz)
-        cube_share = min(1.0, max(units, 1) / self.cube_cores)
+        cube_share = min(1.0, max(info.get("cube_cores", units), 1) / self.cube_cores)  # mix: AICs, not AIVs
         cube = info.get("cube_flops", 0) / (self.cube_cores * cube_share * self.cube_flops_per_cycle * self.clock_hz)
         return self.kernel_launch_overhead + max(memory, compute, cube)
 

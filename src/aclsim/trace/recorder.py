@@ -139,6 +139,8 @@ def work_details(work: Any) -> dict:
             out["ops"] = work.ops
         if work.cube_flops:
             out["cube_flops"] = work.cube_flops
+            if work.cube_cores is not None:
+                out["cube_cores"] = work.cube_cores
         return out
     if type(work) is EventWork:
         return {"event": work.event}

@@ -24,6 +24,7 @@ from ..cube_types import CubeFormat, LayoutMode
 from ..data_copy import _gm_rows, _store
 from ..dtypes import DataType, bfloat16, float16, int8, int32
 from ..enums import TPosition
+from ..gang import KernelReturn
 from ..tensors import GlobalTensor, LocalTensor
 from .tiling import TCubeTiling
 
@@ -143,9 +144,14 @@ def register_matmul(pipe: Any, workspace: Any, matmul: Matmul, tiling: TCubeTili
     """Bind the Matmul to the kernel's TPipe (and initialise it when `tiling` is given)."""
     if not isinstance(matmul, Matmul):
         raise TypeError(f"register_matmul expects an asc.adv.Matmul, got {type(matmul).__name__}")
-    matmul.core = ctx.current("adv.register_matmul")
+    matmul.core = core = ctx.current("adv.register_matmul")
     if tiling is not None:
         matmul.init(tiling)
+    if core.aic and core.launch.aic_body:
+        # Ascend C's REGIST_MATMUL_OBJ on the AIC of a mix kernel: `if ASCEND_IS_AIC { KfcServer ...
+        # serve the AIVs' requests ...; return; }`, so the AIC's body ends here (the AIVs compute the
+        # Matmul themselves in aclsim)
+        raise KernelReturn
 
 
 class Matmul:

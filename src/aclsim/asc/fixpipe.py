@@ -1,0 +1,200 @@
+"""L0C -> GM: `fixpipe` (FixpipeParamsV220) and `data_copy` with DataCopyCO12DstParams.
+
+Both drive the same hardware move (the `copy_matrix_cc_to_gm` intrinsic; CANN pages "Fixpipe" and
+"随路量化激活搬运"): `m_size` x `n_size` of the NZ result, L0C column blocks `src_stride` x 16
+elements apart; on the way out an optional quantisation (scalar `deq_scalar` / the
+`set_fix_pipe_pre_quant_flag` register, or per output channel from a uint64 `cbuf_workspace` in
+L1: VDEQF16) then ReLU, and NZ -> ND (row-major rows `dst_stride` elements apart) or NZ out
+(blocks of C0 = 16 columns, 8 with channel split, `dst_stride` x 32 bytes apart).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import context as ctx
+from .context import fail
+from .cube import _pool_of, to_bfloat16
+from .cube_types import CO2Layout, FixpipeConfig, FixpipeParamsV220, QuantModes
+from .data_copy import _gm_rows, _store
+from .dtypes import DataType, bfloat16, float16, float32, int32, uint64
+from .tensors import GlobalTensor, LocalTensor
+
+_strided = np.lib.stride_tricks.as_strided
+# quant_pre -> (L0C type it converts, dst type; None: the L0C type)
+QUANT = {QuantModes.NoQuant: (None, None), QuantModes.F322F16: (float32, float16),
+         QuantModes.F322BF16: (float32, bfloat16), QuantModes.DEQF16: (int32, float16),
+         QuantModes.VDEQF16: (int32, float16)}
+
+
+@dataclass
+class Move:
+    """One L0C -> GM move, whichever API asked for it."""
+
+    api: str
+    n: int
+    m: int
+    src_stride: int
+    dst_stride: int
+    quant: QuantModes
+    deq: int  # the scalar quantisation parameter (DEQF16)
+    relu: bool
+    nz2nd: bool
+    split: bool = False  # channel split: NZ out in 8-column blocks (float32)
+    nd_num: int = 1
+    src_nd_stride: int = 0
+    dst_nd_stride: int = 0
+    scales: np.ndarray | None = None  # per-channel uint64 quantisation parameters (VDEQF16)
+
+
+def fixpipe(dst: GlobalTensor, src: LocalTensor, *args: Any, **kwargs: Any) -> None:
+    """`fixpipe(dst_gm, src_l0c[, cbuf_workspace], FixpipeParamsV220(...)[, config])`."""
+    api = "fixpipe"
+    rest = list(args)
+    cbuf = kwargs.pop("cbuf_workspace", None)
+    if cbuf is None and rest and isinstance(rest[0], LocalTensor):
+        cbuf = rest.pop(0)
+    params = kwargs.pop("params", None) or kwargs.pop("intri_params", None) or (rest.pop(0) if rest else None)
+    config = kwargs.pop("config", None) or (rest.pop(0) if rest else FixpipeConfig.cfg_row_major)
+    if not isinstance(params, FixpipeParamsV220) or rest or kwargs:
+        raise TypeError("asc.fixpipe(dst_gm, src_l0c[, cbuf_workspace], asc.FixpipeParamsV220(...)"
+                        "[, asc.FixpipeConfig])")
+    if callable(config):
+        config = config()
+    q = _quant(api, params.quant_pre)
+    move = Move(api, int(params.n_size), int(params.m_size), int(params.src_stride), int(params.dst_stride), q,
+                int(params.deq_scalar), bool(params.relu_en), config.layout == CO2Layout.ROW_MAJOR,
+                bool(params.is_channel_split), int(params.nd_num), int(params.src_nd_stride),
+                int(params.dst_nd_stride))
+    if q is QuantModes.VDEQF16:
+        move.scales = _scales(api, cbuf, move.n)
+    elif cbuf is not None:
+        fail(api, f"a cbuf_workspace is read only with per-channel quantisation (VDEQF16, VQF322B8_PRE, VREQ8), "
+                  f"not with quant_pre=QuantModes.{q.name}")
+    l0c_to_gm(dst, src, move)
+
+
+def data_copy_co1(dst: Any, src: Any, p: Any) -> None:
+    """`data_copy(dst_gm, src_co1, DataCopyCO12DstParams(...))`: the same move; the scalar quantisation
+    parameter comes from `set_fix_pipe_pre_quant_flag`."""
+    api = "data_copy"
+    q = _quant(api, p.quant_pre)
+    if q is QuantModes.VDEQF16:
+        fail(api, "per-channel quantisation in data_copy reads its parameters from the fixpipe buffer "
+                  "(SetFixPipeConfig), which aclsim does not emulate; use asc.fixpipe with a cbuf_workspace")
+    relu = int(p.relu_pre)
+    if relu not in (0, 1):
+        fail(api, f"relu_pre={relu} is not emulated (0: none, 1: ReLU)")
+    core = ctx.current(api)
+    l0c_to_gm(dst, src, Move(api, int(p.n_size), int(p.m_size), int(p.src_stride), int(p.dst_stride), q,
+                             core.deq_scalar, bool(relu), bool(p.nz2nd_en), bool(p.channel_split)))
+
+
+def set_fix_pipe_pre_quant_flag(config: int) -> None:
+    """Set the scalar quantisation parameter later `data_copy`s from L0C use (SetFixpipePreQuantFlag)."""
+    ctx.current("set_fix_pipe_pre_quant_flag").deq_scalar = int(config)
+
+
+def _quant(api: str, quant_pre: Any) -> QuantModes:
+    q = QuantModes(int(quant_pre))
+    if q not in QUANT:
+        done = ", ".join(m.name for m in QUANT)
+        fail(api, f"quant_pre=QuantModes.{q.name} (int8 quantisation) is not emulated by aclsim ({done} are)")
+    return q
+
+
+def _scales(api: str, cbuf: Any, n: int) -> np.ndarray:
+    """The per-channel parameters: `n` uint64 values of an L1 tensor, all written."""
+    if not isinstance(cbuf, LocalTensor):
+        fail(api, "quant_pre=QuantModes.VDEQF16 reads one uint64 parameter per output channel from a "
+                  "cbuf_workspace: pass fixpipe(dst, src, cbuf_workspace, params)")
+    _pool_of(cbuf, api, "cbuf_workspace", ("L1",))
+    if cbuf.dtype is not uint64:
+        fail(api, f"cbuf_workspace is {cbuf.dtype.name}; it holds uint64 quantisation parameters")
+    hi = cbuf.bounds(n, api)
+    bad = cbuf.buf.pool.written.find(0, cbuf.lo, hi)
+    if bad >= 0:
+        cbuf.uninit(api, bad, n)
+    return cbuf.arr[:n].copy()
+
+
+def l0c_to_gm(dst: Any, src: Any, mv: Move) -> None:
+    """Carry out `mv`: read the NZ block of L0C (every element written by mmad), convert, write GM."""
+    api = mv.api
+    if not isinstance(dst, GlobalTensor):
+        raise TypeError(f"asc.{api}: dst must be a GlobalTensor (the A2/A3 fixpipe writes GM)")
+    _pool_of(src, api, "src", ("L0C",))
+    st = src.dtype
+    if st not in (float32, int32):
+        fail(api, f"src is {st.name}; L0C holds float32 or int32")
+    takes, gives = QUANT[mv.quant]
+    want = gives or st
+    if takes is not None and st is not takes:
+        fail(api, f"QuantModes.{mv.quant.name} converts {takes.name} but L0C holds {st.name}")
+    if dst.dtype is not want:
+        fail(api, f"dst is {dst.dtype.name} but L0C {st.name} with quant_pre=QuantModes.{mv.quant.name} gives "
+                  f"{want.name}")
+    n, m, ss, ds = mv.n, mv.m, mv.src_stride, mv.dst_stride
+    text = f"n_size={n}, m_size={m}, src_stride={ss}, dst_stride={ds}"
+    if not (1 <= n <= 4095 and 1 <= m <= (8192 if mv.nz2nd else 65535) and 0 <= ss <= 65535 and ds >= 1):
+        fail(api, f"{text} is out of range (n_size 1..4095, m_size 1..{8192 if mv.nz2nd else 65535}, "
+                  "src_stride 0..65535, dst_stride >= 1)")
+    split = mv.split and not mv.nz2nd  # channel split cuts NZ output blocks; ND rows have none
+    if split and want is not float32:
+        fail(api, f"channel split writes float32 in 8-column blocks; the output here is {want.name}")
+    oc0 = 8 if split else 16  # columns per NZ output block
+    if not mv.nz2nd and n % oc0:
+        fail(api, f"n_size={n} must be a multiple of {oc0} without NZ2ND (NZ output in {oc0}-column blocks)")
+    nb = -(-n // 16)
+    if nb > 1 and ss < m:
+        fail(api, f"{text}: src_stride (x 16 elements between L0C column blocks) is smaller than m_size: the "
+                  "blocks would overlap; src_stride is m rounded up to 16 as mmad wrote it")
+    osz = st.itemsize
+    pool = src.buf.pool
+    for t in range(max(mv.nd_num, 0)):
+        lo = src.lo + t * mv.src_nd_stride * 1024
+        span = ((nb - 1) * ss * 16 + m * 16) * osz
+        if lo + span > src.end:
+            fail(api, f"reads L0C bytes {lo}..{lo + span} for m_size={m} x n_size={n} (src_stride {ss}) but src "
+                      f"ends at byte {src.end}")
+        shape, strides = (nb, m, 16 * osz), (ss * 16 * osz, 16 * osz, 1)
+        if pool.written.find(0, lo, lo + span) >= 0:
+            fl = np.moveaxis(_strided(pool.wview[lo:], shape=shape, strides=strides), 0, 1).reshape(m, nb * 16, osz)
+            fl = fl[:, :n]
+            if not fl.all():
+                r, c, _ = np.argwhere(fl == 0)[0]
+                fail(api, f"reads C[{r}][{c}] of L0C (byte "
+                          f"{lo + (c // 16) * ss * 16 * osz + (r * 16 + c % 16) * osz}), which no mmad wrote since "
+                          "the buffer was allocated (reading L0C before mmad wrote it)")
+        vals = np.moveaxis(_strided(pool.bytes[lo:], shape=shape, strides=strides), 0, 1).reshape(m, nb * 16, osz)
+        out = _convert(vals[:, :n].copy().view(st.np).reshape(m, n), mv, want)
+        g = dst[t * mv.dst_nd_stride]
+        isz = want.itemsize
+        if mv.nz2nd:
+            rows = _gm_rows(g, m, n * isz, ds * isz, api, True)
+            _store(rows, out.view(np.uint8).reshape(m, -1), want, api)
+        else:
+            blocks = _gm_rows(g, n // oc0, m * oc0 * isz, ds * 32, api, True)
+            nz = out.reshape(m, n // oc0, oc0).transpose(1, 0, 2)
+            _store(blocks, np.ascontiguousarray(nz).view(np.uint8).reshape(n // oc0, -1), want, api)
+
+
+def _deq(bits: np.ndarray) -> np.ndarray:
+    """DEQF16 scales: a float32 in the low 32 bits, used with a 10-bit mantissa (pyasc fixpipe docs)."""
+    return (np.asarray(bits, np.uint64) & 0xFFFFE000).astype(np.uint32).view(np.float32)
+
+
+def _convert(c: np.ndarray, mv: Move, want: DataType) -> np.ndarray:
+    """The pre-ops: quantisation then ReLU, into the dst storage type."""
+    if mv.quant is QuantModes.DEQF16:
+        c = c.astype(np.float32) * _deq(np.array([mv.deq]))[0]
+    elif mv.quant is QuantModes.VDEQF16:
+        c = c.astype(np.float32) * _deq(mv.scales)[None, :]
+    if mv.relu:
+        c = np.maximum(c, 0)
+    if want is bfloat16:
+        return to_bfloat16(c)
+    return np.ascontiguousarray(c, dtype=want.np)
