@@ -51,6 +51,7 @@ from .dtypes import (
 )
 from .enums import CMPMODE, HardEvent, MaskMode, PipeID, RoundMode, SelMode, TPosition
 from .launch import ConstExpr, JITFunction, jit
+from .layout import TransDataTo5HDParams, TransposeParamsExt, TransposeType, trans_data_to_5hd, transpose
 from .mask import MASK_PLACEHOLDER, reset_mask, set_mask_count, set_mask_norm, set_vector_mask
 from .params import (
     BinaryRepeatParams,
@@ -256,3 +257,4 @@ __all__ += [  # the Cube path (cube.py, cube_types.py) and the high-level APIs (
     "CO2Layout", "CubeFormat", "FixpipeConfig", "FixpipeParamsV220", "IterateOrder", "LayoutMode", "LoadData2DParams",
     "MmadParams", "Nd2NzParams", "QuantModes", "adv", "fixpipe", "load_data", "mmad",
 ]
+__all__ += ["TransDataTo5HDParams", "TransposeParamsExt", "TransposeType", "trans_data_to_5hd", "transpose"]  # layout.py

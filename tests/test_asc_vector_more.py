@@ -1,0 +1,218 @@
+"""aclsim.asc: layout (transpose, trans_data_to_5hd), bilinear interpolation, the reductions, gather/scatter and
+the mask/repeat forms of cast/compare/select, each against an independent numpy model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import aclsim.asc as asc
+
+RNG = np.random.default_rng(7)
+TYPES = {np.dtype(np.float16): asc.float16, np.dtype(np.float32): asc.float32, np.dtype(np.int8): asc.int8,
+         np.dtype(np.uint8): asc.uint8, np.dtype(np.int16): asc.int16, np.dtype(np.uint16): asc.uint16,
+         np.dtype(np.int32): asc.int32, np.dtype(np.uint32): asc.uint32, np.dtype(np.uint64): asc.uint64}
+
+
+def run(body, *arrays, scratch=0):
+    """Run `body(*tensors)` in a one-core kernel on UB copies of `arrays` (each 32-byte aligned in one buffer,
+    sized as the array), plus a never-written uint8 tensor of `scratch` bytes if asked; return the arrays as
+    the kernel left them."""
+    offsets, size = [], 0
+    for a in arrays:
+        offsets.append(size)
+        size += -(-a.nbytes // 32) * 32
+    blob = np.zeros(size, np.uint8)
+    for a, o in zip(arrays, offsets, strict=True):
+        blob[o : o + a.nbytes] = np.ascontiguousarray(a).view(np.uint8).ravel()
+
+    @asc.jit
+    def kernel(x: asc.GlobalAddress):
+        pipe = asc.TPipe()
+        buf = asc.TBuf(asc.TPosition.VECCALC)
+        pipe.init_buffer(buf, size)
+        raw = buf.get(asc.uint8)
+        g = asc.GlobalTensor()
+        g.set_global_buffer(x)
+        asc.data_copy(raw, g, size)
+        tensors = [raw[o:].reinterpret_cast(TYPES[a.dtype]) for a, o in zip(arrays, offsets, strict=True)]
+        for t, a in zip(tensors, arrays, strict=True):
+            t.set_size(a.size)
+        if scratch:
+            extra = asc.TBuf(asc.TPosition.VECCALC)
+            pipe.init_buffer(extra, scratch)
+            tensors.append(extra.get(asc.uint8))
+        body(*tensors)
+        asc.data_copy(g, raw, size)
+
+    kernel[1](blob)
+    return [blob[o : o + a.nbytes].view(a.dtype).reshape(a.shape).copy() for a, o in zip(arrays, offsets, strict=True)]
+
+
+def faults(body, *arrays, match, scratch=0):
+    """`body` faults with `match`, naming this file's line."""
+    with pytest.raises(asc.AscError, match=match + r".*test_asc_vector_more\.py:\d+"):
+        run(body, *arrays, scratch=scratch)
+
+
+def values(dtype, n):
+    if np.dtype(dtype).kind == "f":
+        return RNG.uniform(-8, 8, n).astype(dtype)
+    info = np.iinfo(dtype)
+    return RNG.integers(max(info.min, -1000), min(info.max, 1000), n, endpoint=True).astype(dtype)
+
+
+# --------------------------------------------------------------------------- transpose
+@pytest.mark.parametrize("dtype", [np.float16, np.int16, np.uint16])
+def test_transpose_16x16_and_in_place(dtype):
+    x = values(dtype, 256)
+    z, y = run(lambda d, s: (asc.transpose(d, s), asc.transpose(s, s)), np.zeros(256, dtype), x.copy())
+    np.testing.assert_array_equal(z, x.reshape(16, 16).T.ravel())
+    np.testing.assert_array_equal(y, x.reshape(16, 16).T.ravel())
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int8])
+@pytest.mark.parametrize("kind", ["TRANSPOSE_NCHW2NHWC", "TRANSPOSE_NHWC2NCHW"])
+def test_transpose_ext_converts_nchw_and_nhwc(dtype, kind):
+    n, c, h, w = 2, 16, 3, 8
+    x = values(dtype, n * c * h * w)
+    params = asc.TransposeParamsExt(n_size=n, c_size=c, h_size=h, w_size=w, transpose_type=asc.TransposeType[kind])
+    z, _, _ = run(lambda d, s, t: asc.transpose(d, s, t, params), np.zeros_like(x), x, np.zeros(40 * 1024, np.uint8))
+    want = (x.reshape(n, c, h, w).transpose(0, 2, 3, 1) if kind.endswith("NHWC")
+            else x.reshape(n, h, w, c).transpose(0, 3, 1, 2))
+    np.testing.assert_array_equal(z, want.ravel())
+
+
+def test_transpose_ext_nd2nd_b16_is_the_16x16_transpose_of_uint16():
+    x = values(np.uint16, 256)
+    params = asc.TransposeParamsExt(transpose_type=asc.TransposeType.TRANSPOSE_ND2ND_B16)
+    z, _, _ = run(lambda d, s, t: asc.transpose(d, s, t, params), np.zeros_like(x), x, np.zeros(32, np.uint8))
+    np.testing.assert_array_equal(z, x.reshape(16, 16).T.ravel())
+
+
+def _ext(kind, c=16, **kw):
+    return asc.TransposeParamsExt(n_size=1, c_size=c, h_size=4, w_size=4, transpose_type=kind, **kw)
+
+
+@pytest.mark.parametrize(("body", "arrays", "message"), [
+    (lambda d, s: asc.transpose(d, s), (np.zeros(256, np.float32), np.ones(256, np.float32)),
+     r"asc\.transpose: the 16 x 16 transpose takes float16/int16/uint16, got float32"),
+    (lambda d, s: asc.transpose(d, s), (np.zeros(128, np.float16), np.ones(256, np.float16)),
+     r"asc\.transpose: 256 x float16 needs 512 bytes but the tensor holds only 256"),
+    (lambda d, s, t: asc.transpose(d, s, t, _ext(asc.TransposeType.TRANSPOSE_ND2ND_B16)),
+     (np.zeros(256, np.float16), np.ones(256, np.float16), np.zeros(32, np.uint8)),
+     r"TRANSPOSE_ND2ND_B16 takes uint16"),
+    (lambda d, s, t: asc.transpose(d, s, t, _ext(asc.TransposeType.TRANSPOSE_NZ2ND_0213)),
+     (np.zeros(256, np.float16), np.ones(256, np.float16), np.zeros(32, np.uint8)),
+     r"TransposeType\.TRANSPOSE_NZ2ND_0213 is reserved"),
+    (lambda d, s, t: asc.transpose(d, s, t, _ext(asc.TransposeType.TRANSPOSE_NCHW2NHWC)),
+     (np.zeros(256, np.float16), np.ones(256, np.float16), np.zeros(1024, np.uint8)),
+     r"asc\.transpose: 9216 x uint8 needs 9216 bytes but the tensor holds only 1024"),
+    (lambda d, s, t: asc.transpose(s, s, t, _ext(asc.TransposeType.TRANSPOSE_NHWC2NCHW)),
+     (np.zeros(256, np.float16), np.ones(256, np.float16), np.zeros(20000, np.uint8)),
+     r"TRANSPOSE_NHWC2NCHW does not allow src and dst to overlap"),
+])
+def test_transpose_refusals(body, arrays, message):
+    faults(body, *arrays, match=message)
+
+
+def test_transpose_argument_errors_are_type_errors():
+    with pytest.raises(asc.AscError, match=r"dst and src must have the same dtype"):
+        run(lambda d, s: asc.transpose(d, s), np.zeros(256, np.int16), np.zeros(256, np.float16))
+    with pytest.raises(asc.AscError, match=r"shared_tmp_buffer must be a uint8 LocalTensor"):
+        run(lambda d, s, t: asc.transpose(d, s, t, _ext(asc.TransposeType.TRANSPOSE_NCHW2NHWC)),
+            np.zeros(256, np.int16), np.zeros(256, np.int16), np.zeros(64, np.int16))
+
+
+# --------------------------------------------------------------------------- trans_data_to_5hd
+def _5hd_model(src_blocks, isz, src_high=False, dst_high=False):
+    """Independent model of one repeat: 16 source blocks (rows) -> 16 destination blocks (rows)."""
+    epb = 32 // isz
+    dst = np.zeros((16, epb), src_blocks.dtype)
+    for i in range(16):  # source block i
+        for j in range(16 if isz != 4 else 8):  # its element j
+            if isz == 2:
+                dst[j, i] = src_blocks[i, j]
+            elif isz == 4:  # column j of the 16 x 8 matrix fills destination blocks 2j, 2j + 1
+                dst[2 * j + i // 8, i % 8] = src_blocks[i, j]
+            else:
+                dst[j, i + 16 * dst_high] = src_blocks[i, j + 16 * src_high]
+    return dst
+
+
+@pytest.mark.parametrize("form", ["tensors", "addr_list", "addr_tensor"])
+@pytest.mark.parametrize("dtype", [np.float16, np.int16])
+def test_trans_data_to_5hd_makes_nc1hwc0(form, dtype):
+    c, hw = 32, 64  # NCHW with N = 1: two C1 groups of C0 = 16 channels, 64 positions = 4 repeats of 16
+    x = values(dtype, c * hw)
+    params = asc.TransDataTo5HDParams(repeat_times=hw // 16, dst_rep_stride=16, src_rep_stride=1)
+
+    def body(z, s, da, sa):
+        for g in range(c // 16):
+            dst = [z[g * 16 * hw + 16 * k] for k in range(16)]
+            src = [s[g * 16 * hw + hw * k] for k in range(16)]
+            if form == "tensors":
+                asc.trans_data_to_5hd(dst, src, params)
+                continue
+            dl, sl = [t.get_phy_addr() for t in dst], [t.get_phy_addr() for t in src]
+            if form == "addr_list":
+                asc.trans_data_to_5hd(dl, sl, params)
+                continue
+            for k in range(16):
+                da.set_value(k, dl[k])
+                sa.set_value(k, sl[k])
+            asc.trans_data_to_5hd(da, sa, params)
+
+    z, *_ = run(body, np.zeros_like(x), x, np.zeros(16, np.uint64), np.zeros(16, np.uint64))
+    np.testing.assert_array_equal(z, x.reshape(c // 16, 16, hw).transpose(0, 2, 1).ravel())
+
+
+@pytest.mark.parametrize(("dtype", "src_high", "dst_high"), [
+    (np.float32, False, False), (np.int8, False, False), (np.int8, True, False), (np.uint8, False, True),
+])
+def test_trans_data_to_5hd_32_and_8_bit_blocks(dtype, src_high, dst_high):
+    isz = np.dtype(dtype).itemsize
+    epb = 32 // isz
+    x = values(dtype, 16 * epb * 2)  # 16 source blocks, 2 repeats (source repeat stride 16 blocks)
+    z0 = values(dtype, 16 * epb * 2)
+    params = asc.TransDataTo5HDParams(dst_high_half=dst_high, src_high_half=src_high, repeat_times=2,
+                                      dst_rep_stride=16, src_rep_stride=16)
+    z, _ = run(lambda d, s: asc.trans_data_to_5hd([d[epb * k] for k in range(16)], [s[epb * k] for k in range(16)],
+                                                  params), z0.copy(), x)
+    want = z0.reshape(2, 16, epb).copy()
+    for r in range(2):
+        blocks = _5hd_model(x.reshape(2, 16, epb)[r], isz, src_high, dst_high)
+        if isz == 1:
+            half = slice(16, 32) if dst_high else slice(0, 16)
+            want[r][:, half] = blocks[:, half]
+        else:
+            want[r] = blocks
+    np.testing.assert_array_equal(z, want.ravel())
+
+
+def _lists(d, s, n=16):
+    return [d[16 * k] for k in range(n)], [s[16 * k] for k in range(16)]
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    (lambda d, s: asc.trans_data_to_5hd(*_lists(d, s), asc.TransDataTo5HDParams(repeat_times=256)),
+     r"repeat_times must be in 0\.\.255, got 256"),
+    (lambda d, s: asc.trans_data_to_5hd(*_lists(d, s, 15), asc.TransDataTo5HDParams()),
+     r"dst_list lists 15 operands; the instruction takes 16"),
+    (lambda d, s: asc.trans_data_to_5hd([d.get_phy_addr() + 2] + [d.get_phy_addr()] * 15,
+                                        [s.get_phy_addr()] * 16, asc.TransDataTo5HDParams()),
+     r"did not come from LocalTensor.get_phy_addr"),
+    (lambda d, s: asc.trans_data_to_5hd(*_lists(d, s), asc.TransDataTo5HDParams(repeat_times=2, src_rep_stride=16)),
+     r"asc\.trans_data_to_5hd: 272 x float16 needs 544 bytes"),
+])
+def test_trans_data_to_5hd_refusals(body, message):
+    faults(body, np.zeros(256, np.float16), np.ones(256, np.float16), match=message)
+
+
+def test_trans_data_to_5hd_reads_only_written_blocks():
+    def body(d, s, fresh):
+        t = fresh.reinterpret_cast(asc.float16)
+        asc.trans_data_to_5hd([d[16 * k] for k in range(16)], [t[16 * k] for k in range(16)],
+                              asc.TransDataTo5HDParams())
+
+    faults(body, np.zeros(256, np.float16), np.ones(256, np.float16), scratch=512, match=r"was never written")
