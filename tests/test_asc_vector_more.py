@@ -216,3 +216,64 @@ def test_trans_data_to_5hd_reads_only_written_blocks():
                               asc.TransDataTo5HDParams())
 
     faults(body, np.zeros(256, np.float16), np.ones(256, np.float16), scratch=512, match=r"was never written")
+
+
+# --------------------------------------------------------------------------- bilinear_interpolation
+def _bilinear_model(z0, x, offsets, w, mask_bits, h_rep, mode, blk, vro, v_rep):
+    z = z0.copy()
+    for v in range(v_rep):
+        acc = np.zeros(128, np.float16)
+        for h in range(h_rep):
+            k = v * h_rep + h
+            for lane in range(128):
+                b, e = divmod(lane, 16)
+                p = x[offsets[8 * k + b] // 2 + e] * w[8 * k + b if mode else k]
+                acc[lane] = p if h == 0 else acc[lane] + p
+        for lane in range(128):
+            if mask_bits >> lane & 1:
+                b, e = divmod(lane, 16)
+                z[v * vro + b * blk * 16 + e] = acc[lane]
+    return z
+
+
+@pytest.mark.parametrize(("mask", "mode", "blk", "vro"), [
+    (128, False, 1, 128), (128, True, 2, 256), ([0xF0F0_F0F0_0000_FFFF, 0x1234_5678_9ABC_DEF0], True, 1, 160),
+    (40, False, 1, 128),
+])
+def test_bilinear_interpolation_matches_a_per_lane_model(mask, mode, blk, vro):
+    h_rep, v_rep = 3, 2
+    x = values(np.float16, 64 * 16)  # 64 blocks of src0
+    offsets = (RNG.integers(0, 64, 8 * h_rep * v_rep) * 32).astype(np.uint32)
+    w = values(np.float16, 8 * h_rep * v_rep)
+    z0 = values(np.float16, 1024)
+    bits = (1 << mask) - 1 if isinstance(mask, int) else mask[0] | mask[1] << 64
+    z, *_ = run(lambda d, s0, off, s1, t: asc.bilinear_interpolation(d, s0, off, s1, mask, h_rep, mode, blk, vro,
+                                                                      v_rep, t),
+                z0, x, offsets, w, np.zeros(64, np.uint8))
+    np.testing.assert_array_equal(z, _bilinear_model(z0, x, offsets, w, bits, h_rep, mode, blk, vro, v_rep))
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"h_repeat": 256}, r"h_repeat must be in 0\.\.255, got 256"),
+    ({"mask": 129}, r"mask = 129 is out of range"),
+    ({"offset": 16}, r"src0_offset\[0\] = 16 is not a multiple of 32"),
+    ({"offset": 4096}, r"asc\.bilinear_interpolation: 2064 x float16 needs 4128 bytes"),
+    ({"vro": 4096}, r"4224 x float16 needs 8448 bytes but the tensor holds only 512"),
+])
+def test_bilinear_interpolation_refusals(change, message):
+    args = {"mask": 128, "h_repeat": 1, "vro": 128}
+    args.update(change)
+    offsets = np.arange(16, dtype=np.uint32) * 32
+    offsets[0] = change.get("offset", 0)
+
+    def body(d, s0, off, s1, t):
+        asc.bilinear_interpolation(d, s0, off, s1, args["mask"], args["h_repeat"], False, 1, args["vro"], 2, t)
+
+    faults(body, np.zeros(256, np.float16), np.ones(256, np.float16), offsets, np.ones(16, np.float16),
+           np.zeros(32, np.uint8), match=message)
+
+
+def test_bilinear_interpolation_takes_float16_only():
+    faults(lambda d, s0, off, s1, t: asc.bilinear_interpolation(d, s0, off, s1, 64, 1, False, 1, 64, 1, t),
+           np.zeros(64, np.float32), np.ones(64, np.float32), np.zeros(8, np.uint32), np.ones(8, np.float32),
+           np.zeros(32, np.uint8), match=r"dst must be float16 on this chip, got float32")

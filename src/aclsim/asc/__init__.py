@@ -15,6 +15,7 @@ import builtins
 
 from . import adv
 from .auto import LocalTensorAuto
+from .bilinear import bilinear_interpolation
 from .context import AscError, AscWarning, get_block_idx, get_block_num
 from .coverage import NotEmulatedError, module_getattr
 from .cube import fixpipe, load_data, mmad
@@ -258,3 +259,4 @@ __all__ += [  # the Cube path (cube.py, cube_types.py) and the high-level APIs (
     "MmadParams", "Nd2NzParams", "QuantModes", "adv", "fixpipe", "load_data", "mmad",
 ]
 __all__ += ["TransDataTo5HDParams", "TransposeParamsExt", "TransposeType", "trans_data_to_5hd", "transpose"]  # layout.py
+__all__ += ["bilinear_interpolation"]  # bilinear.py
