@@ -277,3 +277,185 @@ def test_bilinear_interpolation_takes_float16_only():
     faults(lambda d, s0, off, s1, t: asc.bilinear_interpolation(d, s0, off, s1, 64, 1, False, 1, 64, 1, t),
            np.zeros(64, np.float32), np.ones(64, np.float32), np.zeros(8, np.uint32), np.ones(8, np.float32),
            np.zeros(32, np.uint8), match=r"dst must be float16 on this chip, got float32")
+
+
+# --------------------------------------------------------------------------- reductions
+def _lane_model(x, mask_bits, repeats, blk, stride):
+    """(repeat, lane) values and enabled flags of a mask/repeat source, element by element."""
+    epb = 32 // x.itemsize
+    lanes = 8 * epb
+    vals = np.zeros((repeats, lanes), x.dtype)
+    on = np.zeros((repeats, lanes), bool)
+    for r in range(repeats):
+        for lane in range(lanes):
+            if mask_bits >> lane & 1:
+                b, e = divmod(lane, epb)
+                vals[r, lane] = x[r * stride * epb + b * blk * epb + e]
+                on[r, lane] = True
+    return vals, on
+
+
+def _pairwise(v):
+    """Binary-tree sum of a list in its dtype, float16 partial sums held at +-65504."""
+    if len(v) == 1:
+        return v[0]
+    half = len(v) // 2
+    s = np.add(_pairwise(v[:half]), _pairwise(v[half:]), dtype=v.dtype)
+    return np.clip(s, -65504, 65504).astype(v.dtype) if v.dtype == np.float16 else s
+
+
+MASKS = {"full": None, "count": 37, "bits": [0x00FF_0F0F_F000_1234, 0x8000_0000_0000_0001]}
+
+
+def _mask(name, dtype):
+    lanes = 256 // np.dtype(dtype).itemsize
+    m = MASKS[name]
+    if m is None:
+        return lanes, (1 << lanes) - 1
+    if isinstance(m, int):
+        return m, (1 << m) - 1
+    m = m[: 2 if lanes == 128 else 1]
+    return m, (m[0] | (m[1] << 64 if len(m) == 2 else 0))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+@pytest.mark.parametrize("mask", sorted(MASKS))
+@pytest.mark.parametrize("api", ["whole_reduce_sum", "repeat_reduce_sum"])
+def test_whole_and_repeat_reduce_sum(dtype, mask, api):
+    if api == "repeat_reduce_sum" and mask == "bits":
+        pytest.skip("repeat_reduce_sum takes a continuous mask only")
+    arg, bits = _mask(mask, dtype)
+    x = values(dtype, 2048)
+    z0 = values(dtype, 64)
+    repeats, blk, stride, dstride = 4, 2, 17, 3
+
+    def body(d, s):
+        if api == "whole_reduce_sum":
+            asc.whole_reduce_sum(d, s, arg, repeats, dstride, blk, stride)
+        else:
+            asc.repeat_reduce_sum(d, s, repeats, arg, 99, blk, dstride, stride)
+
+    z, _ = run(body, z0.copy(), x)
+    vals, _ = _lane_model(x, bits, repeats, blk, stride)
+    want = z0.copy()
+    for r in range(repeats):
+        want[r * dstride] = _pairwise(vals[r])
+    np.testing.assert_array_equal(z, want)
+
+
+def test_whole_reduce_sum_saturates_float16_partial_sums():
+    x = np.zeros(128, np.float16)
+    x[:4] = [60000, 60000, -30000, 100]  # the documented example: 65504 - 29900
+    z, _ = run(lambda d, s: asc.whole_reduce_sum(d, s, 4, 1, 1, 1, 8), np.zeros(16, np.float16), x)
+    assert z[0] == np.float16(65504) + (np.float16(-30000) + np.float16(100))  # not inf
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+@pytest.mark.parametrize("order", list(asc.ReduceOrder))
+@pytest.mark.parametrize("api", ["whole_reduce_max", "whole_reduce_min"])
+def test_whole_reduce_max_min_orders(dtype, order, api):
+    arg, bits = _mask("bits", dtype)
+    x = values(dtype, 2048)
+    z0 = np.zeros(64, dtype)
+    repeats, dstride = 3, 2
+    z, _ = run(lambda d, s: getattr(asc, api)(d, s, arg, repeats, dstride, 1, 8, order), z0, x)
+    vals, on = _lane_model(x, bits, repeats, 1, 8)
+    ibits = np.uint16 if dtype == np.float16 else np.uint32
+    want = z0.copy()
+    for r in range(repeats):
+        cand = [(v, i) for i, (v, ok) in enumerate(zip(vals[r], on[r], strict=True)) if ok]
+        best = (max if api.endswith("max") else min)(cand, key=lambda c: c[0])  # the first of equal values
+        value, index = best[0], best[1]
+        if order == asc.ReduceOrder.ORDER_ONLY_VALUE:
+            want[r * dstride] = value
+        elif order == asc.ReduceOrder.ORDER_ONLY_INDEX:
+            want.view(np.uint8)[4 * r * dstride : 4 * r * dstride + 4] = np.array([index], np.uint32).view(np.uint8)
+        else:
+            pair = [value, np.array([index], ibits).view(dtype)[0]]
+            if order == asc.ReduceOrder.ORDER_INDEX_VALUE:
+                pair.reverse()
+            want[2 * r * dstride : 2 * r * dstride + 2] = pair
+    np.testing.assert_array_equal(z.view(np.uint8), want.view(np.uint8))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+@pytest.mark.parametrize("how", ["sum", "max", "min"])
+def test_block_reduce(dtype, how):
+    arg, bits = _mask("bits", dtype)
+    x = values(dtype, 2048)
+    z0 = values(dtype, 64)
+    repeats, dstride, blk, stride = 3, 2, 1, 9
+    z, _ = run(lambda d, s: getattr(asc, f"block_reduce_{how}")(d, s, repeats, arg, dstride, blk, stride), z0.copy(), x)
+    vals, on = _lane_model(x, bits, repeats, blk, stride)
+    epb = 32 // np.dtype(dtype).itemsize
+    want = z0.copy()
+    for r in range(repeats):
+        for b in range(8):
+            v, ok = vals[r, b * epb : (b + 1) * epb], on[r, b * epb : (b + 1) * epb]
+            if ok.any():  # a block with no enabled lane keeps its dst element
+                want[r * dstride * 8 + b] = _pairwise(v) if how == "sum" else getattr(np, how)(v[ok])
+    np.testing.assert_array_equal(z, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_pair_reduce_sum(dtype):
+    arg, bits = _mask("bits", dtype)
+    x = values(dtype, 2048)
+    lanes = 256 // np.dtype(dtype).itemsize
+    z0 = values(dtype, 4 * lanes)
+    z, _ = run(lambda d, s: asc.pair_reduce_sum(d, s, 2, arg, 2, 1, 8), z0.copy(), x)
+    vals, on = _lane_model(x, bits, 2, 1, 8)
+    want = z0.copy()
+    for r in range(2):
+        for i in range(lanes // 2):
+            if on[r, 2 * i] or on[r, 2 * i + 1]:
+                want[r * 2 * (lanes // 2) + i] = vals[r, 2 * i] + vals[r, 2 * i + 1]
+    np.testing.assert_array_equal(z, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_reduce_mask_repeat_forms(dtype):
+    x = values(dtype, 2048)
+    repeats, stride = 3, 12
+    arg, bits = _mask("count", dtype)
+
+    def body(mx, mn, sm, s, t):
+        asc.reduce_max(mx, s, t, arg, repeats, stride, True)
+        asc.reduce_min(mn, s, t, arg, repeats, stride)
+        asc.reduce_sum(sm, s, t, arg, repeats, stride)
+
+    mx, mn, sm, _, _ = run(body, np.zeros(16, dtype), np.zeros(16, dtype), np.zeros(16, dtype), x,
+                           np.zeros(1024, np.uint8))
+    vals, on = _lane_model(x, bits, repeats, 1, stride)
+    flat = [(v, i) for i, (v, ok) in enumerate(zip(vals.ravel(), on.ravel(), strict=True)) if ok]
+    best = max(flat, key=lambda c: c[0])
+    assert mx[0] == best[0]
+    assert mx[1:2].view(np.uint16 if dtype == np.float16 else np.uint32)[0] == best[1]
+    assert mn[0] == min(v for v, _ in flat)
+    np.testing.assert_allclose(sm[0], sum(float(v) for v, _ in flat), rtol=2e-3 if dtype == np.float16 else 1e-6)
+
+
+def test_reduce_max_count_form_takes_cal_index_positionally():
+    x = values(np.float32, 300)
+    z, _, _ = run(lambda d, s, t: asc.reduce_max(d, s, t, 300, True), np.zeros(8, np.float32), x,
+                  np.zeros(1024, np.uint8))
+    assert z[0] == x.max()
+    assert z[1:2].view(np.uint32)[0] == int(np.argmax(x))
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    (lambda d, s: asc.whole_reduce_sum(d, s, 64, 256, 1, 1, 8), r"repeat_times must be in 0\.\.255, got 256"),
+    (lambda d, s: asc.block_reduce_max(d, s, 1, 0, 1, 1, 8), r"mask = 0 is out of range"),
+    (lambda d, s: asc.pair_reduce_sum(d, s, 1, [0], 1, 1, 8), r"enables none of the 64 lanes"),
+    (lambda d, s: asc.whole_reduce_max(d[1:], s, 64, 1, 1, 1, 8), r"not 8-byte aligned"),
+    (lambda d, s: asc.whole_reduce_sum(d, s, 64, 5, 1, 1, 8), r"320 x float32 needs 1280 bytes but the tensor "
+                                                             r"holds only 1024"),
+    (lambda d, s: asc.repeat_reduce_sum(d, s, 1, [1, 0], 1, 1, 1, 8), r"the mask is a count of leading lanes"),
+])
+def test_reduction_refusals(body, message):
+    faults(body, np.zeros(64, np.float32), np.ones(256, np.float32), match=message)
+
+
+def test_reductions_refuse_integer_types():
+    faults(lambda d, s: asc.whole_reduce_sum(d, s, 64, 1, 1, 1, 8), np.zeros(64, np.int32), np.ones(256, np.int32),
+           match=r"int32 is not supported")

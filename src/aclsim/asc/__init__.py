@@ -64,6 +64,20 @@ from .params import (
     DataCopyParams,
     UnaryRepeatParams,
 )
+from .reduce import (
+    ReduceOrder,
+    block_reduce_max,
+    block_reduce_min,
+    block_reduce_sum,
+    pair_reduce_sum,
+    reduce_max,
+    reduce_min,
+    reduce_sum,
+    repeat_reduce_sum,
+    whole_reduce_max,
+    whole_reduce_min,
+    whole_reduce_sum,
+)
 from .sync import pipe_barrier, set_flag, wait_flag
 from .sysvar import (
     DEFAULT_C0_SIZE,
@@ -110,9 +124,6 @@ from .vector import (
     mul_add_dst,
     muls,
     reciprocal,
-    reduce_max,
-    reduce_min,
-    reduce_sum,
     relu,
     rsqrt,
     select,
@@ -260,3 +271,5 @@ __all__ += [  # the Cube path (cube.py, cube_types.py) and the high-level APIs (
 ]
 __all__ += ["TransDataTo5HDParams", "TransposeParamsExt", "TransposeType", "trans_data_to_5hd", "transpose"]  # layout.py
 __all__ += ["bilinear_interpolation"]  # bilinear.py
+__all__ += ["ReduceOrder", "block_reduce_max", "block_reduce_min", "block_reduce_sum", "pair_reduce_sum",  # reduce.py
+            "repeat_reduce_sum", "whole_reduce_max", "whole_reduce_min", "whole_reduce_sum"]

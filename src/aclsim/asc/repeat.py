@@ -137,12 +137,15 @@ def indices(repeats: int, total: int, flags: np.ndarray | None, blk: int, stride
     return idx if flags is not None else idx[:total]
 
 
-def _span(t: LocalTensor, idx: np.ndarray, api: str) -> np.ndarray:
+def _span(t: LocalTensor, idx: np.ndarray, api: str, align: int = BLOCK) -> np.ndarray:
     """The operand's written-flags as (elements, itemsize) after the liveness, size, alignment and UB checks."""
     n = int(idx.max()) + 1
     t.bounds(n, api)
-    if t.lo & 31:
-        t.misaligned(api)
+    if t.lo % align:
+        if align == BLOCK:
+            t.misaligned(api)
+        fail(api, f"the tensor starts at {t.buf.pool.name} offset {t.lo}, not {align}-byte aligned as this operand "
+                  "must be")
     pool = t.buf.pool
     if pool.name != "UB":
         t.not_ub(api)
@@ -159,9 +162,9 @@ def gather(t: LocalTensor, idx: np.ndarray, api: str) -> np.ndarray:
     return t.arr[idx]
 
 
-def mark(t: LocalTensor, idx: np.ndarray, api: str) -> None:
-    """Check destination elements at `idx` and mark them written."""
-    _span(t, idx, api)[idx] = 1
+def mark(t: LocalTensor, idx: np.ndarray, api: str, align: int = BLOCK) -> None:
+    """Check destination elements at `idx` (the tensor aligned to `align` bytes) and mark them written."""
+    _span(t, idx, api, align)[idx] = 1
 
 
 def _chains(dst: LocalTensor, di: np.ndarray, srcs: Sequence[LocalTensor], sis: Sequence[np.ndarray]) -> bool:

@@ -459,45 +459,6 @@ def cast(dst: LocalTensor, src: LocalTensor, round_mode: int, *args: Any, **kwar
         out[...] = np.clip(x.astype(np.int64), info.min, info.max)
 
 
-# ------------------------------------------------------------------------------- reductions
-def _reduce(api: str, dst: LocalTensor, src: LocalTensor, tmp: LocalTensor, cal_index: bool, args: tuple,
-            kwargs: dict) -> None:
-    count = _count_only(api, args, kwargs)
-    if count is None:
-        return
-    dt = src.dtype
-    _check_types(api, FLOAT, dt, dst)
-    if not isinstance(tmp, LocalTensor):
-        raise TypeError(f"asc.{api}(dst, src, shared_tmp_buffer, count): shared_tmp_buffer must be a LocalTensor")
-    tmp.span(1, api)  # the work buffer must be live and aligned; its contents are scratch
-    x = src.read(count, api)
-    if api == "reduce_sum":
-        dst.write(1, api)[0] = x.sum(dtype=dt.np)
-        return
-    i = int(x.argmax() if api == "reduce_max" else x.argmin())
-    out = dst.write(2 if cal_index else 1, api)
-    out[0] = x[i]
-    if cal_index:  # the index is stored in the second element's bits; reinterpret_cast to read it
-        out[1:2].view(np.uint16 if dt.itemsize == 2 else np.uint32)[0] = i
-
-
-def reduce_sum(dst: LocalTensor, src: LocalTensor, shared_tmp_buffer: LocalTensor, *args: Any, **kwargs: Any) -> None:
-    """dst[0] = sum of the first `count` elements of src."""
-    _reduce("reduce_sum", dst, src, shared_tmp_buffer, False, args, kwargs)
-
-
-def reduce_max(dst: LocalTensor, src: LocalTensor, shared_tmp_buffer: LocalTensor, *args: Any,
-               cal_index: bool = False, **kwargs: Any) -> None:
-    """dst[0] = max of the first `count` elements (dst[1] = its index with cal_index)."""
-    _reduce("reduce_max", dst, src, shared_tmp_buffer, cal_index, args, kwargs)
-
-
-def reduce_min(dst: LocalTensor, src: LocalTensor, shared_tmp_buffer: LocalTensor, *args: Any,
-               cal_index: bool = False, **kwargs: Any) -> None:
-    """dst[0] = min of the first `count` elements (dst[1] = its index with cal_index)."""
-    _reduce("reduce_min", dst, src, shared_tmp_buffer, cal_index, args, kwargs)
-
-
 # ------------------------------------------------------------------------------- compare / select
 _CMP = {CMPMODE.LT: np.less, CMPMODE.GT: np.greater, CMPMODE.EQ: np.equal, CMPMODE.LE: np.less_equal,
         CMPMODE.GE: np.greater_equal, CMPMODE.NE: np.not_equal}
