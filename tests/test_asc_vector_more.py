@@ -459,3 +459,115 @@ def test_reduction_refusals(body, message):
 def test_reductions_refuse_integer_types():
     faults(lambda d, s: asc.whole_reduce_sum(d, s, 64, 1, 1, 1, 8), np.zeros(64, np.int32), np.ones(256, np.int32),
            match=r"int32 is not supported")
+
+
+# --------------------------------------------------------------------------- gather / scatter / gather_mask
+@pytest.mark.parametrize("dtype", [np.float16, np.int32])
+def test_gather_and_scatter_count_form(dtype):
+    isz = np.dtype(dtype).itemsize
+    src = values(dtype, 512)
+    picks = RNG.integers(0, 256, 200)
+    slots = RNG.permutation(256)[:200]
+    z0 = values(dtype, 512)
+
+    def body(g, sc, s, gather_off, scatter_off):
+        asc.gather(g, s, gather_off, 64, 200)
+        asc.scatter(sc, s, scatter_off, 32, count=200)
+
+    g, sc, *_ = run(body, z0.copy(), z0.copy(), src, (picks * isz).astype(np.uint32), (slots * isz).astype(np.uint32))
+    want_g, want_s = z0.copy(), z0.copy()
+    for i in range(200):
+        want_g[i] = src[64 // isz + picks[i]]
+        want_s[32 // isz + slots[i]] = src[i]
+    np.testing.assert_array_equal(g, want_g)
+    np.testing.assert_array_equal(sc, want_s)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_gather_and_scatter_mask_repeat_form(dtype):
+    arg, bits = _mask("bits", dtype)
+    isz = np.dtype(dtype).itemsize
+    epb, lanes = 32 // isz, 256 // isz
+    src = values(dtype, 1024)
+    off = (RNG.integers(0, 1024, 2 * lanes) * isz).astype(np.uint32)
+    z0 = values(dtype, 2048)
+    g, sc, *_ = run(lambda g, sc, s, o: (asc.gather(g, s, o, 0, arg, 2, 9), asc.scatter(sc, s, o, 0, arg, 2, 3)),
+                    z0.copy(), z0.copy(), src, off)
+    want_g, want_s = z0.copy(), z0.copy()
+    for r in range(2):
+        for lane in range(lanes):
+            if bits >> lane & 1:
+                k = r * lanes + lane  # the offsets are consumed one per lane, repeat after repeat
+                want_g[r * 9 * epb + lane] = src[off[k] // isz]
+                want_s[off[k] // isz] = src[r * 3 * epb + lane]
+    np.testing.assert_array_equal(g, want_g)
+    np.testing.assert_array_equal(sc, want_s)
+
+
+def test_scatter_to_one_element_keeps_the_last_write():
+    src = np.arange(64, dtype=np.float32)
+    z, *_ = run(lambda d, s, o: asc.scatter(d, s, o, 0, 64), np.zeros(64, np.float32), src, np.zeros(64, np.uint32))
+    assert z[0] == 63
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    (lambda d, s, o: asc.gather(d, s, o, 2, 16), r"base \+ offset\[0\] = 2 bytes is not a multiple of the 4-byte"),
+    (lambda d, s, o: asc.gather(d, s, o, 4096, 16), r"asc\.gather: 1025 x float32 needs 4100 bytes"),
+    (lambda d, s, o: asc.scatter(d, s, o, 0, 64, 256, 8), r"repeat_times must be in 0\.\.255, got 256"),
+    (lambda d, s, o: asc.gather(d, s, o, 0, 65, 1, 8), r"mask = 65 is out of range"),
+    (lambda d, s, o: asc.gather(d, s, o.reinterpret_cast(asc.int32), 0, 16), r"the offsets must be a uint32"),
+])
+def test_gather_scatter_refusals(body, message):
+    faults(body, np.zeros(64, np.float32), np.ones(64, np.float32), np.zeros(64, np.uint32), match=message)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.int32])
+@pytest.mark.parametrize("pattern", [1, 2, 3, 4, 5, 6, 7, "tensor"])
+def test_gather_mask_normal_mode(dtype, pattern):
+    isz = np.dtype(dtype).itemsize
+    epb, lanes = 32 // isz, 256 // isz
+    src = values(dtype, 2048)
+    pat_dtype = np.uint16 if isz == 2 else np.uint32
+    pat = RNG.integers(0, np.iinfo(pat_dtype).max, 64, endpoint=True).astype(pat_dtype)
+    params = asc.GatherMaskParams(src0_block_stride=2, repeat_times=3, src0_repeat_stride=20, src1_repeat_stride=1)
+    z0 = values(dtype, 1024)
+    kept = []
+
+    def body(d, s, p):
+        asc.set_mask_count()  # gather_mask leaves the register in NORMAL mode
+        kept.append(asc.gather_mask(d, s, p if pattern == "tensor" else pattern, False, 0, params))
+        asc.add(d, d, d, 64, 1, asc.BinaryRepeatParams())  # a NORMAL-mode mask of 64 lanes
+
+    z, *_ = run(body, z0.copy(), src, pat)
+    picked = []
+    for r in range(3):
+        for lane in range(lanes):
+            if pattern == "tensor":  # bits LSB first, one repeat's words from r * 32 bytes
+                word = pat[r * (32 // isz) + lane // (8 * isz)]
+                on = bool(int(word) >> (lane % (8 * isz)) & 1)
+            else:
+                on = {1: lane % 2 == 0, 2: lane % 2 == 1, 3: lane % 4 == 0, 4: lane % 4 == 1, 5: lane % 4 == 2,
+                      6: lane % 4 == 3, 7: True}[pattern]
+            if on:
+                b, e = divmod(lane, epb)
+                picked.append(src[(r * 20 + b * 2) * epb + e])
+    want = z0.copy()
+    want[: len(picked)] = picked
+    want[:64] = want[:64] + want[:64]
+    assert kept == [len(picked)]
+    np.testing.assert_array_equal(z, want)
+
+
+def test_gather_mask_counter_mode_is_not_emulated():
+    with pytest.raises(asc.AscError, match=r"asc\.gather_mask with reduce_mode=True \(COUNTER mode\) is a pyasc API "
+                                           r"that aclsim does not emulate"):
+        run(lambda d, s: asc.gather_mask(d, s, 7, True, 64, asc.GatherMaskParams()), np.zeros(64, np.float32),
+            np.ones(64, np.float32))
+
+
+def test_gather_mask_checks_the_pattern():
+    faults(lambda d, s: asc.gather_mask(d, s, 8, False, 0, asc.GatherMaskParams()), np.zeros(64, np.float32),
+           np.ones(64, np.float32), match=r"a built-in pattern is 1\.\.7, got 8")
+    with pytest.raises(asc.AscError, match=r"the pattern tensor must be uint32"):
+        run(lambda d, s, p: asc.gather_mask(d, s, p, False, 0, asc.GatherMaskParams()), np.zeros(64, np.float32),
+            np.ones(64, np.float32), np.zeros(16, np.uint16))
