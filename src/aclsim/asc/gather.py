@@ -32,7 +32,7 @@ from .context import fail
 from .coverage import not_emulated
 from .dtypes import uint16, uint32
 from .mask import lanes_per_repeat, register
-from .repeat import BLOCK, form, mark, plan, repeat_of
+from .repeat import BLOCK, form, lane_grid, lane_index, mark, repeat_of
 from .repeat import gather as take
 from .tensors import LocalTensor
 from .vector import _check_types
@@ -73,13 +73,10 @@ def _elements(api: str, data: LocalTensor, offsets: LocalTensor, base: Any, args
             raise TypeError(f"asc.{api}: {str(e).replace('_rep_form()', '')}; the forms are (..., count) and "
                             "(..., mask, repeat_times, rep_stride)") from None
         rep = repeat_of(api, mask, times, [(1, stride)], True)
-        repeats, total, flags = plan(api, rep, isz)
-        lanes = lanes_per_repeat(isz)
-        on = ((np.arange(repeats * lanes) < total).reshape(repeats, lanes) if flags is None
-              else np.broadcast_to(flags, (repeats, lanes)))
+        on = lane_grid(api, rep, isz)
         if not on.any():
             return None
-        positions = (np.arange(repeats)[:, None] * (rep.strides[0][1] * BLOCK // isz) + np.arange(lanes))[on]
+        positions = lane_index(on.shape, *rep.strides[0], isz)[on]
         slots = np.flatnonzero(on.ravel())
     else:
         n = form(api, args, kwargs, None)
@@ -160,10 +157,7 @@ def gather_mask(dst: LocalTensor, src0: LocalTensor, src1_pattern: Any, reduce_m
             fail(api, f"a built-in pattern is 1..7, got {code}")
         period, phase = _BUILT_IN[code]
         keep = np.broadcast_to(np.arange(lanes) % period == phase, (times, lanes))
-    epb = BLOCK // isz
-    blk, stride = rep.strides[0]
-    lane = np.arange(lanes)
-    sidx = (np.arange(times)[:, None] * (stride * epb) + (lane // epb) * (blk * epb) + lane % epb)[keep]
+    sidx = lane_index(keep.shape, *rep.strides[0], isz)[keep]
     kept = int(sidx.size)
     if kept:
         values = take(src0, sidx, api)

@@ -29,7 +29,7 @@ import numpy as np
 
 from .context import fail
 from .mask import lanes_per_repeat
-from .repeat import BLOCK, gather, mark, plan, repeat_of
+from .repeat import BLOCK, gather, lane_grid, lane_index, mark, repeat_of
 from .tensors import LocalTensor
 from .vector import _check_types
 
@@ -52,19 +52,10 @@ def _lanes(api: str, dst: LocalTensor, src: LocalTensor, mask: Any, times: Any, 
     _check_types(api, FLOAT, src.dtype, dst)
     rep = repeat_of(api, mask, times, [(blk, stride)], is_set_mask)
     isz = src.dtype.itemsize
-    repeats, total, flags = plan(api, rep, isz)
-    lanes = lanes_per_repeat(isz)
-    if flags is None:  # COUNTER mode: the first `total` elements
-        on = (np.arange(repeats * lanes) < total).reshape(repeats, lanes)
-    else:
-        on = np.broadcast_to(flags, (repeats, lanes))
-    epb = BLOCK // isz
-    lane = np.arange(lanes)
-    blk, stride = rep.strides[0]
-    idx = np.arange(repeats)[:, None] * (stride * epb) + (lane // epb) * (blk * epb) + lane % epb
-    vals = np.zeros((repeats, lanes), src.dtype.np)
+    on = lane_grid(api, rep, isz)
+    vals = np.zeros(on.shape, src.dtype.np)
     if on.any():
-        vals[on] = gather(src, idx[on], api)
+        vals[on] = gather(src, lane_index(on.shape, *rep.strides[0], isz)[on], api)
     return vals, on
 
 

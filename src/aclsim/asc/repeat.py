@@ -124,6 +124,24 @@ def plan(api: str, rep: Repeat, itemsize: int, per_repeat_count: bool = False) -
     return rep.times, rep.times * int(flags.sum()), flags
 
 
+def lane_grid(api: str, rep: Repeat, itemsize: int) -> np.ndarray:
+    """(repeats, lanes) flags of the lanes a mask/repeat call enables, lanes counted in `itemsize` elements
+    (the wider operand's when the widths differ: "以数据类型的字节较大的为准")."""
+    repeats, total, flags = plan(api, rep, itemsize)
+    lanes = lanes_per_repeat(itemsize)
+    if flags is None:  # COUNTER mode: the first `total` lanes, repeat after repeat
+        return (np.arange(repeats * lanes) < total).reshape(repeats, lanes)
+    return np.broadcast_to(flags, (repeats, lanes))
+
+
+def lane_index(shape: tuple[int, int], blk: int, stride: int, itemsize: int) -> np.ndarray:
+    """(repeat, lane) -> element index of an operand whose blocks hold 32 bytes of its own element type."""
+    repeats, lanes = shape
+    epb = BLOCK // itemsize
+    lane = np.arange(lanes)
+    return np.arange(repeats)[:, None] * (stride * epb) + (lane // epb) * (blk * epb) + lane % epb
+
+
 def indices(repeats: int, total: int, flags: np.ndarray | None, blk: int, stride: int, itemsize: int) -> np.ndarray:
     """Element indices (from the operand's start) one operand touches, repeat after repeat."""
     epb = BLOCK // itemsize
