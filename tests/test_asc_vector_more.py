@@ -571,3 +571,106 @@ def test_gather_mask_checks_the_pattern():
     with pytest.raises(asc.AscError, match=r"the pattern tensor must be uint32"):
         run(lambda d, s, p: asc.gather_mask(d, s, p, False, 0, asc.GatherMaskParams()), np.zeros(64, np.float32),
             np.ones(64, np.float32), np.zeros(16, np.uint16))
+
+
+# --------------------------------------------------------------------------- mask/repeat forms of cast, compare, select
+def _at(r, lane, blk, rep, isz):
+    epb = 32 // isz
+    return r * rep * epb + (lane // epb) * blk * epb + lane % epb
+
+
+@pytest.mark.parametrize(("sdt", "ddt", "mode", "rp"), [
+    (np.float32, np.float16, "CAST_NONE", (1, 1, 4, 8)),
+    (np.float16, np.float32, "CAST_NONE", (1, 2, 8, 5)),
+    (np.float32, np.int32, "CAST_FLOOR", (2, 1, 16, 8)),
+])
+@pytest.mark.parametrize("mask", ["count", "bits"])
+def test_cast_mask_repeat_form(sdt, ddt, mode, rp, mask):
+    lanes = 256 // max(np.dtype(sdt).itemsize, np.dtype(ddt).itemsize)  # the wider type sets the lanes
+    arg, bits = _mask(mask, np.float32)
+    x = values(sdt, 2048)
+    z0 = values(ddt, 2048)
+    params = asc.UnaryRepeatParams(*rp)
+    z, _ = run(lambda d, s: asc.cast(d, s, asc.RoundMode[mode], arg, 3, params), z0.copy(), x)
+    want = z0.copy()
+    db, sb, dr, sr = rp
+    for r in range(3):
+        for lane in range(lanes):
+            if bits >> lane & 1:
+                v = x[_at(r, lane, sb, sr, x.itemsize)]
+                want[_at(r, lane, db, dr, z0.itemsize)] = np.floor(v) if mode == "CAST_FLOOR" else v
+    np.testing.assert_array_equal(z, want)
+
+
+def _bits_model(fn, srcs, strides, bits, repeats, isz):
+    lanes = 256 // isz
+    out = np.zeros(repeats * lanes, bool)
+    for r in range(repeats):
+        for lane in range(lanes):
+            if bits >> lane & 1:
+                out[r * lanes + lane] = fn(*[s[_at(r, lane, b, rep, isz)] for s, (b, rep) in zip(srcs, strides,
+                                                                                            strict=True)])
+    return np.packbits(out, bitorder="little")
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_compare_and_compare_scalar_mask_repeat_forms(dtype):
+    isz = np.dtype(dtype).itemsize
+    arg, bits = _mask("bits", dtype)
+    a, b = values(dtype, 2048), values(dtype, 2048)
+    b[:64] = a[:64]  # some equal pairs
+
+    def body(c, cs, x, y):
+        asc.compare(c, x, y, asc.CMPMODE.LE, arg, 3, asc.BinaryRepeatParams(1, 1, 2, 8, 8, 16))
+        asc.compare_scalar(cs, x, 0.5, asc.CMPMODE.GT, arg, 3, asc.UnaryRepeatParams(1, 2, 8, 16))
+
+    c, cs, _, _ = run(body, np.zeros(128, np.uint8), np.zeros(128, np.uint8), a, b)
+    n = 3 * (256 // isz) // 8
+    np.testing.assert_array_equal(c[:n], _bits_model(lambda p, q: p <= q, (a, b), ((1, 8), (2, 16)), bits, 3, isz))
+    np.testing.assert_array_equal(cs[:n], _bits_model(lambda p: p > dtype(0.5), (a,), ((2, 16),), bits, 3, isz))
+
+
+@pytest.mark.parametrize("mode", ["VSEL_TENSOR_TENSOR_MODE", "VSEL_TENSOR_SCALAR_MODE", "VSEL_CMPMASK_SPR"])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_select_mask_repeat_form(mode, dtype):
+    isz = np.dtype(dtype).itemsize
+    lanes = 256 // isz
+    arg, bits = _mask("count", dtype)
+    a, b, z0 = values(dtype, 2048), values(dtype, 2048), values(dtype, 2048)
+    sel = RNG.integers(0, 256, 128).astype(np.uint8)
+    m = asc.SelMode[mode]
+    scalar = mode == "VSEL_TENSOR_SCALAR_MODE"
+    params = asc.BinaryRepeatParams(1, 2, 1, 8, 16, 9)
+    z, *_ = run(lambda d, s, x, y: asc.select(d, s, x, 1.5 if scalar else y, m, arg, 2, params), z0.copy(), sel, a, b)
+    pick = np.unpackbits(sel, bitorder="little").astype(bool)
+    want = z0.copy()
+    for r in range(2):
+        for lane in range(lanes):
+            if bits >> lane & 1:
+                bit = pick[lane] if mode == "VSEL_CMPMASK_SPR" else pick[r * lanes + lane]
+                other = dtype(1.5) if scalar else b[_at(r, lane, 1, 9, isz)]
+                want[_at(r, lane, 1, 8, isz)] = a[_at(r, lane, 2, 16, isz)] if bit else other
+    np.testing.assert_array_equal(z, want)
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    (lambda d, s: asc.cast(d, s, asc.RoundMode.CAST_NONE, 64, 256, asc.UnaryRepeatParams()),
+     r"asc\.cast: repeat_times must be in 0\.\.255"),
+    (lambda d, s: asc.cast(d, s, asc.RoundMode.CAST_NONE, 65, 1, asc.UnaryRepeatParams()),
+     r"asc\.cast: mask = 65 is out of range: a repeat of a 32-bit type has 1\.\.64 lanes"),
+    (lambda d, s: asc.cast(d, s, asc.RoundMode.CAST_NONE, 64, 2, asc.UnaryRepeatParams(1, 1, 8, 8)),
+     r"asc\.cast: 128 x float32 needs 512 bytes but the tensor holds only 256"),
+    (lambda d, s: asc.compare(d.reinterpret_cast(asc.uint8), s, s, asc.CMPMODE.LT, 64, 1,
+                              asc.UnaryRepeatParams()), r"repeat_params must be asc\.BinaryRepeatParams"),
+])
+def test_mask_repeat_refusals_of_cast_and_compare(body, message):
+    faults(body, np.zeros(64, np.float32), np.ones(64, np.float32), match=message)
+
+
+def test_the_cmpmask_register_forms_are_reported_as_not_emulated():
+    with pytest.raises(asc.AscError, match=r"asc\.compare into the cmpMask register is a pyasc API that aclsim"):
+        run(lambda a, b: asc.compare(a, b, asc.CMPMODE.LT, 64, asc.BinaryRepeatParams()), np.ones(64, np.float32),
+            np.ones(64, np.float32))
+    with pytest.raises(asc.AscError, match=r"asc\.select with the cmpMask register is a pyasc API that aclsim"):
+        run(lambda d, a, b: asc.select(d, a, b, 1, asc.BinaryRepeatParams(), asc.SelMode.VSEL_CMPMASK_SPR),
+            np.zeros(64, np.float32), np.ones(64, np.float32), np.ones(64, np.float32))

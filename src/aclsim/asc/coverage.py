@@ -32,13 +32,6 @@ MODULES: dict[str, str | None] = {
 SPELLING = {"asc.language.adv": "asc.adv"}
 
 NOTES: dict[str, str] = {
-    "asc.cast": "count form (mask/repeat form not emulated)",
-    "asc.compare": "count form (mask/repeat form not emulated)",
-    "asc.compare_scalar": "count form (mask/repeat form not emulated)",
-    "asc.select": "count form (mask/repeat form not emulated)",
-    "asc.reduce_sum": "count form",
-    "asc.reduce_max": "count form",
-    "asc.reduce_min": "count form",
     "asc.data_copy": "count, DataCopyParams and Nd2NzParams (GM -> L1) forms",
     "asc.bfloat16": "storage, cast, duplicate, Cube inputs",
     "asc.runtime.config.set_platform": "both backends run on the emulator",
@@ -46,6 +39,9 @@ NOTES: dict[str, str] = {
     "asc.fixpipe": "L0C -> GM; NoQuant, F322F16, F322BF16, DEQF16, ReLU",
     "asc.language.adv.Matmul": "GM operands in ND",
     "asc.lib.host": "tiling computed from the chip profile",
+    "asc.compare": "count and mask/repeat forms into dst (the cmpMask-register form is not emulated)",
+    "asc.select": "count and mask/repeat forms with a sel_mask tensor (the cmpMask-register form is not emulated)",
+    "asc.gather_mask": "normal mode (reduce_mode=False); COUNTER mode not emulated",
 }
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import context as ctx
+from . import masked
 from .context import fail
 from .coverage import not_emulated
 from .dtypes import DataType, bfloat16
@@ -69,14 +70,6 @@ def _run(api: str, fn: Callable, types: tuple[str, ...], dst: LocalTensor, srcs:
     for s in srcs:
         _overlap(api, dst, s, n)
     fn(*xs, out=dst.write(n, api))
-
-
-def _count_only(api: str, args: tuple, kwargs: dict) -> int | None:
-    """The count of an instruction whose mask/repeat form aclsim does not emulate yet."""
-    n = form(api, args, kwargs, UnaryRepeatParams)
-    if type(n) is Repeat:
-        raise not_emulated(f"asc.{api} in its mask/repeat form")
-    return n
 
 
 def _binary(api: str, fn: Callable, types: tuple[str, ...], dst: LocalTensor, a: LocalTensor, b: LocalTensor,
@@ -427,36 +420,39 @@ _INT_ROUND = {
 
 
 def cast(dst: LocalTensor, src: LocalTensor, round_mode: int, *args: Any, **kwargs: Any) -> None:
-    """Convert the first `count` elements of `src` into `dst`'s type, rounding by `round_mode`.
+    """Convert `src` into `dst`'s type, rounding by `round_mode`: `(count)` or `(mask, repeat_times,
+    UnaryRepeatParams[, is_set_mask])` (masked.py).
 
     CAST_NONE rounds to nearest even when precision is lost; float -> integer saturates (inference:
     the vector unit's conversions saturate rather than wrap); CAST_ODD applies to float narrowing.
     """
     api = "cast"
-    count = _count_only(api, args, kwargs)
-    if count is None:
+    n = form(api, args, kwargs, UnaryRepeatParams)
+    if n is None:
         return
     mode = RoundMode(round_mode)
     sd, dd = src.dtype, dst.dtype
-    raw = src.read(count, api)
-    x = raw.view(np.uint16).astype(np.uint32) << 16 if sd is bfloat16 else raw
-    if sd is bfloat16:
-        x = x.view(np.float32)
-    out = dst.write(count, api)
-    if dd is bfloat16:
-        out[...] = _to_bf16(x, mode)
-    elif dd.name == "float16" and x.dtype.itemsize > 2 and (x.dtype.kind == "f"):
-        out[...] = _to_f16(x, mode)
-    elif dd.is_float:
-        out[...] = x
-    elif x.dtype.kind == "f":
-        if mode == RoundMode.CAST_ODD:
-            fail(api, "CAST_ODD applies to float narrowing only")
+    if dd.is_float is False and sd.is_float and mode == RoundMode.CAST_ODD:
+        fail(api, "CAST_ODD applies to float narrowing only")
+
+    def convert(raw: np.ndarray) -> np.ndarray:
+        x = (raw.view(np.uint16).astype(np.uint32) << 16).view(np.float32) if sd is bfloat16 else raw
+        if dd is bfloat16:
+            return _to_bf16(x, mode)
+        if dd.name == "float16" and x.dtype.itemsize > 2 and x.dtype.kind == "f":
+            return _to_f16(x, mode)
+        if dd.is_float:
+            return x.astype(dd.np)
         info = np.iinfo(dd.np)
-        out[...] = np.clip(_INT_ROUND[mode](x.astype(np.float64)), info.min, info.max)
-    else:
-        info = np.iinfo(dd.np)
-        out[...] = np.clip(x.astype(np.int64), info.min, info.max)
+        if x.dtype.kind == "f":
+            return np.clip(_INT_ROUND[mode](x.astype(np.float64)), info.min, info.max).astype(dd.np)
+        return np.clip(x.astype(np.int64), info.min, info.max).astype(dd.np)
+
+    if type(n) is Repeat:
+        masked.cast(api, dst, src, n, convert)
+        return
+    out = convert(src.read(n, api))
+    dst.write(n, api)[...] = out
 
 
 # ------------------------------------------------------------------------------- compare / select
@@ -474,23 +470,32 @@ def _store_bits(api: str, dst: LocalTensor, bits: np.ndarray) -> None:
 def compare(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, cmp_mode: int, *args: Any, **kwargs: Any) -> None:
     """Bit i of dst (LSB first) = src0[i] <cmp_mode> src1[i]."""
     api = "compare"
-    count = _count_only(api, args, kwargs)
-    if count is None:
+    if not isinstance(src1, LocalTensor):  # compare(src0, src1, cmp_mode, mask, repeat_params)
+        raise not_emulated("asc.compare into the cmpMask register")
+    n = form(api, args, kwargs, BinaryRepeatParams)
+    if n is None:
         return
     _check_types(api, ARITH, src0.dtype, src1)
-    _store_bits(api, dst, _CMP[CMPMODE(cmp_mode)](src0.read(count, api), src1.read(count, api)))
+    fn = _CMP[CMPMODE(cmp_mode)]
+    if type(n) is Repeat:
+        _store_bits(api, dst, masked.compare(api, (src0, src1), n, fn))
+        return
+    _store_bits(api, dst, fn(src0.read(n, api), src1.read(n, api)))
 
 
 def compare_scalar(dst: LocalTensor, src0: LocalTensor, src1_scalar: Any, cmp_mode: int, *args: Any,
                    **kwargs: Any) -> None:
     """Bit i of dst = src0[i] <cmp_mode> scalar."""
     api = "compare_scalar"
-    count = _count_only(api, args, kwargs)
-    if count is None:
+    n = form(api, args, kwargs, UnaryRepeatParams)
+    if n is None:
         return
     _check_types(api, ARITH, src0.dtype)
-    x = src0.read(count, api)
-    _store_bits(api, dst, _CMP[CMPMODE(cmp_mode)](x, x.dtype.type(src1_scalar)))
+    fn, value = _CMP[CMPMODE(cmp_mode)], src0.dtype.np.type(src1_scalar)
+    if type(n) is Repeat:
+        _store_bits(api, dst, masked.compare(api, (src0,), n, lambda x: fn(x, value)))
+        return
+    _store_bits(api, dst, fn(src0.read(n, api), value))
 
 
 def select(dst: LocalTensor, sel_mask: LocalTensor, src0: LocalTensor, src1: Any, sel_mode: int, *args: Any,
@@ -498,8 +503,10 @@ def select(dst: LocalTensor, sel_mask: LocalTensor, src0: LocalTensor, src1: Any
     """dst[i] = src0[i] where bit i of sel_mask is 1, else src1[i] (or the scalar src1 in
     VSEL_TENSOR_SCALAR_MODE)."""
     api = "select"
-    count = _count_only(api, args, kwargs)
-    if count is None:
+    if isinstance(sel_mode, BinaryRepeatParams):  # select(dst, src0, src1, repeat_times, repeat_params, sel_mode)
+        raise not_emulated("asc.select with the cmpMask register")
+    n = form(api, args, kwargs, BinaryRepeatParams)
+    if n is None:
         return
     mode = SelMode(sel_mode)
     dt = dst.dtype
@@ -508,6 +515,11 @@ def select(dst: LocalTensor, sel_mask: LocalTensor, src0: LocalTensor, src1: Any
         other: Any = dt.np.type(src1)
     else:
         _check_types(api, FLOAT, dt, src0, src1)
+    if type(n) is Repeat:
+        masked.select(api, dst, sel_mask, src0, src1 if mode != SelMode.VSEL_TENSOR_SCALAR_MODE else other, mode, n)
+        return
+    count = n
+    if mode != SelMode.VSEL_TENSOR_SCALAR_MODE:
         other = src1.read(count, api)
     nbytes = -(-count // 8)
     bits = np.unpackbits(sel_mask.reinterpret_cast(np.uint8).read(nbytes, api), count=count, bitorder="little")
