@@ -256,7 +256,7 @@ def test_bilinear_interpolation_matches_a_per_lane_model(mask, mode, blk, vro):
 @pytest.mark.parametrize(("change", "message"), [
     ({"h_repeat": 256}, r"h_repeat must be in 0\.\.255, got 256"),
     ({"mask": 129}, r"mask = 129 is out of range"),
-    ({"offset": 16}, r"src0_offset\[0\] = 16 is not a multiple of 32"),
+    ({"offset": 16}, r"offset\[0\] = 16 is not a multiple of 32"),
     ({"offset": 4096}, r"asc\.bilinear_interpolation: 2064 x float16 needs 4128 bytes"),
     ({"vro": 4096}, r"4224 x float16 needs 8448 bytes but the tensor holds only 512"),
 ])
@@ -674,3 +674,33 @@ def test_the_cmpmask_register_forms_are_reported_as_not_emulated():
     with pytest.raises(asc.AscError, match=r"asc\.select with the cmpMask register is a pyasc API that aclsim"):
         run(lambda d, a, b: asc.select(d, a, b, 1, asc.BinaryRepeatParams(), asc.SelMode.VSEL_CMPMASK_SPR),
             np.zeros(64, np.float32), np.ones(64, np.float32), np.ones(64, np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.int32])
+def test_gatherb_moves_whole_blocks_by_byte_offset(dtype):
+    isz = np.dtype(dtype).itemsize
+    epb = 32 // isz
+    src = values(dtype, 64 * epb)  # 64 blocks
+    blocks = RNG.integers(0, 64, 16)
+    z0 = values(dtype, 64 * epb)
+    z, *_ = run(lambda d, s, o: asc.gatherb(d, s, o, 2, asc.GatherRepeatParams(2, 20)), z0.copy(), src,
+                (blocks * 32).astype(np.uint32))
+    want = z0.copy()
+    for r in range(2):
+        for b in range(8):
+            dst_block = r * 20 + b * 2
+            want[dst_block * epb : (dst_block + 1) * epb] = src[blocks[8 * r + b] * epb : (blocks[8 * r + b] + 1) * epb]
+    np.testing.assert_array_equal(z, want)
+
+
+def test_gatherb_refusals():
+    def call(times, offset0=0):
+        def body(d, s, o):
+            o.set_value(0, offset0)
+            asc.gatherb(d, s, o, times, asc.GatherRepeatParams())
+        return body
+
+    args = (np.zeros(256, np.float32), np.ones(256, np.float32), np.zeros(16, np.uint32))
+    faults(call(0), *args, match=r"repeat_time must be in 1\.\.255, got 0")
+    faults(call(1, 8), *args, match=r"offset\[0\] = 8 is not a multiple of 32")
+    faults(call(1, 1024), *args, match=r"asc\.gatherb: 264 x float32 needs 1056 bytes but the tensor holds only 1024")

@@ -19,6 +19,7 @@ import numpy as np
 
 from .context import fail
 from .dtypes import float16, uint8, uint32
+from .gather import gather_blocks
 from .mask import lane_flags, normal_bits, register
 from .repeat import gather, mark
 from .tensors import LocalTensor
@@ -48,12 +49,7 @@ def bilinear_interpolation(dst: LocalTensor, src0: LocalTensor, src0_offset: Loc
     if h == 0 or v == 0:
         return
     k = v * h
-    offsets = gather(src0_offset, np.arange(8 * k), api).astype(np.int64)
-    bad = offsets % 32 != 0
-    if bad.any():
-        i = int(np.argmax(bad))
-        fail(api, f"src0_offset[{i}] = {offsets[i]} is not a multiple of 32: offsets name 32-byte blocks of src0")
-    x = gather(src0, ((offsets // 2)[:, None] + np.arange(EPB)).ravel(), api).reshape(v, h, 8, EPB)
+    x = gather_blocks(api, src0, src0_offset, 8 * k).reshape(v, h, 8, EPB)
     w = gather(src1, np.arange(8 * k if repeat_mode else k), api)
     w = w.reshape(v, h, 8, 1) if repeat_mode else w.reshape(v, h, 1, 1)
     prod = x * w  # float16, rounded as the hardware rounds each product

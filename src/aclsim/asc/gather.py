@@ -11,6 +11,7 @@ Semantics from pyasc `basic/vec_gather.py`, `vec_gather_mask.py`, `vec_scatter.p
   blocks from its start; the offsets are read one per lane, repeat after repeat (offset r * lanes + i
   for lane i: inference, the offsets tensor is consumed contiguously). Scatter writes land in order,
   so the last of several writes to one element wins.
+- gatherb: whole 32-byte blocks at uint32 byte offsets (multiples of 32), 8 per repeat.
 - gather_mask, normal mode (reduce_mode False): repeat r reads the 256 bytes of src0 at
   `r * src0_repeat_stride` blocks (blocks `src0_block_stride` apart) and keeps the lanes whose pattern
   bit is 1, writing the kept elements one after another from dst[0]; it returns how many it kept. The
@@ -120,6 +121,46 @@ def scatter(dst: LocalTensor, src: LocalTensor, dst_offset: LocalTensor, dst_bas
     values = take(src, positions, api)
     mark(dst, idx, api)
     dst.arr[idx] = values  # in order: the last write to an element wins
+
+
+@dataclass
+class GatherRepeatParams:
+    """gatherb's destination strides in 32-byte blocks: between the 8 blocks of a repeat and between repeats."""
+
+    dst_blk_stride: int = 1
+    dst_rep_stride: int = 8
+
+
+def gather_blocks(api: str, src: LocalTensor, offset: LocalTensor, count: int) -> np.ndarray:
+    """(count, elements per block) values of the src blocks at the first `count` byte offsets of `offset`
+    (uint32, multiples of 32: each names a data block)."""
+    if not isinstance(offset, LocalTensor) or offset.dtype is not uint32:
+        raise TypeError(f"asc.{api}: the offsets must be a uint32 LocalTensor")
+    byte = take(offset, np.arange(count), api).astype(np.int64)
+    bad = byte % BLOCK != 0
+    if bad.any():
+        i = int(np.argmax(bad))
+        fail(api, f"offset[{i}] = {int(byte[i])} is not a multiple of 32: offsets name 32-byte blocks")
+    epb = BLOCK // src.dtype.itemsize
+    return take(src, ((byte // src.dtype.itemsize)[:, None] + np.arange(epb)).ravel(), api).reshape(count, epb)
+
+
+def gatherb(dst: LocalTensor, src0: LocalTensor, offset: LocalTensor, repeat_times: int,
+            repeat_params: GatherRepeatParams) -> None:
+    """Repeat r copies the 8 src0 blocks at byte offsets offset[8r .. 8r+7] to dst blocks
+    `r * dst_rep_stride + b * dst_blk_stride` (pyasc `gatherb.md`; repeat_time is 1..255)."""
+    api = "gatherb"
+    _check_types(api, B16_32, dst.dtype, src0)
+    if not isinstance(repeat_params, GatherRepeatParams):
+        raise TypeError(f"asc.{api}: repeat_params must be asc.GatherRepeatParams, got {type(repeat_params).__name__}")
+    rep = repeat_of(api, 0, repeat_times, [(repeat_params.dst_blk_stride, repeat_params.dst_rep_stride)], True)
+    if rep.times == 0:
+        fail(api, "repeat_time must be in 1..255, got 0")
+    isz = dst.dtype.itemsize
+    values = gather_blocks(api, src0, offset, 8 * rep.times)
+    di = lane_index((rep.times, 8 * (BLOCK // isz)), *rep.strides[0], isz).ravel()
+    mark(dst, di, api)
+    dst.arr[di] = values.ravel()
 
 
 _BUILT_IN = {1: (2, 0), 2: (2, 1), 3: (4, 0), 4: (4, 1), 5: (4, 2), 6: (4, 3), 7: (1, 0)}  # code: (period, phase)
