@@ -22,33 +22,26 @@ import numpy as np
 
 from .dtypes import uint8
 from .enums import SelMode
-from .repeat import Repeat, gather, lane_grid, lane_index, mark
+from .repeat import Repeat, gather, lane_grid, read_lanes, write_lanes
 from .tensors import LocalTensor
 
 
 def cast(api: str, dst: LocalTensor, src: LocalTensor, rep: Repeat, convert: Callable[[np.ndarray], np.ndarray]
          ) -> None:
     """dst lanes = convert(src lanes) over the lanes the call enables."""
-    s_isz, d_isz = src.dtype.itemsize, dst.dtype.itemsize
-    on = lane_grid(api, rep, max(s_isz, d_isz))
+    on = lane_grid(api, rep, max(src.dtype.itemsize, dst.dtype.itemsize))
     if not on.any():
         return
     (db, dr), (sb, sr) = rep.strides
-    out = convert(gather(src, lane_index(on.shape, sb, sr, s_isz)[on], api))
-    di = lane_index(on.shape, db, dr, d_isz)[on]
-    mark(dst, di, api)
-    dst.arr[di] = out
+    write_lanes(api, dst, on, db, dr, convert(read_lanes(api, src, on, sb, sr)))
 
 
 def compare(api: str, srcs: Sequence[LocalTensor], rep: Repeat, predicate: Callable[..., np.ndarray]) -> np.ndarray:
     """The result bits (one per lane, repeat after repeat; 0 where the mask leaves a lane out)."""
-    isz = srcs[0].dtype.itemsize
-    on = lane_grid(api, rep, isz)
+    on = lane_grid(api, rep, srcs[0].dtype.itemsize)
     bits = np.zeros(on.shape, bool)
     if on.any():
-        xs = [gather(t, lane_index(on.shape, blk, stride, isz)[on], api)
-              for t, (blk, stride) in zip(srcs, rep.strides[1:], strict=True)]
-        bits[on] = predicate(*xs)
+        bits[on] = predicate(*[read_lanes(api, t, on, *s) for t, s in zip(srcs, rep.strides[1:], strict=True)])
     return bits.ravel()
 
 
@@ -64,10 +57,7 @@ def select(api: str, dst: LocalTensor, sel_mask: LocalTensor, src0: LocalTensor,
     raw = gather(sel_mask.reinterpret_cast(uint8), np.arange(-(-nbits // 8)), api)
     pick = np.unpackbits(raw, count=nbits, bitorder="little").astype(bool)
     pick = np.broadcast_to(pick, on.shape) if mode == SelMode.VSEL_CMPMASK_SPR else pick.reshape(on.shape)
-    (db, dr), (ab, ar), (bb, br) = rep.strides
-    a = gather(src0, lane_index(on.shape, ab, ar, isz)[on], api)
-    b = gather(src1, lane_index(on.shape, bb, br, isz)[on], api) if isinstance(src1, LocalTensor) \
-        else dst.dtype.np.type(src1)
-    di = lane_index(on.shape, db, dr, isz)[on]
-    mark(dst, di, api)
-    dst.arr[di] = np.where(pick[on], a, b)
+    d, s0, s1 = rep.strides
+    a = read_lanes(api, src0, on, *s0)
+    b = read_lanes(api, src1, on, *s1) if isinstance(src1, LocalTensor) else dst.dtype.np.type(src1)
+    write_lanes(api, dst, on, *d, np.where(pick[on], a, b))

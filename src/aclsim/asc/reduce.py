@@ -29,7 +29,7 @@ import numpy as np
 
 from .context import fail
 from .mask import lanes_per_repeat
-from .repeat import BLOCK, gather, lane_grid, lane_index, mark, repeat_of
+from .repeat import BLOCK, lane_grid, mark, read_lanes, repeat_of
 from .tensors import LocalTensor
 from .vector import _check_types
 
@@ -55,22 +55,28 @@ def _lanes(api: str, dst: LocalTensor, src: LocalTensor, mask: Any, times: Any, 
     on = lane_grid(api, rep, isz)
     vals = np.zeros(on.shape, src.dtype.np)
     if on.any():
-        vals[on] = gather(src, lane_index(on.shape, *rep.strides[0], isz)[on], api)
+        vals[on] = read_lanes(api, src, on, *rep.strides[0])
     return vals, on
 
 
 def _tree_sum(x: np.ndarray) -> np.ndarray:
-    """Pairwise sums over the last axis (zero-padded to a power of two); float16 saturates at +-65504."""
+    """Pairwise sums over the last axis (zero-padded to a power of two); float16 saturates at +-65504.
+
+    float16 levels add in float32 and round to float16, which is how numpy's own float16 add rounds.
+    """
+    dt = x.dtype
+    half = dt == np.float16
     n = x.shape[-1]
     width = 1 << max(n - 1, 0).bit_length()
+    x = x.astype(np.float32) if half else x
     if width != n:
         x = np.concatenate([x, np.zeros((*x.shape[:-1], width - n), x.dtype)], axis=-1)
-    with np.errstate(over="ignore"):
-        while x.shape[-1] > 1:
-            x = x[..., 0::2] + x[..., 1::2]
-            if x.dtype == np.float16:
-                np.clip(x, -65504, 65504, out=x)
-    return x[..., 0]
+    while x.shape[-1] > 1:
+        x = x[..., 0::2] + x[..., 1::2]
+        if half:
+            np.clip(x, -65504, 65504, out=x)
+            x = x.astype(np.float16).astype(np.float32)
+    return x[..., 0].astype(dt)
 
 
 def _extreme(vals: np.ndarray, on: np.ndarray, is_max: bool) -> tuple[np.ndarray, np.ndarray]:

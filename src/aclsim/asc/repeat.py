@@ -142,6 +142,28 @@ def lane_index(shape: tuple[int, int], blk: int, stride: int, itemsize: int) -> 
     return np.arange(repeats)[:, None] * (stride * epb) + (lane // epb) * (blk * epb) + lane % epb
 
 
+def _contiguous(t: LocalTensor, on: np.ndarray, blk: int, stride: int) -> bool:
+    """Whether the enabled lanes are the operand's first on.size elements in order."""
+    return blk == 1 and stride * (BLOCK // t.dtype.itemsize) == on.shape[1] and bool(on.all())
+
+
+def read_lanes(api: str, t: LocalTensor, on: np.ndarray, blk: int, stride: int) -> np.ndarray:
+    """The operand's values at the enabled lanes of `on` (repeat, lane), in lane order, checked as `gather`."""
+    if _contiguous(t, on, blk, stride):
+        return t.read(on.size, api)
+    return gather(t, lane_index(on.shape, blk, stride, t.dtype.itemsize)[on], api)
+
+
+def write_lanes(api: str, t: LocalTensor, on: np.ndarray, blk: int, stride: int, values: np.ndarray) -> None:
+    """Store `values` at the operand's enabled lanes of `on` and mark them written, checked as `mark`."""
+    if _contiguous(t, on, blk, stride):
+        t.write(on.size, api)[...] = values
+        return
+    idx = lane_index(on.shape, blk, stride, t.dtype.itemsize)[on]
+    mark(t, idx, api)
+    t.arr[idx] = values
+
+
 def indices(repeats: int, total: int, flags: np.ndarray | None, blk: int, stride: int, itemsize: int) -> np.ndarray:
     """Element indices (from the operand's start) one operand touches, repeat after repeat."""
     epb = BLOCK // itemsize
@@ -173,7 +195,10 @@ def _span(t: LocalTensor, idx: np.ndarray, api: str, align: int = BLOCK) -> np.n
 
 def gather(t: LocalTensor, idx: np.ndarray, api: str) -> np.ndarray:
     """Source elements at `idx`, checked to be live, in bounds and written."""
-    ok = _span(t, idx, api)[idx].all(axis=1)
+    flags = _span(t, idx, api)
+    if t.buf.pool.written.find(0, t.lo, t.lo + flags.size) < 0:  # every byte up to the last index is written
+        return t.arr[idx]
+    ok = flags[idx].all(axis=1)
     if not ok.all():
         k = int(idx[int(np.argmin(ok))])
         t.uninit(api, t.lo + k * t.dtype.itemsize, int(idx.max()) + 1)
