@@ -97,7 +97,12 @@ def _put(api: str, dst: LocalTensor, idx: np.ndarray, values: np.ndarray, align:
 def whole_reduce_sum(dst: LocalTensor, src: LocalTensor, mask: Any, repeat_time: int, dst_rep_stride: int,
                      src_blk_stride: int, src_rep_stride: int, is_set_mask: bool = True) -> None:
     """dst[r * dst_rep_stride] = the sum of repeat r's enabled lanes."""
-    api = "whole_reduce_sum"
+    _sums("whole_reduce_sum", dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
+          is_set_mask)
+
+
+def _sums(api: str, dst: LocalTensor, src: LocalTensor, mask: Any, repeat_time: int, dst_rep_stride: int,
+          src_blk_stride: int, src_rep_stride: int, is_set_mask: bool) -> None:
     vals, _ = _lanes(api, dst, src, mask, repeat_time, src_blk_stride, src_rep_stride, is_set_mask)
     _put(api, dst, np.arange(vals.shape[0]) * int(dst_rep_stride), _tree_sum(vals), dst.dtype.itemsize)
 
@@ -108,8 +113,7 @@ def repeat_reduce_sum(dst: LocalTensor, src: LocalTensor, repeat_time: int, mask
     api = "repeat_reduce_sum"
     if isinstance(mask, list | tuple):
         raise TypeError(f"asc.{api}: the mask is a count of leading lanes (an int), got {mask!r}")
-    vals, _ = _lanes(api, dst, src, mask, repeat_time, src_blk_stride, src_rep_stride, is_set_mask)
-    _put(api, dst, np.arange(vals.shape[0]) * int(dst_rep_stride), _tree_sum(vals), dst.dtype.itemsize)
+    _sums(api, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, is_set_mask)
 
 
 def _whole_extreme(api: str, is_max: bool, dst: LocalTensor, src: LocalTensor, mask: Any, repeat_time: int,
