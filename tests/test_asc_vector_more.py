@@ -702,3 +702,14 @@ def test_gatherb_refusals():
     faults(call(0), *args, match=r"repeat_time must be in 1\.\.255, got 0")
     faults(call(1, 8), *args, match=r"offset\[0\] = 8 is not a multiple of 32")
     faults(call(1, 1024), *args, match=r"asc\.gatherb: 264 x float32 needs 1056 bytes but the tensor holds only 1024")
+
+
+@pytest.mark.parametrize("mode", ["VSEL_CMPMASK_SPR", "VSEL_TENSOR_TENSOR_MODE"])
+def test_select_count_form_reuses_one_repeat_of_bits_in_cmpmask_mode(mode):
+    n = 3 * 64 + 5  # float32: 64 lanes a repeat
+    a, b = values(np.float32, n), values(np.float32, n)
+    sel = RNG.integers(0, 256, 32).astype(np.uint8)
+    z, *_ = run(lambda d, s, x, y: asc.select(d, s, x, y, asc.SelMode[mode], n), np.zeros(n, np.float32), sel, a, b)
+    bits = np.unpackbits(sel, bitorder="little").astype(bool)
+    want = [a[i] if bits[i % 64 if mode == "VSEL_CMPMASK_SPR" else i] else b[i] for i in range(n)]
+    np.testing.assert_array_equal(z, want)

@@ -501,7 +501,7 @@ def compare_scalar(dst: LocalTensor, src0: LocalTensor, src1_scalar: Any, cmp_mo
 def select(dst: LocalTensor, sel_mask: LocalTensor, src0: LocalTensor, src1: Any, sel_mode: int, *args: Any,
            **kwargs: Any) -> None:
     """dst[i] = src0[i] where bit i of sel_mask is 1, else src1[i] (or the scalar src1 in
-    VSEL_TENSOR_SCALAR_MODE)."""
+    VSEL_TENSOR_SCALAR_MODE); VSEL_CMPMASK_SPR reuses one repeat's bits. Count or mask/repeat form."""
     api = "select"
     if isinstance(sel_mode, BinaryRepeatParams):  # select(dst, src0, src1, repeat_times, repeat_params, sel_mode)
         raise not_emulated("asc.select with the cmpMask register")
@@ -521,7 +521,10 @@ def select(dst: LocalTensor, sel_mask: LocalTensor, src0: LocalTensor, src1: Any
     count = n
     if mode != SelMode.VSEL_TENSOR_SCALAR_MODE:
         other = src1.read(count, api)
-    nbytes = -(-count // 8)
-    bits = np.unpackbits(sel_mask.reinterpret_cast(np.uint8).read(nbytes, api), count=count, bitorder="little")
+    # VSEL_CMPMASK_SPR: one repeat's bits (the cmpMask register), again in every repeat (masked.py)
+    lanes = 256 // dt.itemsize
+    nbits = lanes if mode == SelMode.VSEL_CMPMASK_SPR and count > lanes else count  # (`min` is asc.min here)
+    raw = sel_mask.reinterpret_cast(np.uint8).read(-(-nbits // 8), api)
+    bits = np.resize(np.unpackbits(raw, count=nbits, bitorder="little").astype(bool), count)
     a = src0.read(count, api)
-    np.copyto(dst.write(count, api), np.where(bits.astype(bool), a, other))
+    np.copyto(dst.write(count, api), np.where(bits, a, other))
