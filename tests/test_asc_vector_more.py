@@ -713,3 +713,24 @@ def test_select_count_form_reuses_one_repeat_of_bits_in_cmpmask_mode(mode):
     bits = np.unpackbits(sel, bitorder="little").astype(bool)
     want = [a[i] if bits[i % 64 if mode == "VSEL_CMPMASK_SPR" else i] else b[i] for i in range(n)]
     np.testing.assert_array_equal(z, want)
+
+
+def test_a_freed_tensor_in_a_5hd_list_is_reported_as_used_after_free():
+    @asc.jit
+    def kernel(x: asc.GlobalAddress):
+        pipe = asc.TPipe()
+        q = asc.TQue(asc.TPosition.VECIN, 1)
+        pipe.init_buffer(q, 1, 512)
+        b = asc.TBuf(asc.TPosition.VECCALC)
+        pipe.init_buffer(b, 512)
+        src = q.alloc_tensor(asc.half)
+        g = asc.GlobalTensor()
+        g.set_global_buffer(x)
+        asc.data_copy(src, g, 256)
+        q.free_tensor(src)
+        dst = b.get(asc.half)
+        asc.trans_data_to_5hd([dst[16 * k] for k in range(16)], [src[16 * k] for k in range(16)],
+                              asc.TransDataTo5HDParams())
+
+    with pytest.raises(asc.AscError, match=r"asc\.trans_data_to_5hd: .* is used after free_tensor"):
+        kernel[1](np.ones(256, np.float16))
