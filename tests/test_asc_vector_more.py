@@ -600,32 +600,51 @@ def test_cast_mask_repeat_form(sdt, ddt, mode, rp, mask):
     np.testing.assert_array_equal(z, want)
 
 
-def _bits_model(fn, srcs, strides, bits, repeats, isz):
-    lanes = 256 // isz
-    out = np.zeros(repeats * lanes, bool)
+def _bits_model(z0, fn, srcs, strides, repeats, isz):
+    """Every lane compared; lane (r, i) is the bit a dst of the source type would hold it at."""
+    bits = np.unpackbits(z0, bitorder="little")
+    (db, dr), *src_strides = strides
     for r in range(repeats):
-        for lane in range(lanes):
-            if bits >> lane & 1:
-                out[r * lanes + lane] = fn(*[s[_at(r, lane, b, rep, isz)] for s, (b, rep) in zip(srcs, strides,
-                                                                                            strict=True)])
-    return np.packbits(out, bitorder="little")
+        for lane in range(256 // isz):
+            bits[_at(r, lane, db, dr, isz)] = fn(*[s[_at(r, lane, b, rep, isz)] for s, (b, rep) in
+                                                   zip(srcs, src_strides, strict=True)])
+    return np.packbits(bits, bitorder="little")
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
-def test_compare_and_compare_scalar_mask_repeat_forms(dtype):
+@pytest.mark.parametrize("dst_strides", [(1, 8), (2, 20)])
+def test_compare_and_compare_scalar_mask_repeat_forms(dtype, dst_strides):
     isz = np.dtype(dtype).itemsize
-    arg, bits = _mask("bits", dtype)
+    arg, _ = _mask("bits", dtype)  # CANN's A2 Compare ignores the mask: every lane is compared
     a, b = values(dtype, 2048), values(dtype, 2048)
     b[:64] = a[:64]  # some equal pairs
+    z0 = RNG.integers(0, 256, 256).astype(np.uint8)
+    db, dr = dst_strides
 
     def body(c, cs, x, y):
-        asc.compare(c, x, y, asc.CMPMODE.LE, arg, 3, asc.BinaryRepeatParams(1, 1, 2, 8, 8, 16))
-        asc.compare_scalar(cs, x, 0.5, asc.CMPMODE.GT, arg, 3, asc.UnaryRepeatParams(1, 2, 8, 16))
+        asc.compare(c, x, y, asc.CMPMODE.LE, arg, 3, asc.BinaryRepeatParams(db, 1, 2, dr, 8, 16))
+        asc.compare_scalar(cs, x, 0.5, asc.CMPMODE.GT, arg, 3, asc.UnaryRepeatParams(db, 2, dr, 16))
 
-    c, cs, _, _ = run(body, np.zeros(128, np.uint8), np.zeros(128, np.uint8), a, b)
-    n = 3 * (256 // isz) // 8
-    np.testing.assert_array_equal(c[:n], _bits_model(lambda p, q: p <= q, (a, b), ((1, 8), (2, 16)), bits, 3, isz))
-    np.testing.assert_array_equal(cs[:n], _bits_model(lambda p: p > dtype(0.5), (a,), ((2, 16),), bits, 3, isz))
+    c, cs, _, _ = run(body, z0.copy(), z0.copy(), a, b)
+    np.testing.assert_array_equal(c, _bits_model(z0, lambda p, q: p <= q, (a, b), (dst_strides, (1, 8), (2, 16)), 3,
+                                                 isz))
+    np.testing.assert_array_equal(cs, _bits_model(z0, lambda p: p > dtype(0.5), (a,), (dst_strides, (2, 16)), 3, isz))
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    (lambda d, s: asc.compare(d, s, s, asc.CMPMODE.LT, 64), r"int32 operands compare with CMPMODE\.EQ only"),
+    (lambda d, s: asc.compare_scalar(d, s, 1, asc.CMPMODE.GE, 64, 1, asc.UnaryRepeatParams()),
+     r"int32 operands compare with CMPMODE\.EQ only, got CMPMODE\.GE"),
+])
+def test_int32_compares_for_equality_only(body, message):
+    faults(body, np.zeros(64, np.uint8), np.ones(64, np.int32), match=message)
+
+
+def test_compare_count_form_needs_whole_repeats():
+    faults(lambda d, s: asc.compare(d, s, s, asc.CMPMODE.EQ, 100), np.zeros(64, np.uint8), np.ones(256, np.float32),
+           match=r"100 x float32 = 400 bytes is not a multiple of 256")
+    z, _ = run(lambda d, s: asc.compare(d, s, s, asc.CMPMODE.EQ, 64), np.zeros(64, np.uint8), np.ones(256, np.int32))
+    np.testing.assert_array_equal(z[:8], 255)
 
 
 @pytest.mark.parametrize("mode", ["VSEL_TENSOR_TENSOR_MODE", "VSEL_TENSOR_SCALAR_MODE", "VSEL_CMPMASK_SPR"])

@@ -4,13 +4,15 @@
 - cast: "当源操作数和目的操作数位数不同时，计算输入参数以数据类型的字节较大的为准" (pyasc `cast.md`): a
   repeat covers 256 bytes of the wider type; each operand's blocks hold 32 bytes of its own type and
   follow its own strides of the UnaryRepeatParams.
-- compare / compare_scalar: repeat r's lanes are compared and the results stored as bits, LSB first
-  ("dst按照小端顺序排序成二进制结果", `compare.md`), bit r * lanes + i for lane i, one repeat's bits after
-  the other's (the dst strides of the repeat parameters do not apply to a bit result: inference).
-  Lanes the mask leaves out get bit 0 (inference: the bits are stored in whole bytes).
+- compare / compare_scalar: the results are bits, LSB first ("dst按照小端顺序排序成二进制结果", `compare.md`).
+  CANN's A2 implementation (`impl/basic_api/dav_c220/kernel_operator_vec_cmp_impl.h`) ignores the mask
+  argument, so every lane of every repeat is compared; a source block's bits (16 for 16-bit data, 8 for
+  32-bit) land at the dst position the block would have in a dst of the source type, so the default
+  strides (1, 8) pack the repeats back to back, as the count form's repeat loop there assumes.
 - select: modes VSEL_TENSOR_TENSOR_MODE and VSEL_TENSOR_SCALAR_MODE consume sel_mask's bits
-  continuously (bit r * lanes + i); VSEL_CMPMASK_SPR takes one repeat's worth of bits and reuses them
-  in every repeat ("selMask中有效数据的个数存在限制", `select.md`; reuse is the inference).
+  continuously (bit r * lanes + i, inference); VSEL_CMPMASK_SPR loads one repeat's worth of bits into the
+  cmpMask register (`set_cmpmask(sel)` in CANN's `kernel_operator_vec_cmpsel_impl.h`) and every repeat
+  reads them again ("selMask中有效数据的个数存在限制", `select.md`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import numpy as np
 
 from .dtypes import uint8
 from .enums import SelMode
-from .repeat import Repeat, gather, lane_grid, read_lanes, write_lanes
+from .repeat import BLOCK, Repeat, gather, lane_grid, mark, read_lanes, write_lanes
 from .tensors import LocalTensor
 
 
@@ -36,13 +38,23 @@ def cast(api: str, dst: LocalTensor, src: LocalTensor, rep: Repeat, convert: Cal
     write_lanes(api, dst, on, db, dr, convert(read_lanes(api, src, on, sb, sr)))
 
 
-def compare(api: str, srcs: Sequence[LocalTensor], rep: Repeat, predicate: Callable[..., np.ndarray]) -> np.ndarray:
-    """The result bits (one per lane, repeat after repeat; 0 where the mask leaves a lane out)."""
-    on = lane_grid(api, rep, srcs[0].dtype.itemsize)
-    bits = np.zeros(on.shape, bool)
-    if on.any():
-        bits[on] = predicate(*[read_lanes(api, t, on, *s) for t, s in zip(srcs, rep.strides[1:], strict=True)])
-    return bits.ravel()
+def compare(api: str, dst: LocalTensor, srcs: Sequence[LocalTensor], rep: Repeat,
+            predicate: Callable[..., np.ndarray]) -> None:
+    """Every lane of every repeat compared (CANN's A2 Compare ignores the mask argument); the bits of source
+    block b of repeat r are bytes `(r * dst_rep_stride + b * dst_blk_stride) * epb / 8` of dst."""
+    isz = srcs[0].dtype.itemsize
+    epb = BLOCK // isz
+    on = np.ones((rep.times, 8 * epb), bool)
+    if not rep.times:
+        return
+    bits = predicate(*[read_lanes(api, t, on, *s) for t, s in zip(srcs, rep.strides[1:], strict=True)])
+    packed = np.packbits(bits.reshape(rep.times, 8, epb), axis=-1, bitorder="little")  # epb / 8 bytes a block
+    blk, stride = rep.strides[0]
+    per = epb // 8
+    at = np.arange(rep.times)[:, None] * stride + np.arange(8) * blk
+    idx = (at[..., None] * per + np.arange(per)).ravel()
+    mark(dst, idx, api)
+    dst.arr[idx] = packed.ravel().view(dst.dtype.np)
 
 
 def select(api: str, dst: LocalTensor, sel_mask: LocalTensor, src0: LocalTensor, src1: Any, mode: SelMode,

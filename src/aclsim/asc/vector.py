@@ -460,10 +460,23 @@ _CMP = {CMPMODE.LT: np.less, CMPMODE.GT: np.greater, CMPMODE.EQ: np.equal, CMPMO
         CMPMODE.GE: np.greater_equal, CMPMODE.NE: np.not_equal}
 
 
-def _store_bits(api: str, dst: LocalTensor, bits: np.ndarray) -> None:
+def _compare(api: str, dst: LocalTensor, srcs: tuple[LocalTensor, ...], cmp_mode: int, n: int | Repeat,
+             fn: Callable) -> None:
+    """Both forms of compare/compare_scalar (CANN `kernel_operator_vec_cmp_impl.h`, dav_c220): int32 compares
+    for EQ only; the count form compares whole 256-byte repeats, so the count must fill them."""
+    mode = CMPMODE(cmp_mode)
+    dt = srcs[0].dtype
+    if dt.name == "int32" and mode != CMPMODE.EQ:
+        fail(api, f"int32 operands compare with CMPMODE.EQ only, got CMPMODE.{mode.name}")
     if dst.dtype.itemsize != 1:
         fail(api, f"dst must be uint8/int8 (one bit per element), got {dst.dtype.name}")
-    packed = np.packbits(bits, bitorder="little")
+    if type(n) is Repeat:
+        masked.compare(api, dst, srcs, n, fn)
+        return
+    if n * dt.itemsize % 256:
+        fail(api, f"{n} x {dt.name} = {n * dt.itemsize} bytes is not a multiple of 256: the count form compares "
+                  "whole repeats of 256 bytes and would leave the tail uncompared")
+    packed = np.packbits(fn(*[t.read(n, api) for t in srcs]), bitorder="little")
     dst.write(packed.size, api)[...] = packed.view(dst.dtype.np)
 
 
@@ -476,11 +489,7 @@ def compare(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, cmp_mode: in
     if n is None:
         return
     _check_types(api, ARITH, src0.dtype, src1)
-    fn = _CMP[CMPMODE(cmp_mode)]
-    if type(n) is Repeat:
-        _store_bits(api, dst, masked.compare(api, (src0, src1), n, fn))
-        return
-    _store_bits(api, dst, fn(src0.read(n, api), src1.read(n, api)))
+    _compare(api, dst, (src0, src1), cmp_mode, n, _CMP[CMPMODE(cmp_mode)])
 
 
 def compare_scalar(dst: LocalTensor, src0: LocalTensor, src1_scalar: Any, cmp_mode: int, *args: Any,
@@ -492,10 +501,7 @@ def compare_scalar(dst: LocalTensor, src0: LocalTensor, src1_scalar: Any, cmp_mo
         return
     _check_types(api, ARITH, src0.dtype)
     fn, value = _CMP[CMPMODE(cmp_mode)], src0.dtype.np.type(src1_scalar)
-    if type(n) is Repeat:
-        _store_bits(api, dst, masked.compare(api, (src0,), n, lambda x: fn(x, value)))
-        return
-    _store_bits(api, dst, fn(src0.read(n, api), value))
+    _compare(api, dst, (src0,), cmp_mode, n, lambda x: fn(x, value))
 
 
 def select(dst: LocalTensor, sel_mask: LocalTensor, src0: LocalTensor, src1: Any, sel_mode: int, *args: Any,
