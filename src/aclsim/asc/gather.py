@@ -32,7 +32,7 @@ import numpy as np
 from .context import fail
 from .coverage import not_emulated
 from .dtypes import uint16, uint32
-from .mask import lanes_per_repeat, register
+from .mask import lanes_per_repeat, register, reset_mask
 from .repeat import BLOCK, form, lane_grid, lane_index, mark, repeat_of
 from .repeat import gather as take
 from .tensors import LocalTensor
@@ -148,9 +148,12 @@ def gather_blocks(api: str, src: LocalTensor, offset: LocalTensor, count: int) -
 def gatherb(dst: LocalTensor, src0: LocalTensor, offset: LocalTensor, repeat_times: int,
             repeat_params: GatherRepeatParams) -> None:
     """Repeat r copies the 8 src0 blocks at byte offsets offset[8r .. 8r+7] to dst blocks
-    `r * dst_rep_stride + b * dst_blk_stride` (pyasc `gatherb.md`; repeat_time is 1..255)."""
+    `r * dst_rep_stride + b * dst_blk_stride` (pyasc `gatherb.md`; repeat_time is 1..255). uint16/uint32
+    only, and the mask register is reset to every lane, as CANN's A2 GatherbImpl does
+    (`impl/basic_api/dav_c220/kernel_operator_vec_gather_impl.h`)."""
     api = "gatherb"
-    _check_types(api, B16_32, dst.dtype, src0)
+    _check_types(api, ("uint16", "uint32"), dst.dtype, src0)
+    reset_mask()
     if not isinstance(repeat_params, GatherRepeatParams):
         raise TypeError(f"asc.{api}: repeat_params must be asc.GatherRepeatParams, got {type(repeat_params).__name__}")
     rep = repeat_of(api, 0, repeat_times, [(repeat_params.dst_blk_stride, repeat_params.dst_rep_stride)], True)
