@@ -415,6 +415,7 @@ def test_pair_reduce_sum(dtype):
 def test_reduce_mask_repeat_forms(dtype):
     x = values(dtype, 2048)
     repeats, stride = 3, 12
+    x[2 * stride * (32 // x.itemsize) + 5] = 100  # the max in the last repeat: its index counts the strides
     arg, bits = _mask("count", dtype)
 
     def body(mx, mn, sm, s, t):
@@ -425,8 +426,9 @@ def test_reduce_mask_repeat_forms(dtype):
     mx, mn, sm, _, _ = run(body, np.zeros(16, dtype), np.zeros(16, dtype), np.zeros(16, dtype), x,
                            np.zeros(1024, np.uint8))
     vals, on = _lane_model(x, bits, repeats, 1, stride)
-    flat = [(v, i) for i, (v, ok) in enumerate(zip(vals.ravel(), on.ravel(), strict=True)) if ok]
-    best = max(flat, key=lambda c: c[0])
+    epb, lanes = 32 // x.itemsize, 256 // x.itemsize
+    flat = [(vals[r, i], r * stride * epb + i) for r in range(repeats) for i in range(lanes) if on[r, i]]
+    best = max(flat, key=lambda c: c[0])  # the index is the element's offset in src
     assert mx[0] == best[0]
     assert mx[1:2].view(np.uint16 if dtype == np.float16 else np.uint32)[0] == best[1]
     assert mn[0] == min(v for v, _ in flat)

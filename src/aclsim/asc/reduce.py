@@ -15,9 +15,8 @@ data blocks (block stride, repeat stride in 32-byte blocks, as every mask/repeat
   WholeReduceSum/RepeatReduceSum). Pairs, blocks with no enabled lane leave dst unchanged (documented
   for PairReduceSum on A2/A3; inferred for the block reductions). Ties pick the first lane (inference).
 - reduce_* in mask/repeat form reduce every enabled lane of every repeat (block stride 1) into dst[0]
-  (dst[1] = index with cal_index); the index counts lanes from the first repeat, repeat r's lane i
-  being r * lanes + i (inference: the per-repeat index plus the repeat's first element, as CANN's
-  two-level ReduceMax composes it).
+  (dst[1] = index with cal_index); the index is the element's offset in src, `r * src_rep_stride * 32 /
+  sizeof(T) + lane` (CANN's A2 ReduceImplThirdStep, `impl/basic_api/dav_c220/kernel_operator_vec_reduce_impl.h`).
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ import numpy as np
 
 from .context import fail
 from .mask import lanes_per_repeat
-from .repeat import BLOCK, lane_grid, mark, read_lanes, repeat_of
+from .repeat import BLOCK, lane_grid, lane_index, mark, read_lanes, repeat_of
 from .tensors import LocalTensor
 from .vector import _check_types
 
@@ -240,6 +239,8 @@ def _reduce(api: str, dst: LocalTensor, src: LocalTensor, tmp: LocalTensor, args
         dst.write(1, api)[0] = _tree_sum(_tree_sum(vals)) if masked else vals.sum(dtype=dt.np)
         return
     value, i = _extreme(vals.ravel(), on.ravel(), api == "reduce_max")
+    if masked:  # the element offset in src: repeat r starts r * src_rep_stride blocks in
+        i = lane_index(on.shape, 1, int(got[2]), dt.itemsize).ravel()[i]
     out = dst.write(2 if cal_index else 1, api)
     out[0] = value
     if cal_index:  # the index is stored in the second element's bits; reinterpret_cast to read it
