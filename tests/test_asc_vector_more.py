@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import aclsim
 import aclsim.asc as asc
 
 RNG = np.random.default_rng(7)
@@ -464,6 +465,7 @@ def test_reductions_refuse_integer_types():
 # --------------------------------------------------------------------------- gather / scatter / gather_mask
 @pytest.mark.parametrize("dtype", [np.float16, np.int32])
 def test_gather_and_scatter_count_form(dtype):
+    aclsim.configure("Ascend310P3")  # Scatter exists on Atlas inference chips only
     isz = np.dtype(dtype).itemsize
     src = values(dtype, 512)
     picks = RNG.integers(0, 256, 200)
@@ -485,6 +487,7 @@ def test_gather_and_scatter_count_form(dtype):
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
 def test_gather_and_scatter_mask_repeat_form(dtype):
+    aclsim.configure("Ascend310P3")
     arg, bits = _mask("bits", dtype)
     isz = np.dtype(dtype).itemsize
     epb, lanes = 32 // isz, 256 // isz
@@ -505,6 +508,7 @@ def test_gather_and_scatter_mask_repeat_form(dtype):
 
 
 def test_scatter_to_one_element_keeps_the_last_write():
+    aclsim.configure("Ascend310P3")
     src = np.arange(64, dtype=np.float32)
     z, *_ = run(lambda d, s, o: asc.scatter(d, s, o, 0, 64), np.zeros(64, np.float32), src, np.zeros(64, np.uint32))
     assert z[0] == 63
@@ -518,7 +522,13 @@ def test_scatter_to_one_element_keeps_the_last_write():
     (lambda d, s, o: asc.gather(d, s, o.reinterpret_cast(asc.int32), 0, 16), r"the offsets must be a uint32"),
 ])
 def test_gather_scatter_refusals(body, message):
+    aclsim.configure("Ascend310P3")
     faults(body, np.zeros(64, np.float32), np.ones(64, np.float32), np.zeros(64, np.uint32), match=message)
+
+
+def test_scatter_does_not_exist_on_a2():
+    faults(lambda d, s, o: asc.scatter(d, s, o, 0, 64), np.zeros(64, np.float32), np.ones(64, np.float32),
+           np.zeros(64, np.uint32), match=r"Scatter is not supported on Ascend910B1")
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.int32])

@@ -42,6 +42,7 @@ NOTES: dict[str, str] = {
     "asc.compare": "count and mask/repeat forms into dst (the cmpMask-register form is not emulated)",
     "asc.select": "count and mask/repeat forms with a sel_mask tensor (the cmpMask-register form is not emulated)",
     "asc.gather_mask": "normal mode (reduce_mode=False); COUNTER mode not emulated",
+    "asc.scatter": "Atlas inference chips (310P) only, as in CANN",
 }
 
 

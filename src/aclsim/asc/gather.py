@@ -5,7 +5,8 @@ Semantics from pyasc `basic/vec_gather.py`, `vec_gather_mask.py`, `vec_scatter.p
 (`asc.language.basic.gather.md`, `gather_mask.md`, `scatter.md`):
 
 - gather: dst[i] = the src element at byte `src_base + src_offset[i]` from src; scatter: the dst
-  element at byte `dst_base + dst_offset[i]` from dst = src[i]. Offsets are uint32 and must be multiples
+  element at byte `dst_base + dst_offset[i]` from dst = src[i]. Scatter exists on Atlas inference chips
+  (310P) only: CANN's A2/A3 ScatterImpl reports it unsupported (`impl/basic_api/dav_c220/...scatter_impl.h`). Offsets are uint32 and must be multiples
   of the element size. Count form: the first `count` elements. Mask/repeat form: repeat r covers the
   lanes the mask enables of 8 contiguous blocks of dst (gather) or src (scatter), `r * rep_stride`
   blocks from its start; the offsets are read one per lane, repeat after repeat (offset r * lanes + i
@@ -29,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from . import context as ctx
 from .context import fail
 from .coverage import not_emulated
 from .dtypes import uint16, uint32
@@ -113,6 +115,10 @@ def scatter(dst: LocalTensor, src: LocalTensor, dst_offset: LocalTensor, dst_bas
             **kwargs: Any) -> None:
     """dst at byte dst_base + dst_offset[i] = src[i]; `(count)` or `(mask, repeat_times, src_rep_stride)`."""
     api = "scatter"
+    chip = ctx.current(api).chip
+    if chip.separated:  # dav_c220's ScatterImpl is ASCENDC_REPORT_NOT_SUPPORT; dav_m200 (310P) has vscatter
+        fail(api, f"Scatter is not supported on {chip.name} (CANN implements it for Atlas inference chips such as "
+                  "Ascend310P3 only)")
     _check_types(api, B16_32, dst.dtype, src)
     got = _elements(api, dst, dst_offset, dst_base, args, kwargs)
     if got is None:
