@@ -75,7 +75,7 @@ def test_transpose_16x16_and_in_place(dtype):
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int8])
 @pytest.mark.parametrize("kind", ["TRANSPOSE_NCHW2NHWC", "TRANSPOSE_NHWC2NCHW"])
 def test_transpose_ext_converts_nchw_and_nhwc(dtype, kind):
-    n, c, h, w = 2, 16, 3, 8
+    n, c, h, w = 2, 16, 4, 8
     x = values(dtype, n * c * h * w)
     params = asc.TransposeParamsExt(n_size=n, c_size=c, h_size=h, w_size=w, transpose_type=asc.TransposeType[kind])
     z, _, _ = run(lambda d, s, t: asc.transpose(d, s, t, params), np.zeros_like(x), x, np.zeros(40 * 1024, np.uint8))
@@ -109,6 +109,9 @@ def _ext(kind, c=16, **kw):
     (lambda d, s, t: asc.transpose(d, s, t, _ext(asc.TransposeType.TRANSPOSE_NCHW2NHWC)),
      (np.zeros(256, np.float16), np.ones(256, np.float16), np.zeros(1024, np.uint8)),
      r"asc\.transpose: 9216 x uint8 needs 9216 bytes but the tensor holds only 1024"),
+    (lambda d, s, t: asc.transpose(d, s, t, asc.TransposeParamsExt(1, 16, 3, 3, asc.TransposeType.TRANSPOSE_NCHW2NHWC)),
+     (np.zeros(256, np.float16), np.ones(256, np.float16), np.zeros(20000, np.uint8)),
+     r"an image of h x w = 3 x 3 float16 is 18 bytes, not a multiple of 32"),
     (lambda d, s, t: asc.transpose(s, s, t, _ext(asc.TransposeType.TRANSPOSE_NHWC2NCHW)),
      (np.zeros(256, np.float16), np.ones(256, np.float16), np.zeros(20000, np.uint8)),
      r"TRANSPOSE_NHWC2NCHW does not allow src and dst to overlap"),

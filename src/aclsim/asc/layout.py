@@ -6,7 +6,7 @@ and its docs `asc.language.basic.transpose.md`, `trans_data_to_5hd.md`):
 - `transpose(dst, src)`: dst = src^T for one 16 x 16 matrix of a 2-byte type; src and dst may coincide.
 - `transpose(dst, src, shared_tmp_buffer, TransposeParamsExt)`: TRANSPOSE_ND2ND_B16 is the same 16 x 16
   transpose (uint16 only on A2/A3); TRANSPOSE_NCHW2NHWC / TRANSPOSE_NHWC2NCHW convert [N,C,H,W] <-> [N,H,W,C]
-  for 1-, 2- and 4-byte types, need a temporary buffer of (c+2) resp. (2c+1) units of 1024 bytes (8-bit
+  for 1-, 2- and 4-byte types whose h x w image fills whole 32-byte blocks, need a temporary buffer of (c+2) resp. (2c+1) units of 1024 bytes (8-bit
   types) or 512 bytes (16- and 32-bit types), and refuse src/dst reuse. The other TransposeType members
   are reserved ("当前预留参数，暂不支持") and fault.
 - `trans_data_to_5hd`: one repeat reads 16 data blocks of 32 bytes (one per source address) and writes 16
@@ -115,6 +115,8 @@ def transpose(dst: LocalTensor, src: LocalTensor, *args: Any, **kwargs: Any) -> 
     n, c, h, w = (int(v) for v in (params.n_size, params.c_size, params.h_size, params.w_size))
     if min(n, c, h, w) < 0 or max(n, c, h, w) > 0xFFFF:
         fail(api, f"n/c/h/w sizes are uint16 values, got {n}/{c}/{h}/{w}")
+    if h * w * isz % BLOCK:  # CANN's Transpose4DImpl counts an image in whole blocks (imageBlockNum)
+        fail(api, f"an image of h x w = {h} x {w} {dst.dtype.name} is {h * w * isz} bytes, not a multiple of 32")
     units = c + 2 if kind == TransposeType.TRANSPOSE_NCHW2NHWC else 2 * c + 1
     tmp.span(units * (1024 if isz == 1 else 512), api)  # the documented temporary size, live and aligned
     count = n * c * h * w
