@@ -241,7 +241,7 @@ def _bilinear_model(z0, x, offsets, w, mask_bits, h_rep, mode, blk, vro, v_rep):
 
 
 @pytest.mark.parametrize(("mask", "mode", "blk", "vro"), [
-    (128, False, 1, 128), (128, True, 2, 256), ([0xF0F0_F0F0_0000_FFFF, 0x1234_5678_9ABC_DEF0], True, 1, 160),
+    (128, False, 1, 128), (128, True, 2, 256), ([0xF0F0_F0F0_0000_FFFF, 0x1234_5678_9ABC_DEF0], True, 1, 144),
     (40, False, 1, 128),
 ])
 def test_bilinear_interpolation_matches_a_per_lane_model(mask, mode, blk, vro):
@@ -263,6 +263,7 @@ def test_bilinear_interpolation_matches_a_per_lane_model(mask, mode, blk, vro):
     ({"offset": 16}, r"offset\[0\] = 16 is not a multiple of 32"),
     ({"offset": 4096}, r"asc\.bilinear_interpolation: 2064 x float16 needs 4128 bytes"),
     ({"vro": 4096}, r"4224 x float16 needs 8448 bytes but the tensor holds only 512"),
+    ({"vro": 120}, r"v_r_offset = 120 elements is not a multiple of 16"),
 ])
 def test_bilinear_interpolation_refusals(change, message):
     args = {"mask": 128, "h_repeat": 1, "vro": 128}

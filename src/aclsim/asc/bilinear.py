@@ -8,7 +8,11 @@ each the start of a 32-byte block of src0 (16 float16 values), multiplies block 
 adds them to it (h > 0), block b at `b * dst_blk_stride` blocks from the vertical iteration's start,
 which is `v * v_r_offset` elements from dst. The mask selects lanes of the 128 (8 blocks x 16);
 lanes it leaves out are not written. Products and sums round to float16 at every step, as the
-vector unit computes in the operand type. Offsets must be 32-byte multiples: each names a data block.
+vector unit computes in the operand type. Offsets must be 32-byte multiples: each names a data block;
+v_r_offset must be a whole number of blocks (CANN's A2 BilinearInterpolationCalc,
+`impl/basic_api/dav_c220/kernel_operator_vec_bilinearinterpolation_impl.h`, divides it into blocks).
+That implementation also uses shared_tmp_buffer for h_repeat * v_repeat * 256 bytes of gathered blocks
+plus 32 bytes per src1 element; aclsim needs no scratch and checks only that the buffer is live.
 """
 
 from __future__ import annotations
@@ -43,6 +47,8 @@ def bilinear_interpolation(dst: LocalTensor, src0: LocalTensor, src0_offset: Loc
                              ("v_r_offset", vro, 0xFFFF)):
         if not 0 <= value <= top:
             fail(api, f"{name} must be in 0..{top}, got {value}")
+    if vro % EPB:  # CANN's A2 implementation turns it into a repeat stride of vROffset * 2 / 32 blocks
+        fail(api, f"v_r_offset = {vro} elements is not a multiple of 16 (one 32-byte block of float16)")
     reg = register(api)
     bits = reg.bits = normal_bits(api, mask, 2)
     shared_tmp_buffer.span(1, api)  # scratch: live and aligned; its contents do not matter
