@@ -687,11 +687,11 @@ def test_select_mask_repeat_form(mode, dtype):
 
 
 @pytest.mark.parametrize(("body", "message"), [
-    (lambda d, s: asc.cast(d, s, asc.RoundMode.CAST_NONE, 64, 256, asc.UnaryRepeatParams()),
+    (lambda d, s: asc.cast(d, s, asc.RoundMode.CAST_RINT, 64, 256, asc.UnaryRepeatParams()),
      r"asc\.cast: repeat_times must be in 0\.\.255"),
-    (lambda d, s: asc.cast(d, s, asc.RoundMode.CAST_NONE, 65, 1, asc.UnaryRepeatParams()),
+    (lambda d, s: asc.cast(d, s, asc.RoundMode.CAST_RINT, 65, 1, asc.UnaryRepeatParams()),
      r"asc\.cast: mask = 65 is out of range: a repeat of a 32-bit type has 1\.\.64 lanes"),
-    (lambda d, s: asc.cast(d, s, asc.RoundMode.CAST_NONE, 64, 2, asc.UnaryRepeatParams(1, 1, 8, 8)),
+    (lambda d, s: asc.cast(d, s, asc.RoundMode.CAST_RINT, 64, 2, asc.UnaryRepeatParams(1, 1, 8, 8)),
      r"asc\.cast: 128 x float32 needs 512 bytes but the tensor holds only 256"),
     (lambda d, s: asc.compare(d.reinterpret_cast(asc.uint8), s, s, asc.CMPMODE.LT, 64, 1,
                               asc.UnaryRepeatParams()), r"repeat_params must be asc\.BinaryRepeatParams"),
@@ -771,3 +771,21 @@ def test_a_freed_tensor_in_a_5hd_list_is_reported_as_used_after_free():
 
     with pytest.raises(asc.AscError, match=r"asc\.trans_data_to_5hd: .* is used after free_tensor"):
         kernel[1](np.ones(256, np.float16))
+
+
+@pytest.mark.parametrize(("src", "dst", "mode", "message"), [
+    (np.int16, np.int8, "CAST_NONE", r"int16 -> int8 is not a conversion Ascend910B1 has"),
+    (np.float16, np.float32, "CAST_RINT", r"float16 -> float32 does not take RoundMode\.CAST_RINT on Ascend910B1 \(it "
+                                          r"takes CAST_NONE\)"),
+    (np.float32, np.int32, "CAST_NONE", r"float32 -> int32 does not take RoundMode\.CAST_NONE"),
+])
+def test_cast_pairs_and_round_modes_follow_the_a2_table(src, dst, mode, message):
+    faults(lambda d, s: asc.cast(d, s, asc.RoundMode[mode], 64), np.zeros(64, dst), np.ones(64, src), match=message)
+
+
+@pytest.mark.parametrize(("mode", "fn"), [("CAST_RINT", np.rint), ("CAST_FLOOR", np.floor), ("CAST_CEIL", np.ceil),
+                                          ("CAST_TRUNC", np.trunc)])
+def test_cast_float32_to_float32_rounds_to_integral_values(mode, fn):
+    x = values(np.float32, 128)
+    z, _ = run(lambda d, s: asc.cast(d, s, asc.RoundMode[mode], 128), np.zeros(128, np.float32), x)
+    np.testing.assert_array_equal(z, fn(x))
