@@ -550,6 +550,7 @@ def test_gather_mask_normal_mode(dtype, pattern):
     def body(d, s, p):
         asc.set_mask_count()  # gather_mask leaves the register in NORMAL mode
         kept.append(asc.gather_mask(d, s, p if pattern == "tensor" else pattern, False, 0, params))
+        kept.append(asc.get_gather_mask_remain_count())
         asc.add(d, d, d, 64, 1, asc.BinaryRepeatParams())  # a NORMAL-mode mask of 64 lanes
 
     z, *_ = run(body, z0.copy(), src, pat)
@@ -568,7 +569,7 @@ def test_gather_mask_normal_mode(dtype, pattern):
     want = z0.copy()
     want[: len(picked)] = picked
     want[:64] = want[:64] + want[:64]
-    assert kept == [len(picked)]
+    assert kept == [len(picked)] * 2
     np.testing.assert_array_equal(z, want)
 
 

@@ -51,7 +51,16 @@ from .dtypes import (
     uint64,
 )
 from .enums import CMPMODE, HardEvent, MaskMode, PipeID, RoundMode, SelMode, TPosition
-from .gather import GatherMaskMode, GatherMaskParams, GatherRepeatParams, gather, gather_mask, gatherb, scatter
+from .gather import (
+    GatherMaskMode,
+    GatherMaskParams,
+    GatherRepeatParams,
+    gather,
+    gather_mask,
+    gatherb,
+    get_gather_mask_remain_count,
+    scatter,
+)
 from .launch import ConstExpr, JITFunction, jit
 from .layout import TransDataTo5HDParams, TransposeParamsExt, TransposeType, trans_data_to_5hd, transpose
 from .mask import MASK_PLACEHOLDER, reset_mask, set_mask_count, set_mask_norm, set_vector_mask
@@ -275,4 +284,4 @@ __all__ += ["bilinear_interpolation"]  # bilinear.py
 __all__ += ["ReduceOrder", "block_reduce_max", "block_reduce_min", "block_reduce_sum", "pair_reduce_sum",  # reduce.py
             "repeat_reduce_sum", "whole_reduce_max", "whole_reduce_min", "whole_reduce_sum"]
 __all__ += ["GatherMaskMode", "GatherMaskParams", "GatherRepeatParams", "gather", "gather_mask", "gatherb",  # gather.py
-            "scatter"]
+            "get_gather_mask_remain_count", "scatter"]

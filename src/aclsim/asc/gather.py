@@ -208,10 +208,15 @@ def gather_mask(dst: LocalTensor, src0: LocalTensor, src1_pattern: Any, reduce_m
         period, phase = _BUILT_IN[code]
         keep = np.broadcast_to(np.arange(lanes) % period == phase, (times, lanes))
     sidx = lane_index(keep.shape, *rep.strides[0], isz)[keep]
-    kept = int(sidx.size)
+    kept = ctx.current(api).rsvd_cnt = int(sidx.size)
     if kept:
         values = take(src0, sidx, api)
         out = np.arange(kept)
         mark(dst, out, api)
         dst.arr[out] = values
     return kept
+
+
+def get_gather_mask_remain_count() -> int:
+    """How many elements the last gather_mask kept (CANN's A2 implementation reads the RSVD_CNT register)."""
+    return ctx.current("get_gather_mask_remain_count").rsvd_cnt
