@@ -6,8 +6,8 @@ Semantics from pyasc `basic/vec_gather.py`, `vec_gather_mask.py`, `vec_scatter.p
 
 - gather: dst[i] = the src element at byte `src_base + src_offset[i]` from src; scatter: the dst
   element at byte `dst_base + dst_offset[i]` from dst = src[i]. Scatter exists on Atlas inference chips
-  (310P) only: CANN's A2/A3 ScatterImpl reports it unsupported (`impl/basic_api/dav_c220/...scatter_impl.h`). Offsets are uint32 and must be multiples
-  of the element size. Count form: the first `count` elements. Mask/repeat form: repeat r covers the
+  (310P) only: CANN's A2/A3 ScatterImpl reports it unsupported (`impl/basic_api/dav_c220/
+  kernel_operator_vec_scatter_impl.h`). Offsets are uint32 and must be multiples of the element size. Count form: the first `count` elements. Mask/repeat form: repeat r covers the
   lanes the mask enables of 8 contiguous blocks of dst (gather) or src (scatter), `r * rep_stride`
   blocks from its start; the offsets are read one per lane, repeat after repeat (offset r * lanes + i
   for lane i: inference, the offsets tensor is consumed contiguously). Scatter writes land in order,

@@ -42,11 +42,10 @@ def compare(api: str, dst: LocalTensor, srcs: Sequence[LocalTensor], rep: Repeat
             predicate: Callable[..., np.ndarray]) -> None:
     """Every lane of every repeat compared (CANN's A2 Compare ignores the mask argument); the bits of source
     block b of repeat r are bytes `(r * dst_rep_stride + b * dst_blk_stride) * epb / 8` of dst."""
-    isz = srcs[0].dtype.itemsize
-    epb = BLOCK // isz
-    on = np.ones((rep.times, 8 * epb), bool)
     if not rep.times:
         return
+    epb = BLOCK // srcs[0].dtype.itemsize
+    on = np.ones((rep.times, 8 * epb), bool)
     bits = predicate(*[read_lanes(api, t, on, *s) for t, s in zip(srcs, rep.strides[1:], strict=True)])
     packed = np.packbits(bits.reshape(rep.times, 8, epb), axis=-1, bitorder="little")  # epb / 8 bytes a block
     blk, stride = rep.strides[0]
