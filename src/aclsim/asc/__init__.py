@@ -279,7 +279,8 @@ __all__ += [  # the Cube path (cube.py, cube_types.py) and the high-level APIs (
     "CO2Layout", "CubeFormat", "FixpipeConfig", "FixpipeParamsV220", "IterateOrder", "LayoutMode", "LoadData2DParams",
     "MmadParams", "Nd2NzParams", "QuantModes", "adv", "fixpipe", "load_data", "mmad",
 ]
-__all__ += ["TransDataTo5HDParams", "TransposeParamsExt", "TransposeType", "trans_data_to_5hd", "transpose"]  # layout.py
+__all__ += ["TransDataTo5HDParams", "TransposeParamsExt", "TransposeType", "trans_data_to_5hd",  # layout.py
+            "transpose"]
 __all__ += ["bilinear_interpolation"]  # bilinear.py
 __all__ += ["ReduceOrder", "block_reduce_max", "block_reduce_min", "block_reduce_sum", "pair_reduce_sum",  # reduce.py
             "repeat_reduce_sum", "whole_reduce_max", "whole_reduce_min", "whole_reduce_sum"]

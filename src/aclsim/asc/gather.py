@@ -4,22 +4,22 @@ elements a bit pattern selects, packed).
 Semantics from pyasc `basic/vec_gather.py`, `vec_gather_mask.py`, `vec_scatter.py` and their docs
 (`asc.language.basic.gather.md`, `gather_mask.md`, `scatter.md`):
 
-- gather: dst[i] = the src element at byte `src_base + src_offset[i]` from src; scatter: the dst
-  element at byte `dst_base + dst_offset[i]` from dst = src[i]. Scatter exists on Atlas inference chips
-  (310P) only: CANN's A2/A3 ScatterImpl reports it unsupported (`impl/basic_api/dav_c220/
-  kernel_operator_vec_scatter_impl.h`). Offsets are uint32 and must be multiples of the element size. Count form: the first `count` elements. Mask/repeat form: repeat r covers the
-  lanes the mask enables of 8 contiguous blocks of dst (gather) or src (scatter), `r * rep_stride`
-  blocks from its start; the offsets are read one per lane, repeat after repeat (offset r * lanes + i
-  for lane i: inference, the offsets tensor is consumed contiguously). Scatter writes land in order,
-  so the last of several writes to one element wins.
+- gather: dst[i] = the src element at byte `src_base + src_offset[i]` from src; scatter: the dst element at
+  byte `dst_base + dst_offset[i]` from dst = src[i]. Scatter exists on Atlas inference chips (310P) only:
+  CANN's A2/A3 ScatterImpl reports it unsupported (`impl/basic_api/dav_c220/
+  kernel_operator_vec_scatter_impl.h`). Offsets are uint32 and must be multiples of the element size. Count
+  form: the first `count` elements. Mask/repeat form: repeat r covers the lanes the mask enables of 8
+  contiguous blocks of dst (gather) or src (scatter), `r * rep_stride` blocks from its start; the offsets are
+  read one per lane, repeat after repeat (offset r * lanes + i for lane i: inference, the offsets tensor is
+  consumed contiguously). Scatter writes land in order, so the last of several writes to one element wins.
 - gatherb: whole 32-byte blocks at uint32 byte offsets (multiples of 32), 8 per repeat.
-- gather_mask, normal mode (reduce_mode False): repeat r reads the 256 bytes of src0 at
-  `r * src0_repeat_stride` blocks (blocks `src0_block_stride` apart) and keeps the lanes whose pattern
-  bit is 1, writing the kept elements one after another from dst[0]; it returns how many it kept. The
-  pattern is a built-in code 1..7 or a uint16 (16-bit data) / uint32 (32-bit data) tensor whose bits,
-  LSB first, are consumed per repeat from `r * src1_repeat_stride` blocks. The instruction leaves the
-  mask register in NORMAL mode ("接口内部执行结束后会设置为Normal模式"). Counter mode (reduce_mode True)
-  means different things on different chips and is not emulated.
+- gather_mask, normal mode (reduce_mode False): repeat r reads the 256 bytes of src0 at `r * src0_repeat_stride`
+  blocks (blocks `src0_block_stride` apart) and keeps the lanes whose pattern bit is 1,
+  writing the kept elements one after another from dst[0]; it returns how many it kept. The pattern is a
+  built-in code 1..7 or a uint16 (16-bit data) / uint32 (32-bit data) tensor whose bits, LSB first, are
+  consumed per repeat from `r * src1_repeat_stride` blocks. The instruction leaves the mask register in NORMAL
+  mode ("接口内部执行结束后会设置为Normal模式"). Counter mode (reduce_mode True) means different things on different chips
+  and is not emulated.
 """
 
 from __future__ import annotations

@@ -6,16 +6,16 @@ and its docs `asc.language.basic.transpose.md`, `trans_data_to_5hd.md`):
 - `transpose(dst, src)`: dst = src^T for one 16 x 16 matrix of a 2-byte type; src and dst may coincide.
 - `transpose(dst, src, shared_tmp_buffer, TransposeParamsExt)`: TRANSPOSE_ND2ND_B16 is the same 16 x 16
   transpose (uint16 only on A2/A3); TRANSPOSE_NCHW2NHWC / TRANSPOSE_NHWC2NCHW convert [N,C,H,W] <-> [N,H,W,C]
-  for 1-, 2- and 4-byte types whose h x w image fills whole 32-byte blocks, need a temporary buffer of (c+2) resp. (2c+1) units of 1024 bytes (8-bit
-  types) or 512 bytes (16- and 32-bit types), and refuse src/dst reuse. The other TransposeType members
-  are reserved ("当前预留参数，暂不支持") and fault.
-- `trans_data_to_5hd`: one repeat reads 16 data blocks of 32 bytes (one per source address) and writes 16
-  (one per destination address). 16-bit: destination block j holds element j of every source block.
-  32-bit: element j of the 16 source blocks fills destination blocks 2j and 2j+1 (8 + 8 values). 8-bit:
-  element j (+16 when src_high_half) of the 16 source blocks fills the low (or, with dst_high_half, high)
-  half of destination block j. Each repeat moves every address by its repeat stride (32-byte blocks).
-  The address forms (a uint64 LocalTensor or a list of ints) take the element type from the tensor the
-  addresses came from (`LocalTensor.get_phy_addr`), as pyasc's compiler infers it.
+  for 1-, 2- and 4-byte types whose h x w image fills whole 32-byte blocks, need a temporary buffer of (c+2)
+  resp. (2c+1) units of 1024 bytes (8-bit types) or 512 bytes (16- and 32-bit types), and refuse src/dst
+  reuse. The other TransposeType members are reserved ("当前预留参数，暂不支持") and fault.
+- `trans_data_to_5hd`: one repeat reads 16 data blocks of 32 bytes (one per source address) and writes 16 (one
+  per destination address). 16-bit: destination block j holds element j of every source block. 32-bit: element
+  j of the 16 source blocks fills destination blocks 2j and 2j+1 (8 + 8 values). 8-bit: element j (+16 when
+  src_high_half) of the 16 source blocks fills the low (or, with dst_high_half, high) half of destination
+  block j. Each repeat moves every address by its repeat stride (32-byte blocks). The address forms (a uint64
+  LocalTensor or a list of ints) take the element type from the tensor the addresses came from
+  (`LocalTensor.get_phy_addr`), as pyasc's compiler infers it.
 """
 
 from __future__ import annotations
