@@ -15,6 +15,7 @@ import builtins
 
 from . import adv
 from .auto import LocalTensorAuto
+from .bilinear import bilinear_interpolation
 from .context import AscError, AscWarning, get_block_idx, get_block_num
 from .coverage import NotEmulatedError, module_getattr
 from .cube import load_data, load_data_with_transpose, mmad
@@ -57,7 +58,18 @@ from .dtypes import (
 from .enums import CMPMODE, BlockMode, DeqScale, HardEvent, MaskMode, PipeID, RoundMode, SelMode, TPosition, pad_t
 from .fixpipe import fixpipe, set_fix_pipe_pre_quant_flag
 from .fused import VdeqInfo, add_deq_relu, add_relu_cast, cast_deq, mul_cast, set_deq_scale, sub_relu_cast
+from .gather import (
+    GatherMaskMode,
+    GatherMaskParams,
+    GatherRepeatParams,
+    gather,
+    gather_mask,
+    gatherb,
+    get_gather_mask_remain_count,
+    scatter,
+)
 from .launch import ConstExpr, JITFunction, jit
+from .layout import TransDataTo5HDParams, TransposeParamsExt, TransposeType, trans_data_to_5hd, transpose
 from .mask import MASK_PLACEHOLDER, reset_mask, set_mask_count, set_mask_norm, set_vector_mask
 from .params import (
     BinaryRepeatParams,
@@ -68,6 +80,20 @@ from .params import (
     DataCopyPadParams,
     DataCopyParams,
     UnaryRepeatParams,
+)
+from .reduce import (
+    ReduceOrder,
+    block_reduce_max,
+    block_reduce_min,
+    block_reduce_sum,
+    pair_reduce_sum,
+    reduce_max,
+    reduce_min,
+    reduce_sum,
+    repeat_reduce_sum,
+    whole_reduce_max,
+    whole_reduce_min,
+    whole_reduce_sum,
 )
 from .scalar import (
     count_bits_cnt_same_as_sign_bit,
@@ -139,9 +165,6 @@ from .vector import (
     mul_add_dst,
     muls,
     reciprocal,
-    reduce_max,
-    reduce_min,
-    reduce_sum,
     relu,
     rsqrt,
     select,
@@ -307,3 +330,10 @@ __all__ += ["cross_core_set_flag", "cross_core_wait_flag", "sync_all"]  # cores 
 __all__ += ["LoadData2DParamsV2", "LoadData2dTransposeParams", "LoadData2dTransposeParamsV2",
             "load_data_with_transpose"]  # more Cube loads (cube.py)
 __all__ += ["DataCopyCO12DstParams", "set_fix_pipe_pre_quant_flag"]  # L0C -> GM (fixpipe.py)
+__all__ += ["TransDataTo5HDParams", "TransposeParamsExt", "TransposeType", "trans_data_to_5hd",  # layout.py
+            "transpose"]
+__all__ += ["bilinear_interpolation"]  # bilinear.py
+__all__ += ["ReduceOrder", "block_reduce_max", "block_reduce_min", "block_reduce_sum", "pair_reduce_sum",  # reduce.py
+            "repeat_reduce_sum", "whole_reduce_max", "whole_reduce_min", "whole_reduce_sum"]
+__all__ += ["GatherMaskMode", "GatherMaskParams", "GatherRepeatParams", "gather", "gather_mask", "gatherb",  # gather.py
+            "get_gather_mask_remain_count", "scatter"]

@@ -103,6 +103,8 @@ class Core:
         self.atomic: tuple[str, Any, Any] | None = None  # (API, numpy ufunc, DataType) while set_atomic_* is on
         self.vmask: Any = None  # the vector mask register (mask.MaskRegister), made on first use
         self.auto: Any = None  # the UB arena of LocalTensorAuto tensors (auto.Arena), made on first use
+        self.addr_types: dict[int, Any] = {}  # UB address -> element type of the tensor get_phy_addr read it from
+        self.rsvd_cnt = 0  # elements the last gather_mask kept (the RSVD_CNT register)
 
     @property
     def name(self) -> str:

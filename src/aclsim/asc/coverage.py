@@ -32,13 +32,6 @@ MODULES: dict[str, str | None] = {
 SPELLING = {"asc.language.adv": "asc.adv"}
 
 NOTES: dict[str, str] = {
-    "asc.cast": "count form (mask/repeat form not emulated)",
-    "asc.compare": "count form (mask/repeat form not emulated)",
-    "asc.compare_scalar": "count form (mask/repeat form not emulated)",
-    "asc.select": "count form (mask/repeat form not emulated)",
-    "asc.reduce_sum": "count form",
-    "asc.reduce_max": "count form",
-    "asc.reduce_min": "count form",
     "asc.data_copy": "count, DataCopyParams, Nd2NzParams (GM -> L1) and DataCopyCO12DstParams (L0C -> GM) forms; "
                      "enhanced form with default enhancements; SliceInfo forms GM <-> UB with shape_value set",
     "asc.DataCopyEnhancedParams": "normal block mode, no dequantisation/ReLU/padding (the rest is the Cube's path)",
@@ -57,6 +50,10 @@ NOTES: dict[str, str] = {
     "asc.set_deq_scale": "the vdeq form stores the 16 groups in UB in a packing of aclsim's own",
     "asc.sort": "A2/A3 (score, index) records; on 310P region proposals, index not read",
     "asc.language.adv.extract": "A2/A3 (score, index) records (region-proposal layout not emulated)",
+    "asc.compare": "count and mask/repeat forms into dst (the cmpMask-register form is not emulated)",
+    "asc.select": "count and mask/repeat forms with a sel_mask tensor (the cmpMask-register form is not emulated)",
+    "asc.gather_mask": "normal mode (reduce_mode=False); COUNTER mode not emulated",
+    "asc.scatter": "Atlas inference chips (310P) only, as in CANN",
 }
 
 

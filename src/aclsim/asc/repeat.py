@@ -125,6 +125,46 @@ def plan(api: str, rep: Repeat, itemsize: int, per_repeat_count: bool = False) -
     return rep.times, rep.times * bits.bit_count(), lane_flags(bits, lanes)
 
 
+def lane_grid(api: str, rep: Repeat, itemsize: int) -> np.ndarray:
+    """(repeats, lanes) flags of the lanes a mask/repeat call enables, lanes counted in `itemsize` elements
+    (the wider operand's when the widths differ: "以数据类型的字节较大的为准")."""
+    repeats, total, flags = plan(api, rep, itemsize)
+    lanes = lanes_per_repeat(itemsize)
+    if flags is None:  # COUNTER mode: the first `total` lanes, repeat after repeat
+        return (np.arange(repeats * lanes) < total).reshape(repeats, lanes)
+    return np.broadcast_to(flags, (repeats, lanes))
+
+
+def lane_index(shape: tuple[int, int], blk: int, stride: int, itemsize: int) -> np.ndarray:
+    """(repeat, lane) -> element index of an operand whose blocks hold 32 bytes of its own element type."""
+    repeats, lanes = shape
+    epb = BLOCK // itemsize
+    lane = np.arange(lanes)
+    return np.arange(repeats)[:, None] * (stride * epb) + (lane // epb) * (blk * epb) + lane % epb
+
+
+def _contiguous(t: LocalTensor, on: np.ndarray, blk: int, stride: int) -> bool:
+    """Whether the enabled lanes are the operand's first on.size elements in order."""
+    return blk == 1 and stride * (BLOCK // t.dtype.itemsize) == on.shape[1] and bool(on.all())
+
+
+def read_lanes(api: str, t: LocalTensor, on: np.ndarray, blk: int, stride: int) -> np.ndarray:
+    """The operand's values at the enabled lanes of `on` (repeat, lane), in lane order, checked as `gather`."""
+    if _contiguous(t, on, blk, stride):
+        return t.read(on.size, api)
+    return gather(t, lane_index(on.shape, blk, stride, t.dtype.itemsize)[on], api)
+
+
+def write_lanes(api: str, t: LocalTensor, on: np.ndarray, blk: int, stride: int, values: np.ndarray) -> None:
+    """Store `values` at the operand's enabled lanes of `on` and mark them written, checked as `mark`."""
+    if _contiguous(t, on, blk, stride):
+        t.write(on.size, api)[...] = values
+        return
+    idx = lane_index(on.shape, blk, stride, t.dtype.itemsize)[on]
+    mark(t, idx, api)
+    t.arr[idx] = values
+
+
 def indices(repeats: int, total: int, flags: np.ndarray | None, blk: int, stride: int, itemsize: int) -> np.ndarray:
     """Element indices (from the operand's start) one operand touches, repeat after repeat."""
     epb = BLOCK // itemsize
@@ -138,12 +178,15 @@ def indices(repeats: int, total: int, flags: np.ndarray | None, blk: int, stride
     return idx if flags is not None else idx[:total]
 
 
-def _span(t: LocalTensor, idx: np.ndarray, api: str) -> np.ndarray:
+def _span(t: LocalTensor, idx: np.ndarray, api: str, align: int = BLOCK) -> np.ndarray:
     """The operand's written-flags as (elements, itemsize) after the liveness, size, alignment and UB checks."""
     n = int(idx.max()) + 1
     t.bounds(n, api)
-    if t.lo & 31:
-        t.misaligned(api)
+    if t.lo % align:
+        if align == BLOCK:
+            t.misaligned(api)
+        fail(api, f"the tensor starts at {t.buf.pool.name} offset {t.lo}, not {align}-byte aligned as this operand "
+                  "must be")
     pool = t.buf.pool
     if pool.name != "UB":
         t.not_ub(api)
@@ -160,17 +203,19 @@ def _watched(t: LocalTensor, last: int, write: bool, api: str) -> None:
 
 def gather(t: LocalTensor, idx: np.ndarray, api: str) -> np.ndarray:
     """Source elements at `idx`, checked to be live, in bounds and written."""
-    ok = _span(t, idx, api)[idx].all(axis=1)
-    if not ok.all():
-        k = int(idx[int(np.argmin(ok))])
-        t.uninit(api, t.lo + k * t.dtype.itemsize, int(idx.max()) + 1)
-    _watched(t, int(idx.max()), False, api)
+    flags = _span(t, idx, api)
+    if t.buf.pool.written.find(0, t.lo, t.lo + flags.size) >= 0:  # some byte up to the last index is unwritten
+        ok = flags[idx].all(axis=1)
+        if not ok.all():
+            k = int(idx[int(np.argmin(ok))])
+            t.uninit(api, t.lo + k * t.dtype.itemsize, int(idx.max()) + 1)
+    _watched(t, len(flags) - 1, False, api)
     return t.arr[idx]
 
 
-def mark(t: LocalTensor, idx: np.ndarray, api: str) -> None:
-    """Check destination elements at `idx` and mark them written."""
-    _span(t, idx, api)[idx] = 1
+def mark(t: LocalTensor, idx: np.ndarray, api: str, align: int = BLOCK) -> None:
+    """Check destination elements at `idx` (the tensor aligned to `align` bytes) and mark them written."""
+    _span(t, idx, api, align)[idx] = 1
     _watched(t, int(idx.max()), True, api)
 
 

@@ -280,8 +280,13 @@ class LocalTensor(HasShapeInfo):
         return self.end - self.lo
 
     def get_phy_addr(self, offset: int = 0) -> int:
-        """Byte address in its local memory."""
-        return self.lo + int(offset) * self.dtype.itemsize
+        """Byte address in its local memory (remembered with the element type, which the address forms of
+        trans_data_to_5hd take from it as pyasc's compiler does)."""
+        addr = self.lo + int(offset) * self.dtype.itemsize
+        core = ctx.CORE
+        if core is not None:
+            core.addr_types[addr] = self.dtype
+        return addr
 
     def get_position(self) -> int:
         return self.buf.position

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import context as ctx
+from . import masked
 from .context import fail
 from .coverage import not_emulated
 from .dtypes import DataType, bfloat16
@@ -69,14 +70,6 @@ def _run(api: str, fn: Callable, types: tuple[str, ...], dst: LocalTensor, srcs:
     for s in srcs:
         _overlap(api, dst, s, n)
     fn(*xs, out=dst.write(n, api))
-
-
-def _count_only(api: str, args: tuple, kwargs: dict) -> int | None:
-    """The count of an instruction whose mask/repeat form aclsim does not emulate yet."""
-    n = form(api, args, kwargs, UnaryRepeatParams)
-    if type(n) is Repeat:
-        raise not_emulated(f"asc.{api} in its mask/repeat form")
-    return n
 
 
 def _binary(api: str, fn: Callable, types: tuple[str, ...], dst: LocalTensor, a: LocalTensor, b: LocalTensor,
@@ -426,76 +419,74 @@ _INT_ROUND = {
 }
 
 
+_ROUNDING = frozenset({RoundMode.CAST_RINT, RoundMode.CAST_FLOOR, RoundMode.CAST_CEIL, RoundMode.CAST_ROUND,
+                       RoundMode.CAST_TRUNC})
+_NONE = frozenset({RoundMode.CAST_NONE})
+_NO_ODD = _ROUNDING | _NONE
+# (src, dst) -> the round modes A2/A3 convert with: CANN's CastIntrinsicsImpl overloads and CheckCastDatatype
+# (`impl/basic_api/dav_c220/kernel_operator_vec_vconv_impl.h`); any other pair or mode is refused there.
+A2_CASTS: dict[tuple[str, str], frozenset[RoundMode]] = {
+    ("float16", "int32"): _ROUNDING, ("float16", "int16"): _ROUNDING, ("float16", "float32"): _NONE,
+    ("float16", "int8"): _NO_ODD, ("float16", "uint8"): _NO_ODD,
+    ("float32", "float32"): _ROUNDING, ("float32", "int32"): _ROUNDING, ("float32", "float16"): frozenset(RoundMode),
+    ("float32", "int64"): _ROUNDING, ("float32", "int16"): _ROUNDING, ("float32", "bfloat16"): _ROUNDING,
+    ("bfloat16", "float32"): _NONE, ("bfloat16", "int32"): _ROUNDING,
+    ("uint8", "float16"): _NONE, ("int8", "float16"): _NONE, ("int16", "float16"): _NO_ODD, ("int16", "float32"): _NONE,
+    ("int32", "float32"): _NO_ODD, ("int32", "int16"): _NONE, ("int32", "int64"): _NONE,
+    ("int32", "float16"): frozenset(RoundMode),  # vconv_deq: the mode is not used
+    ("int64", "int32"): _NONE, ("int64", "float32"): _ROUNDING,
+}
+
+
+def _cast_supported(api: str, sd: DataType, dd: DataType, mode: RoundMode) -> None:
+    chip = ctx.current(api).chip
+    if not chip.separated:
+        return  # the Atlas inference (310P) conversion table is not modeled: every pair converts
+    modes = A2_CASTS.get((sd.name, dd.name))
+    if modes is None:
+        fail(api, f"{sd.name} -> {dd.name} is not a conversion {chip.name} has")
+    if mode not in modes:
+        fail(api, f"{sd.name} -> {dd.name} does not take RoundMode.{mode.name} on {chip.name} (it takes "
+                  f"{', '.join(m.name for m in sorted(modes))})")
+
+
 def cast(dst: LocalTensor, src: LocalTensor, round_mode: int, *args: Any, **kwargs: Any) -> None:
-    """Convert the first `count` elements of `src` into `dst`'s type, rounding by `round_mode`.
+    """Convert `src` into `dst`'s type, rounding by `round_mode`: `(count)` or `(mask, repeat_times,
+    UnaryRepeatParams[, is_set_mask])` (masked.py).
 
     CAST_NONE rounds to nearest even when precision is lost; float -> integer saturates (inference:
     the vector unit's conversions saturate rather than wrap); CAST_ODD applies to float narrowing.
     """
     api = "cast"
-    count = _count_only(api, args, kwargs)
-    if count is None:
+    n = form(api, args, kwargs, UnaryRepeatParams)
+    if n is None:
         return
     mode = RoundMode(round_mode)
     sd, dd = src.dtype, dst.dtype
-    raw = src.read(count, api)
-    x = raw.view(np.uint16).astype(np.uint32) << 16 if sd is bfloat16 else raw
-    if sd is bfloat16:
-        x = x.view(np.float32)
-    out = dst.write(count, api)
-    if dd is bfloat16:
-        out[...] = _to_bf16(x, mode)
-    elif dd.name == "float16" and x.dtype.itemsize > 2 and (x.dtype.kind == "f"):
-        out[...] = _to_f16(x, mode)
-    elif dd.is_float:
-        out[...] = x
-    elif x.dtype.kind == "f":
-        if mode == RoundMode.CAST_ODD:
-            fail(api, "CAST_ODD applies to float narrowing only")
+    _cast_supported(api, sd, dd, mode)
+    if dd.is_float is False and sd.is_float and mode == RoundMode.CAST_ODD:
+        fail(api, "CAST_ODD applies to float narrowing only")
+
+    def convert(raw: np.ndarray) -> np.ndarray:
+        x = (raw.view(np.uint16).astype(np.uint32) << 16).view(np.float32) if sd is bfloat16 else raw
+        if dd is bfloat16:
+            return _to_bf16(x, mode)
+        if dd.name == "float16" and x.dtype.itemsize > 2 and x.dtype.kind == "f":
+            return _to_f16(x, mode)
+        if dd is sd and dd.is_float:  # float32 -> float32: round to an integral value (vconv_f322f32r/f/c/a/z)
+            return _INT_ROUND[mode](x.astype(np.float64)).astype(dd.np)
+        if dd.is_float:
+            return x.astype(dd.np)
         info = np.iinfo(dd.np)
-        out[...] = np.clip(_INT_ROUND[mode](x.astype(np.float64)), info.min, info.max)
-    else:
-        info = np.iinfo(dd.np)
-        out[...] = np.clip(x.astype(np.int64), info.min, info.max)
+        if x.dtype.kind == "f":
+            return np.clip(_INT_ROUND[mode](x.astype(np.float64)), info.min, info.max).astype(dd.np)
+        return np.clip(x.astype(np.int64), info.min, info.max).astype(dd.np)
 
-
-# ------------------------------------------------------------------------------- reductions
-def _reduce(api: str, dst: LocalTensor, src: LocalTensor, tmp: LocalTensor, cal_index: bool, args: tuple,
-            kwargs: dict) -> None:
-    count = _count_only(api, args, kwargs)
-    if count is None:
+    if type(n) is Repeat:
+        masked.cast(api, dst, src, n, convert)
         return
-    dt = src.dtype
-    _check_types(api, FLOAT, dt, dst)
-    if not isinstance(tmp, LocalTensor):
-        raise TypeError(f"asc.{api}(dst, src, shared_tmp_buffer, count): shared_tmp_buffer must be a LocalTensor")
-    tmp.span(1, api)  # the work buffer must be live and aligned; its contents are scratch
-    x = src.read(count, api)
-    if api == "reduce_sum":
-        dst.write(1, api)[0] = x.sum(dtype=dt.np)
-        return
-    i = int(x.argmax() if api == "reduce_max" else x.argmin())
-    out = dst.write(2 if cal_index else 1, api)
-    out[0] = x[i]
-    if cal_index:  # the index is stored in the second element's bits; reinterpret_cast to read it
-        out[1:2].view(np.uint16 if dt.itemsize == 2 else np.uint32)[0] = i
-
-
-def reduce_sum(dst: LocalTensor, src: LocalTensor, shared_tmp_buffer: LocalTensor, *args: Any, **kwargs: Any) -> None:
-    """dst[0] = sum of the first `count` elements of src."""
-    _reduce("reduce_sum", dst, src, shared_tmp_buffer, False, args, kwargs)
-
-
-def reduce_max(dst: LocalTensor, src: LocalTensor, shared_tmp_buffer: LocalTensor, *args: Any,
-               cal_index: bool = False, **kwargs: Any) -> None:
-    """dst[0] = max of the first `count` elements (dst[1] = its index with cal_index)."""
-    _reduce("reduce_max", dst, src, shared_tmp_buffer, cal_index, args, kwargs)
-
-
-def reduce_min(dst: LocalTensor, src: LocalTensor, shared_tmp_buffer: LocalTensor, *args: Any,
-               cal_index: bool = False, **kwargs: Any) -> None:
-    """dst[0] = min of the first `count` elements (dst[1] = its index with cal_index)."""
-    _reduce("reduce_min", dst, src, shared_tmp_buffer, cal_index, args, kwargs)
+    out = convert(src.read(n, api))
+    dst.write(n, api)[...] = out
 
 
 # ------------------------------------------------------------------------------- compare / select
@@ -503,42 +494,59 @@ _CMP = {CMPMODE.LT: np.less, CMPMODE.GT: np.greater, CMPMODE.EQ: np.equal, CMPMO
         CMPMODE.GE: np.greater_equal, CMPMODE.NE: np.not_equal}
 
 
-def _store_bits(api: str, dst: LocalTensor, bits: np.ndarray) -> None:
+def _compare(api: str, dst: LocalTensor, srcs: tuple[LocalTensor, ...], cmp_mode: int, n: int | Repeat,
+             fn: Callable) -> None:
+    """Both forms of compare/compare_scalar (CANN `kernel_operator_vec_cmp_impl.h`, dav_c220): int32 compares
+    for EQ only; the count form compares whole 256-byte repeats, so the count must fill them."""
+    mode = CMPMODE(cmp_mode)
+    dt = srcs[0].dtype
+    if dt.name == "int32" and mode != CMPMODE.EQ:
+        fail(api, f"int32 operands compare with CMPMODE.EQ only, got CMPMODE.{mode.name}")
     if dst.dtype.itemsize != 1:
         fail(api, f"dst must be uint8/int8 (one bit per element), got {dst.dtype.name}")
-    packed = np.packbits(bits, bitorder="little")
+    if type(n) is Repeat:
+        masked.compare(api, dst, srcs, n, fn)
+        return
+    if n * dt.itemsize % 256:
+        fail(api, f"{n} x {dt.name} = {n * dt.itemsize} bytes is not a multiple of 256: the count form compares "
+                  "whole repeats of 256 bytes and would leave the tail uncompared")
+    packed = np.packbits(fn(*[t.read(n, api) for t in srcs]), bitorder="little")
     dst.write(packed.size, api)[...] = packed.view(dst.dtype.np)
 
 
 def compare(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, cmp_mode: int, *args: Any, **kwargs: Any) -> None:
     """Bit i of dst (LSB first) = src0[i] <cmp_mode> src1[i]."""
     api = "compare"
-    count = _count_only(api, args, kwargs)
-    if count is None:
+    if not isinstance(src1, LocalTensor):  # compare(src0, src1, cmp_mode, mask, repeat_params)
+        raise not_emulated("asc.compare into the cmpMask register")
+    n = form(api, args, kwargs, BinaryRepeatParams)
+    if n is None:
         return
     _check_types(api, ARITH, src0.dtype, src1)
-    _store_bits(api, dst, _CMP[CMPMODE(cmp_mode)](src0.read(count, api), src1.read(count, api)))
+    _compare(api, dst, (src0, src1), cmp_mode, n, _CMP[CMPMODE(cmp_mode)])
 
 
 def compare_scalar(dst: LocalTensor, src0: LocalTensor, src1_scalar: Any, cmp_mode: int, *args: Any,
                    **kwargs: Any) -> None:
     """Bit i of dst = src0[i] <cmp_mode> scalar."""
     api = "compare_scalar"
-    count = _count_only(api, args, kwargs)
-    if count is None:
+    n = form(api, args, kwargs, UnaryRepeatParams)
+    if n is None:
         return
     _check_types(api, ARITH, src0.dtype)
-    x = src0.read(count, api)
-    _store_bits(api, dst, _CMP[CMPMODE(cmp_mode)](x, x.dtype.type(src1_scalar)))
+    fn, value = _CMP[CMPMODE(cmp_mode)], src0.dtype.np.type(src1_scalar)
+    _compare(api, dst, (src0,), cmp_mode, n, lambda x: fn(x, value))
 
 
 def select(dst: LocalTensor, sel_mask: LocalTensor, src0: LocalTensor, src1: Any, sel_mode: int, *args: Any,
            **kwargs: Any) -> None:
     """dst[i] = src0[i] where bit i of sel_mask is 1, else src1[i] (or the scalar src1 in
-    VSEL_TENSOR_SCALAR_MODE)."""
+    VSEL_TENSOR_SCALAR_MODE); VSEL_CMPMASK_SPR reuses one repeat's bits. Count or mask/repeat form."""
     api = "select"
-    count = _count_only(api, args, kwargs)
-    if count is None:
+    if isinstance(sel_mode, BinaryRepeatParams):  # select(dst, src0, src1, repeat_times, repeat_params, sel_mode)
+        raise not_emulated("asc.select with the cmpMask register")
+    n = form(api, args, kwargs, BinaryRepeatParams)
+    if n is None:
         return
     mode = SelMode(sel_mode)
     dt = dst.dtype
@@ -547,8 +555,16 @@ def select(dst: LocalTensor, sel_mask: LocalTensor, src0: LocalTensor, src1: Any
         other: Any = dt.np.type(src1)
     else:
         _check_types(api, FLOAT, dt, src0, src1)
+    if type(n) is Repeat:
+        masked.select(api, dst, sel_mask, src0, src1 if mode != SelMode.VSEL_TENSOR_SCALAR_MODE else other, mode, n)
+        return
+    count = n
+    if mode != SelMode.VSEL_TENSOR_SCALAR_MODE:
         other = src1.read(count, api)
-    nbytes = -(-count // 8)
-    bits = np.unpackbits(sel_mask.reinterpret_cast(np.uint8).read(nbytes, api), count=count, bitorder="little")
+    # VSEL_CMPMASK_SPR: one repeat's bits (the cmpMask register), again in every repeat (masked.py)
+    lanes = 256 // dt.itemsize
+    nbits = lanes if mode == SelMode.VSEL_CMPMASK_SPR and count > lanes else count  # (`min` is asc.min here)
+    raw = sel_mask.reinterpret_cast(np.uint8).read(-(-nbits // 8), api)
+    bits = np.resize(np.unpackbits(raw, count=nbits, bitorder="little").astype(bool), count)
     a = src0.read(count, api)
-    np.copyto(dst.write(count, api), np.where(bits.astype(bool), a, other))
+    np.copyto(dst.write(count, api), np.where(bits, a, other))
