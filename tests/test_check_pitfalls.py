@@ -104,3 +104,10 @@ def test_unknown_tool_is_a_usage_error(capsys):
         main(["run", "--check", "memcheck,leaks", str(PITFALLS / "leak.py")])
     assert e.value.code == 2
     assert "unknown sanitizer tool 'leaks'" in capsys.readouterr().err
+
+
+def test_synccheck_is_msSanitizers_name_for_the_pipe_hazards_of_racecheck():
+    from aclsim.check import parse_tools
+
+    assert parse_tools("synccheck") == ["racecheck"]
+    assert parse_tools("memcheck,SyncCheck") == ["memcheck", "racecheck"]

@@ -22,18 +22,22 @@ from .order import Order
 from .synccheck import SyncCheck
 
 TOOLS = ("memcheck", "racecheck", "initcheck", "leakcheck")
+# msSanitizer's synccheck judges the synchronisation inside an AI Core; here an unpaired wait_flag always
+# faults and pipe hazards (the missing set_flag/wait_flag pairs) are racecheck's, so the name selects racecheck
+ALIASES = {"synccheck": "racecheck"}
 
 
 def parse_tools(spec: str) -> list[str]:
     """`"all"` or a comma-separated subset of TOOLS, in canonical order; ValueError otherwise."""
-    names = {t.strip().lower() for t in spec.split(",") if t.strip()}
+    names = {ALIASES.get(n, n) for n in (t.strip().lower() for t in spec.split(",")) if n}
     if not names:
         raise ValueError("no sanitizer tool given; use --check all or a list like memcheck,leakcheck")
     if "all" in names:
         return list(TOOLS)
     unknown = sorted(names - set(TOOLS))
     if unknown:
-        raise ValueError(f"unknown sanitizer tool {', '.join(map(repr, unknown))}; choose from {', '.join(TOOLS)} or all")
+        raise ValueError(f"unknown sanitizer tool {', '.join(map(repr, unknown))}; choose from {', '.join(TOOLS)} or all "
+                         "(synccheck is racecheck)")
     return [t for t in TOOLS if t in names]
 
 

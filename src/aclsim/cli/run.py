@@ -55,7 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     g = p.add_argument_group("sanitizer")
     g.add_argument(
         "--check", metavar="TOOLS",
-        help="comma-separated: memcheck,racecheck,initcheck,leakcheck (or 'all'); env ACLSIM_CHECK",
+        help="comma-separated: memcheck,racecheck,initcheck,leakcheck (or 'all'; msSanitizer's 'synccheck' selects "
+        "racecheck, which reports pipe hazards inside an AI Core); env ACLSIM_CHECK",
     )
     g.add_argument("--error-exitcode", type=int, metavar="N", help="exit with N when the sanitizer found errors")
     g.add_argument("--json", metavar="FILE", help="also write sanitizer findings as JSON to FILE")
