@@ -104,7 +104,7 @@ HELPERS: dict[str, Any] = {
     "h_bin": ops.binop, "h_cmp": ops.compare, "h_un": ops.unary, "h_logical": ops.logical, "h_select": ops.select,
     "h_to": ops.to_dtype, "h_math": ops.math_call, "h_minmax": ops.minmax, "h_abs": ops.absolute,
     "h_rsqrt": ops.rsqrt, "h_fma": ops.fma, "h_mand": ops.mand, "h_mandnot": ops.mandnot, "h_mor": ops.mor,
-    "h_tomask": ops.to_mask, "h_cmpm": ops.cmp_mask, "h_rmask": ops.range_mask, "h_asg": ops.assign,
+    "h_tomask": ops.to_mask, "h_cmpm": ops.cmp_mask, "h_rmask": ops.range_mask, "h_trips": ops.uniform_trips, "h_asg": ops.assign,
     "h_truth": ops.truth, "h_ld": arrays.load, "h_st": arrays.store, "h_stb": arrays.store_binop,
     "h_atomic": arrays.atomic, "h_U": ops.UNDEF, "h_arr": arrays.make_array, "h_shape": arrays.shape_of,
     "h_size": arrays.size_of, "h_ndim": arrays.ndim_of, "h_vote": warp.vote, "h_shfl": warp.shuffle,
@@ -544,8 +544,11 @@ class Codegen:
         self.emit(f"m = h_mor(C.N, {mt}, m)")
 
     def _loop_body(self, body: list[ast.stmt], live: str) -> None:
-        cnt = self.tmp("cnt")
         self.emit(f"m = {live}")
+        if not _has(body, (ast.Break, ast.Continue, ast.Return), into_loops=True):
+            self.block(body)  # no lane leaves early: the mask after the body is `live` again
+            return
+        cnt = self.tmp("cnt")
         self.emit(f"{cnt} = False")
         self.loops.append(cnt)
         self.block(body)
@@ -578,11 +581,26 @@ class Codegen:
         self.emit(f"{iv} = h_bin('add', {a}, h_bin('sub', {b}, {b}))")  # start in the common type of start/stop
         self.emit(f"{enter} = m")
         self.emit(f"{live} = m")
+        # A uniform loop (the same trip count in every lane, no lane leaving early) counts its trips
+        # instead of recomputing the mask of lanes still iterating: the mask stays `m` throughout.
+        exits = _has(s.body, (ast.Break, ast.Continue), into_loops=False) or _has(s.body, (ast.Return,), into_loops=True)
+        trips = None if exits else self.tmp("n")
+        if trips:
+            self.emit(f"{trips} = h_trips({iv}, {b}, {st})")
         self.emit("while True:")
         self.ind += 1
+        if trips:
+            self.emit(f"if {trips} is not None:")
+            self.emit(f"    if {trips} == 0:")
+            self.emit("        break")
+            self.emit(f"    {trips} -= 1")
+            self.emit("else:")
+            self.ind += 1
         self.emit(f"{live} = h_mand(C.N, {live}, h_rmask(C, {iv}, {b}, {st}))")
         self.emit(f"if {live} is False:")
         self.emit("    break")
+        if trips:
+            self.ind -= 1
         self.emit(f"v_{s.target.id} = h_asg(C, {live}, {iv}, v_{s.target.id})")
         self._loop_body(s.body, live)
         self.emit(f"{iv} = h_bin('add', {iv}, {st})")

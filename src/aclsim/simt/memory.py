@@ -165,9 +165,11 @@ def load(C: Any, P: Any, idx: Any, m: Any, line: int) -> Any:
             out[a:b] = v
             return out
     v = val(idx)
-    if type(v) is not ND and not C.observe and isinstance(v, (int, np.integer)) and -P.n_lo <= v < P.n_hi:
-        C.bytes_read += P.isz
-        return P.full[int(v) + P.n_lo]  # one element every lane reads
+    if type(v) is not ND and not C.observe and isinstance(v, (int, np.integer)):
+        k = int(v)
+        if -P.n_lo <= k < P.n_hi:
+            C.bytes_read += P.isz
+            return P.full[k + P.n_lo]  # one element every lane reads
     if type(v) is ND and not C.observe and v.dtype.kind in "iu" and v.dtype.itemsize <= 4:
         lo, hi = int(v.min()), int(v.max())
         if lo >= 0 and hi < P.n_hi:
