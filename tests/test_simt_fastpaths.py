@@ -177,3 +177,132 @@ def test_scalar_literal_arithmetic_wraps_and_keeps_types_like_c(a, b, f):
     assert ou.tolist() == [wrap(b - 1, 32, False), wrap(b + 4294967295, 32, False), wrap(b - 1, 32, False)]
     f32 = np.float32(f)
     assert of.tolist() == [float(f32 * np.float32(1.1)), float(f32 + np.float32(3))]
+
+
+# ------------------------------------------------------------------------- affine (lattice) loads
+@simt.kernel
+def affine_load(x: Ptr[np.int32], out: Ptr[np.int32], a: np.int32, b: np.int32, c: np.int32, d: np.int32,
+                e: np.int32):
+    tx, ty = simt.threadIdx.x, simt.threadIdx.y
+    bx, by = simt.blockIdx.x, simt.blockIdx.y
+    lin = (by * simt.gridDim.x + bx) * (simt.blockDim.x * simt.blockDim.y) + ty * simt.blockDim.x + tx
+    out[lin] = x[a * tx + b * ty + c * bx + d * by + e]
+
+
+def _affine_reference(x, grid, block, coefs):
+    a, b, c, d, e = coefs
+    by, bx, ty, tx = np.meshgrid(*(np.arange(n) for n in (grid[1], grid[0], block[1], block[0])), indexing="ij")
+    return x[(a * tx + b * ty + c * bx + d * by + e).reshape(-1)]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.tuples(st.integers(1, 5), st.integers(1, 4)), st.tuples(st.integers(1, 9), st.integers(1, 5)),
+       st.tuples(*(st.integers(-6, 6) for _ in range(4))))
+def test_affine_loads_over_random_grids_match_numpy(grid, block, coefs4):
+    a, b, c, d = coefs4
+    dims = (block[0], block[1], grid[0], grid[1])
+    lo = sum(min(0, k * (n - 1)) for k, n in zip(coefs4, dims, strict=True))
+    hi = sum(max(0, k * (n - 1)) for k, n in zip(coefs4, dims, strict=True))
+    e = -lo  # every index in [0, hi - lo]
+    x = np.arange(3, hi - lo + 4, dtype=np.int32) * 7
+    lanes = grid[0] * grid[1] * block[0] * block[1]
+    (out,) = run(affine_load, grid, block, x, np.zeros(lanes, np.int32), a, b, c, d, e)[1:]
+    assert out.tolist() == _affine_reference(x, grid, block, (a, b, c, d, e)).tolist()
+
+
+def test_affine_loads_over_chunks_that_are_not_boxes_of_the_grid():
+    grid, block = (3000, 2), (128, 1)  # chunks of 2,048 blocks: some span two grid rows
+    x = np.random.default_rng(5).integers(-1000, 1000, 3000 * 2 * 2 + 8).astype(np.int32)
+    (out,) = run(affine_load, grid, block, x, np.zeros(3000 * 2 * 128, np.int32), 0, 0, 2, 6000, 1)[1:]
+    assert out.tolist() == _affine_reference(x, grid, block, (0, 0, 2, 6000, 1)).tolist()
+
+
+def test_affine_load_out_of_range_still_faults_at_its_line():
+    x = np.arange(40, dtype=np.int32)
+    with pytest.raises(aclsim.AclError) as e:
+        run(affine_load, (4, 2), (8, 1), x, np.zeros(64, np.int32), 1, 0, 8, 32, 1 << 20)
+    assert "illegal address" in str(e.value) and f":{line_of(affine_load.fn, 'out[lin] = x[')}" in str(e.value)
+
+
+@simt.kernel
+def add_previous_block(out: Ptr[np.float32], per_block: Ptr[np.float32], n: np.uint32):
+    i = simt.grid(1)
+    b = simt.blockIdx.x
+    if i < n and b > 0:
+        out[i] += per_block[b - 1]  # b - 1 is out of range only in block 0, where no lane loads it
+
+
+def test_per_block_values_under_a_mask_that_excludes_the_out_of_range_block():
+    n, tpb = (1 << 18) + 5000, 128  # two chunks: block 0 only in the first
+    nb = -(-n // tpb)
+    out = np.arange(n, dtype=np.float32)
+    per_block = np.random.default_rng(6).random(nb, dtype=np.float32)
+    (got,) = run(add_previous_block, nb, tpb, out, per_block, n)[:1]
+    ref = out.copy()
+    ref[tpb:] += per_block[np.arange(tpb, n) // tpb - 1]
+    assert got.tolist() == ref.tolist()
+
+
+# ------------------------------------------------------------------------- shared-memory windows
+TILE = 64
+
+
+@simt.kernel
+def block_scan_i32(x: Ptr[np.int32], out: Ptr[np.int32]):
+    tile = simt.shared.array(TILE, np.int32)
+    t = simt.threadIdx.x
+    i = simt.grid(1)
+    tile[t] = x[i]
+    simt.syncthreads()
+    d = 1
+    while d < TILE:
+        v = tile[t - d] if t >= d else np.int32(0)
+        simt.syncthreads()
+        tile[t] += v
+        simt.syncthreads()
+        d *= 2
+    out[i] = tile[t]
+
+
+def test_shared_memory_scan_with_shifted_masked_reads_matches_cumsum():
+    x = np.random.default_rng(7).integers(-100, 100, 5 * TILE).astype(np.int32)
+    (out,) = run(block_scan_i32, 5, TILE, x, np.zeros_like(x))[1:]
+    assert out.tolist() == np.cumsum(x.reshape(5, TILE), axis=1).reshape(-1).tolist()
+
+
+@simt.kernel
+def shifted_store(x: Ptr[np.int32], out: Ptr[np.int32], shift: np.int32):
+    tile = simt.shared.array(TILE, np.int32)
+    t = simt.threadIdx.x
+    tile[t] = -1
+    simt.syncthreads()
+    if t >= shift:
+        tile[t - shift] = x[t]  # a masked store through a shifted window
+    simt.syncthreads()
+    out[simt.grid(1)] = tile[t]
+
+
+def test_masked_shifted_shared_store_writes_only_active_threads():
+    x = np.arange(100, 100 + TILE, dtype=np.int32)
+    (out,) = run(shifted_store, 2, TILE, x, np.zeros(2 * TILE, np.int32), 5)[1:]
+    ref = np.full(TILE, -1, np.int32)
+    ref[: TILE - 5] = x[5:]
+    assert out.tolist() == np.tile(ref, 2).tolist()
+
+
+@simt.kernel
+def shared_underflow(x: Ptr[np.int32], out: Ptr[np.int32]):
+    tile = simt.shared.array(TILE, np.int32)
+    t = simt.threadIdx.x
+    tile[t] = x[t]
+    simt.syncthreads()
+    if t < 10:
+        out[t] = tile[t - 1]  # thread 0 reads tile[-1]
+
+
+def test_shifted_shared_read_below_zero_faults_naming_the_thread_and_line():
+    with pytest.raises(aclsim.AclError) as e:
+        run(shared_underflow, 1, TILE, np.arange(TILE, dtype=np.int32), np.zeros(TILE, np.int32))
+    msg = str(e.value)
+    assert "shared memory index" in msg and "thread (0, 0, 0)" in msg
+    assert f":{line_of(shared_underflow.fn, 'out[t] = tile[t - 1]')}" in msg

@@ -63,6 +63,7 @@ class LaunchContext:
         self._shared: dict[str, SharedArr] = {}
         self._local: dict[str, LocalArr] = {}
         self._lane_block: np.ndarray | None = None
+        self._lattice: Any = self._chunk_lattice()
 
     def comp(self, k: int) -> np.ndarray:
         """uint32 array over the chunk's lanes of one index component."""
@@ -114,12 +115,49 @@ class LaunchContext:
         return r
 
     def thread_offset(self, idx: Idx) -> int | None:
-        """c when idx == threadIdx.x + c in a 1-D block (shared-memory fast path)."""
+        """c (signed) when idx == threadIdx.x + c in a 1-D block (shared-memory fast path).
+
+        The uint32 index threadIdx.x + c wraps to a huge value exactly where the signed sum is negative,
+        so both are out of range for the same threads."""
         if self.bdy != 1 or self.bdz != 1 or idx.k[TX] != 1:
             return None
         if any(idx.k[i] and self._live[i] for i in (TY, TZ, BX, BY, BZ)):
             return None
-        return idx.c if idx.c < 1 << 31 else None
+        return idx.c if idx.c < 1 << 31 else idx.c - (1 << 32)
+
+    def _chunk_lattice(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        """(shape, origin) of the chunk's lanes as a box of (bz, by, bx, tz, ty, tx) coordinates in lane
+        order, when its blocks form a box of the grid (part of a row, whole rows, whole slabs)."""
+        gx, gxy, b0, nb = self.gx, self.gx * self.gy, self.b0, self.nb
+        bx0, by0, bz0 = b0 % gx, (b0 // gx) % self.gy, b0 // gxy
+        if bx0 + nb <= gx:
+            box = (1, 1, nb)
+        elif bx0 == 0 and nb % gx == 0 and by0 + nb // gx <= self.gy:
+            box = (1, nb // gx, gx)
+        elif b0 % gxy == 0 and nb % gxy == 0:
+            box = (nb // gxy, self.gy, gx)
+        else:
+            return None
+        return (*box, self.bdz, self.bdy, self.bdx), (bz0, by0, bx0, 0, 0, 0)
+
+    def lattice_view(self, idx: Idx, view: np.ndarray) -> np.ndarray | None:
+        """view[idx] in every lane as a strided view of `view` (no index array), when idx is inside it
+        for every lane of the chunk; None otherwise. idx is c + sum(coef * component) in uint32: with
+        coefficients read as signed, the sum is the index wherever it lies in [0, 2^31)."""
+        box = self._lattice
+        if box is None:
+            return None
+        shape, origin = box
+        signed = [k - (1 << 32) if k >= 1 << 31 else k for k in idx.k]
+        coefs = [signed[i] for i in (BZ, BY, BX, TZ, TY, TX)]  # lane order
+        first = (idx.c - (1 << 32) if idx.c >= 1 << 31 else idx.c) + sum(
+            k * o for k, o in zip(coefs, origin, strict=True))
+        lo = first + sum(min(0, k * (n - 1)) for k, n in zip(coefs, shape, strict=True))
+        hi = first + sum(max(0, k * (n - 1)) for k, n in zip(coefs, shape, strict=True))
+        if lo < 0 or hi >= view.shape[0] or lo == hi:
+            return None  # out of bounds somewhere (the checked path reports it), or uniform (a scalar)
+        isz = view.itemsize
+        return np.lib.stride_tricks.as_strided(view[first:], shape, [k * isz for k in coefs], writeable=False)
 
     def lane_block(self) -> np.ndarray:
         """Block index within the chunk of every lane."""

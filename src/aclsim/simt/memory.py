@@ -164,6 +164,13 @@ def load(C: Any, P: Any, idx: Any, m: Any, line: int) -> Any:
             out = np.zeros(C.N, P.dtype)
             out[a:b] = v
             return out
+        if not C.observe:
+            # An affine index over the chunk's box of threads (rows, columns, per-block values): a
+            # strided copy, no index array. Observers take the per-element path below.
+            box = C.lattice_view(idx, P.view)
+            if box is not None:
+                C.bytes_read += (C.N if m is True else int(np.count_nonzero(mask_array(C.N, m)))) * P.isz
+                return np.array(box).reshape(C.N)
     v = val(idx)
     if type(v) is not ND and not C.observe and isinstance(v, (int, np.integer)):
         k = int(v)
@@ -304,20 +311,36 @@ def _shared_flat(C: Any, S: SharedArr, ia: np.ndarray, ma: np.ndarray | None, li
     return blk * S.size + ia
 
 
-def _shared_cols(C: Any, S: SharedArr, idx: Any, m: Any) -> int | None:
-    """Column offset c when idx == threadIdx.x + c in a 1-D block and every lane is active."""
-    if m is not True or type(idx) is not Idx:
+def _shared_window(C: Any, S: SharedArr, idx: Any, m: Any) -> tuple[int, int, int, Any] | None:
+    """(c, lo, hi, mask rows) when idx == threadIdx.x + c in a 1-D block and every active thread t has
+    lo <= t < hi, the threads whose element t + c is inside S: the access is then the column slice
+    [lo + c, hi + c) of every block's row. None sends the access to the checked per-lane path (which
+    also reports any out-of-range index). Mask rows: None when every thread in [lo, hi) is active."""
+    if type(idx) is not Idx or m is False:
         return None
     c = C.thread_offset(idx)
-    if c is None or c + C.bdx > S.size:
+    if c is None:
         return None
-    return c
+    lo, hi = max(0, -c), min(C.bdx, S.size - c)
+    if lo >= hi:
+        return None
+    if m is True:
+        return (c, lo, hi, None) if lo == 0 and hi == C.bdx else None
+    rows = mask_array(C.N, m).reshape(C.nb, C.bdx)
+    if rows[:, :lo].any() or rows[:, hi:].any():
+        return None
+    return c, lo, hi, rows[:, lo:hi]
 
 
 def shared_load(C: Any, S: SharedArr, idx: Any, m: Any, line: int) -> Any:
-    c = _shared_cols(C, S, idx, m)
-    if c is not None:
-        return S.data[:, c : c + C.bdx].flatten()
+    w = _shared_window(C, S, idx, m)
+    if w is not None:
+        c, lo, hi, _ = w
+        if lo == 0 and hi == C.bdx:
+            return S.data[:, c : c + C.bdx].flatten()
+        out = np.zeros((C.nb, C.bdx), S.dtype)  # inactive lanes' values are never used
+        out[:, lo:hi] = S.data[:, lo + c : hi + c]
+        return out.reshape(C.N)
     ia, ma = _active(C, _shared_index(C, S, idx, line), m, line, f"load {S.name}[...]")
     got = S.data.reshape(-1)[_shared_flat(C, S, ia, ma, line, "load")]
     if ma is None:
@@ -329,9 +352,14 @@ def shared_load(C: Any, S: SharedArr, idx: Any, m: Any, line: int) -> Any:
 
 def shared_store(C: Any, S: SharedArr, idx: Any, value: Any, m: Any, line: int) -> None:
     v = cast(val(value), S.dtype)
-    c = _shared_cols(C, S, idx, m)
-    if c is not None:
-        S.data[:, c : c + C.bdx] = v.reshape(S.data.shape[0], C.bdx) if type(v) is ND else v
+    w = _shared_window(C, S, idx, m)
+    if w is not None:
+        c, lo, hi, rows = w
+        src = v.reshape(C.nb, C.bdx)[:, lo:hi] if type(v) is ND else v
+        if rows is None:
+            S.data[:, lo + c : hi + c] = src
+        else:
+            np.copyto(S.data[:, lo + c : hi + c], src, where=rows)
         return
     ia, ma = _active(C, _shared_index(C, S, idx, line), m, line, f"store {S.name}[...]")
     k = _shared_flat(C, S, ia, ma, line, "store")
