@@ -199,6 +199,7 @@ class Codegen:
         self.grid_groups: set[str] = set()  # names bound to this_grid()
         self.ptr_locals = False  # whether a local name is bound to a pointer or array
         self.grid_sync = False  # whether this function (or one it calls) syncs the grid
+        self.iterates = False  # whether this function (or one it calls) has a loop
         self.ret_arity: int | None = 0  # device functions: 0 nothing returned yet, None a value, n a tuple
 
     # -- output ---------------------------------------------------------------------------
@@ -568,6 +569,7 @@ class Codegen:
             raise self.refuse(s, "a loop target that is not a single name")
         if s.target.id in self.ptrs or s.target.id in self.array_names:
             raise self.refuse(s, f"using the pointer/shared array '{s.target.id}' as a loop variable")
+        self.iterates = True
         it = s.iter
         if not (isinstance(it, ast.Call) and self._intrinsic(it.func)[0] == "range"):
             raise self.refuse(s, f"iterating over {ast.unparse(it)!r}", "only 'for i in range(...)' loops are supported")
@@ -610,6 +612,7 @@ class Codegen:
     def while_(self, s: ast.While) -> None:
         if s.orelse:
             raise self.refuse(s, "'while ... else'")
+        self.iterates = True
         enter, live = self.tmp("me"), self.tmp("ml")
         self.emit(f"{enter} = m")
         self.emit(f"{live} = m")
@@ -955,6 +958,7 @@ class Codegen:
             if len(args) != fn.nparams:
                 raise self.refuse(node, f"calling {fname} with {len(args)} arguments (it takes {fn.nparams})")
             self.grid_sync |= fn.grid_sync
+            self.iterates |= fn.iterates
             if fn.ret_arity and not tuple_ok:
                 raise self.refuse(node, f"{fname}() as a single value (it returns {fn.ret_arity} values)",
                                   f"unpack it: {', '.join('abcdefgh'[:fn.ret_arity])} = {fname}(...)")
@@ -1051,9 +1055,10 @@ class Compiled:
     """A generated function and what calling it needs."""
 
     def __init__(self, pyfunc: Any, source: str, nparams: int, written: set[str], shared_bytes: int,
-                 ret_arity: int | None = None, grid_sync: bool = False) -> None:
+                 ret_arity: int | None = None, grid_sync: bool = False, iterates: bool = False) -> None:
         self.pyfunc = pyfunc
         self.grid_sync = grid_sync  # needs a cooperative launch: every block runs at once
+        self.iterates = iterates  # has a loop (here or in a device function it calls)
         self.ret_arity = ret_arity or None  # the number of values a device function returns as a tuple
         self.shared_bytes = shared_bytes
         self.source = source
@@ -1078,7 +1083,7 @@ class Compiler:
         if gen.ptr_locals:  # a store through an alias may write any pointer parameter
             written |= set(params)
         return Compiled(env["_kernel" if kind == "kernel" else "_device"], code, len(params), written, gen.shared_bytes,
-                        gen.ret_arity, gen.grid_sync)
+                        gen.ret_arity, gen.grid_sync, gen.iterates)
 
     def device(self, dev: Any, node: ast.AST, caller: Source) -> Compiled:
         if dev in self._active:

@@ -25,6 +25,10 @@ from .memory import PtrArg
 
 MAX_THREADS_PER_BLOCK = 2048  # GetSimtMaxThreadNum: "maximum number of SIMT threads ... (2048 currently)"
 CHUNK_LANES = 1 << 18  # lanes per chunk: bounds the size of every temporary array
+# Kernels with loops make many passes over their temporaries: smaller chunks keep them in the CPU's
+# L2 cache (measured: a 2^20 shared-memory scan runs ~1.5x faster than with 2^18-lane chunks), while
+# straight-line kernels keep the larger chunks, which save Python work per chunk.
+LOOP_CHUNK_LANES = 1 << 16
 CHUNK_SHARED_BYTES = 64 << 20  # and the shared memory of the blocks of a chunk
 _U32_MAX = (1 << 32) - 1
 
@@ -203,7 +207,8 @@ def _execute(gm: GlobalMemory, task: Task, C: LaunchContext, compiled: compiler.
     per_chunk = C.nblocks  # a grid sync needs every block in the same chunk
     if not compiled.grid_sync:
         shared = max(compiled.shared_bytes + C.dyn_shared_bytes, 1)
-        per_chunk = max(1, min(CHUNK_LANES // C.tpb, CHUNK_SHARED_BYTES // shared))
+        lanes = LOOP_CHUNK_LANES if compiled.iterates else CHUNK_LANES
+        per_chunk = max(1, min(lanes // C.tpb, CHUNK_SHARED_BYTES // shared))
     _run_chunks(task, C, compiled.pyfunc, vals, per_chunk)
     task.work.bytes_read = C.bytes_read
     task.work.bytes_written = C.bytes_written

@@ -170,7 +170,7 @@ def load(C: Any, P: Any, idx: Any, m: Any, line: int) -> Any:
             box = C.lattice_view(idx, P.view)
             if box is not None:
                 C.bytes_read += (C.N if m is True else int(np.count_nonzero(mask_array(C.N, m)))) * P.isz
-                return np.array(box).reshape(C.N)
+                return np.array(box, order="C").reshape(C.N)
     v = val(idx)
     if type(v) is not ND and not C.observe and isinstance(v, (int, np.integer)):
         k = int(v)
