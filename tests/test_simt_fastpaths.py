@@ -306,3 +306,54 @@ def test_shifted_shared_read_below_zero_faults_naming_the_thread_and_line():
     msg = str(e.value)
     assert "shared memory index" in msg and "thread (0, 0, 0)" in msg
     assert f":{line_of(shared_underflow.fn, 'out[t] = tile[t - 1]')}" in msg
+
+
+# ------------------------------------------------------------------------- contiguous accesses under data masks
+@simt.kernel
+def clamp_negative(x: Ptr[np.float32], out: Ptr[np.float32], n: np.uint32):
+    i = simt.grid(1)
+    if i < n and x[i] < 0:  # a data-dependent mask: lanes are not a contiguous run
+        out[i] = x[i] * 2
+        out[i] += 1
+
+
+def test_contiguous_store_under_a_data_mask_writes_only_active_lanes():
+    x = np.random.default_rng(8).standard_normal(3000).astype(np.float32)
+    out0 = np.full(3000, 7, np.float32)
+    (out,) = run(clamp_negative, 12, 256, x, out0, 3000)[1:]
+    ref = np.where(x < 0, x * np.float32(2) + np.float32(1), out0)
+    assert out.tolist() == ref.tolist()
+
+
+class AccessLog:
+    def __init__(self):
+        self.events = []
+
+    def on_kernel_access(self, access):
+        self.events.append(access)
+
+
+def observed(kernel, grid, block, *args):
+    """Run with an access observer subscribed; the kernel's access events."""
+    from aclsim.runtime import get_runtime
+
+    log = AccessLog()
+    get_runtime().bus.subscribe(log)
+    try:
+        run(kernel, grid, block, *args)
+    finally:
+        get_runtime().bus.unsubscribe(log)
+    return log.events
+
+
+def test_observers_still_get_every_active_lane_of_fast_path_accesses():
+    x = np.arange(-20, 20, dtype=np.float32)
+    load_i, load_again, store, load_out, store2 = observed(clamp_negative, 1, 64, x, np.zeros(40, np.float32), 40)
+    assert np.array_equal(np.asarray(load_i.lanes), np.arange(40))  # lanes 40..63 fail i < n
+    for e in (load_again, store, load_out, store2):  # x < 0 in lanes 0..19
+        assert np.array_equal(np.asarray(e.lanes), np.arange(20))
+    xs = np.arange(3, 50, dtype=np.int32)
+    (e,) = [a for a in observed(affine_load, (2, 2), (3, 2), xs, np.zeros(24, np.int32), 2, 1, 6, 3, 4)
+            if not a.write]
+    ref = _affine_reference(np.arange(xs.size), (2, 2), (3, 2), (2, 1, 6, 3, 4))
+    assert np.array_equal(np.asarray(e.offsets), ref * 4) and np.array_equal(np.asarray(e.lanes), np.arange(24))

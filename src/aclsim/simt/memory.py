@@ -123,14 +123,18 @@ def _locate_any(
 
 # ---------------------------------------------------------------------------- global memory
 def _ramp_range(C: Any, P: PtrArg, idx: Idx, m: Any) -> tuple[int, int, int, int, int] | None:
-    """(first lane, end lane, first element, last element, stride) of a contiguous access, if in bounds."""
-    if not (m is True or type(m) is slice):
+    """(first lane, end lane, first element, last element, stride) of a contiguous access, if in bounds.
+
+    Under a bool-array mask the range is every lane of the chunk (each in bounds, active or not) and
+    stores must write through the mask; observers then take the per-element path (they are told
+    exactly which lanes accessed memory)."""
+    if type(m) is ND and C.observe:
         return None
     r = C.ramp(idx)
     if r is None:
         return None
     k, lo = r
-    a, b = (0, C.N) if m is True else (m.start, m.stop)
+    a, b = (m.start, m.stop) if type(m) is slice else (0, C.N)
     first, last = lo + k * a, lo + k * (b - 1)
     if first < 0 or last >= P.n_hi:
         return None
@@ -158,8 +162,8 @@ def load(C: Any, P: Any, idx: Any, m: Any, line: int) -> Any:
             if C.observe:
                 _emit_ramp(C, P, a, b, first, last, line, "load", False)
             v = P.view[first : last + 1 : k]
-            C.bytes_read += (b - a) * P.isz
-            if m is True:
+            C.bytes_read += (b - a if type(m) is not ND else int(np.count_nonzero(m))) * P.isz
+            if m is True or type(m) is ND:  # (inactive lanes' values are never used)
                 return v.copy() if P.copy else v
             out = np.zeros(C.N, P.dtype)
             out[a:b] = v
@@ -208,8 +212,13 @@ def store(C: Any, P: Any, idx: Any, value: Any, m: Any, line: int) -> None:
             a, b, first, last, k = r
             if C.observe:
                 _emit_ramp(C, P, a, b, first, last, line, "store", True)
-            P.view[first : last + 1 : k] = v[a:b] if type(v) is ND else v
-            C.bytes_written += (b - a) * P.isz
+            src = v[a:b] if type(v) is ND else v
+            if type(m) is ND:
+                np.copyto(P.view[first : last + 1 : k], src, where=m)
+                C.bytes_written += int(np.count_nonzero(m)) * P.isz
+            else:
+                P.view[first : last + 1 : k] = src
+                C.bytes_written += (b - a) * P.isz
             return None
     ia, ma = _active(C, idx, m, line, f"store {P.name}[...]")
     arr, k = _locate(C, P, ia, ma, line, "store", True)
@@ -230,7 +239,7 @@ def _fusable(v: Any, dt: np.dtype) -> bool:
 
 def store_binop(C: Any, P: Any, idx: Any, op: str, a: Any, b: Any, m: Any, line: int) -> None:
     """P[idx] = a <op> b; a contiguous float store is computed straight into device memory (no temporary)."""
-    if type(P) is PtrArg and type(idx) is Idx and op in _FUSED and P.dtype.kind == "f" \
+    if type(P) is PtrArg and type(idx) is Idx and op in _FUSED and P.dtype.kind == "f" and type(m) is not ND \
             and _fusable(a, P.dtype) and _fusable(b, P.dtype):
         r = _ramp_range(C, P, idx, m)
         if r is not None:
