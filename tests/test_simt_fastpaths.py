@@ -357,3 +357,42 @@ def test_observers_still_get_every_active_lane_of_fast_path_accesses():
             if not a.write]
     ref = _affine_reference(np.arange(xs.size), (2, 2), (3, 2), (2, 1, 6, 3, 4))
     assert np.array_equal(np.asarray(e.offsets), ref * 4) and np.array_equal(np.asarray(e.lanes), np.arange(24))
+
+
+# ------------------------------------------------------------------------- stores of a op b op c
+@simt.kernel
+def fused_forms(a: np.float32, x: Ptr[np.float32], y: Ptr[np.float32], out: Ptr[np.float32], n: np.uint32):
+    i = simt.grid(1)
+    if i < n:
+        out[i] = a * x[i] + y[i]
+        out[n + i] = y[i] - a * x[i]  # the pending operand on the right of a non-commutative op
+        out[2 * n + i] = x[i] * 1.1 + 3  # weak literals keep float32
+        y[i] = y[i] * 2 - out[i + 1]  # operands read before the store, even from the destination
+
+
+def test_stores_of_two_operations_round_like_the_two_operations():
+    n = 700
+    rng = np.random.default_rng(9)
+    x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    a = np.float32(1.7)
+    _, y_after, out = run(fused_forms, 3, 256, a, x, y.copy(), np.zeros(3 * n + 1, np.float32), n)
+    ref = np.zeros(3 * n + 1, np.float32)
+    ref[:n] = a * x + y
+    ref[n : 2 * n] = y - a * x
+    ref[2 * n : 3 * n] = x * np.float32(1.1) + np.float32(3)
+    assert out.tolist() == ref.tolist()
+    assert y_after.tolist() == (y * np.float32(2) - ref[1 : n + 1]).tolist()
+
+
+@simt.kernel
+def wide_inner(x: Ptr[np.float64], y: Ptr[np.float64], z: Ptr[np.float32], out: Ptr[np.float32]):
+    i = simt.grid(1)
+    out[i] = x[i] * y[i] + z[i]  # the product is float64: rounded once, at the store
+
+
+def test_a_wider_inner_operation_is_not_rounded_to_the_destination_first():
+    rng = np.random.default_rng(10)
+    x, y = rng.standard_normal(512), rng.standard_normal(512)
+    z = rng.standard_normal(512).astype(np.float32)
+    (out,) = run(wide_inner, 2, 256, x, y, z, np.zeros(512, np.float32))[3:]
+    assert out.tolist() == (x * y + z.astype(np.float64)).astype(np.float32).tolist()

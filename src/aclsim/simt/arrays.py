@@ -17,6 +17,7 @@ handle these arrays and hand pointers and shared arrays on to `memory`.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -37,7 +38,7 @@ class LocalArr:
 
     def __init__(self, name: str, shape: tuple[int, ...], dtype: np.dtype, lanes: int) -> None:
         self.name, self.shape, self.dtype = name, shape, dtype
-        self.size = int(np.prod(shape))
+        self.size = math.prod(shape)
         self.data = np.zeros((lanes, self.size), dtype)
 
 
@@ -62,7 +63,7 @@ class ArrayArg:
         self.name, self.ptr, self.shape, self.strides = name, ptr, shape, strides
         self.off = off  # elements from the pointer to element [0, ...] (per lane for a row of a row view)
         self.dtype = ptr.dtype
-        self.size = int(np.prod(shape))
+        self.size = math.prod(shape)
         self.contiguous = strides == c_strides(shape)
         self.span = sum((n - 1) * abs(st) for n, st in zip(shape, strides, strict=True))  # largest |offset|
 
@@ -126,7 +127,7 @@ def shape_of(A: Any) -> tuple[Any, ...]:
 
 
 def size_of(A: Any) -> Any:
-    return np.int64(np.prod(shape_of(A), dtype=np.int64))
+    return np.int64(math.prod(int(n) for n in shape_of(A)))
 
 
 def ndim_of(A: Any) -> int:
@@ -305,7 +306,7 @@ def store_binop(C: Any, A: Any, idx: Any, op: str, a: Any, b: Any, m: Any, line:
         return memory.store_binop(C, A.ptr, binop("add", A.off, idx), op, a, b, m, line)
     if type(A) not in _OWN:
         return memory.store_binop(C, A, idx, op, a, b, m, line)
-    return store(C, A, idx, binop(op, a, b), m, line)
+    return store(C, A, idx, binop(op, memory.pending(a), memory.pending(b)), m, line)
 
 
 def atomic(C: Any, op: str, A: Any, idx: Any, value: Any, m: Any, line: int, compare: Any = None) -> Any:

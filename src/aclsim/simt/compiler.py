@@ -441,10 +441,18 @@ class Codegen:
             return
         if isinstance(target, ast.Subscript) and isinstance(value, ast.BinOp) and type(value.op) in _FUSABLE:
             base, idx = self.subscript_parts(target, write=True)
-            a, b = self.expr(value.left, "m"), self.expr(value.right, "m")
+            a, pending = self.fusable_operand(value.left, True)
+            b, _ = self.fusable_operand(value.right, not pending)  # at most one operand stays pending
             self.emit(f"h_stb(C, {base}, {idx}, {_BINOPS[type(value.op)]!r}, {a}, {b}, m, {self.src.line(s)})")
             return
         self.assign_value(target, self.expr(value, "m"), s)
+
+    def fusable_operand(self, node: ast.expr, may_pend: bool) -> tuple[str, bool]:
+        """(code, pending) of an operand of a store's `a op b`: itself a +, - or * of two values, it may
+        stay pending, as the tuple (op, x, y), for the store to compute into memory (memory.store_binop)."""
+        if may_pend and isinstance(node, ast.BinOp) and type(node.op) in _FUSABLE and not self.is_pointer(node):
+            return f"({_BINOPS[type(node.op)]!r}, {self.expr(node.left, 'm')}, {self.expr(node.right, 'm')})", True
+        return self.expr(node, "m"), False
 
     def assign_value(self, target: ast.expr, code: str, s: ast.stmt, is_ptr: bool = False) -> None:
         if is_ptr:  # (re)binding a name to a pointer or array

@@ -238,20 +238,36 @@ def _fusable(v: Any, dt: np.dtype) -> bool:
 
 
 def store_binop(C: Any, P: Any, idx: Any, op: str, a: Any, b: Any, m: Any, line: int) -> None:
-    """P[idx] = a <op> b; a contiguous float store is computed straight into device memory (no temporary)."""
+    """P[idx] = a <op> b; a contiguous float store is computed straight into device memory (no temporary).
+
+    One operand may be a pending (op, x, y) of the same kind (`p[i] = a * x[i] + y[i]`): it is computed
+    into the destination first, then combined with the other operand in place, which is exact because
+    both steps round to the destination's type, as the two operations would."""
+    inner = a if type(a) is tuple else b if type(b) is tuple else None
+    other = b if inner is a else a
     if type(P) is PtrArg and type(idx) is Idx and op in _FUSED and P.dtype.kind == "f" and type(m) is not ND \
-            and _fusable(a, P.dtype) and _fusable(b, P.dtype):
+            and _fusable(other, P.dtype) and (inner is None or (_fusable(inner[1], P.dtype)
+                                                                and _fusable(inner[2], P.dtype))):
         r = _ramp_range(C, P, idx, m)
-        if r is not None:
+        if r is not None and not (inner is not None and type(other) is ND and np.may_share_memory(other, P.view)):
             lo, hi, first, last, k = r
             if C.observe:
                 _emit_ramp(C, P, lo, hi, first, last, line, "store", True)
-            # numpy resolves any overlap between the operands and the output itself.
-            _FUSED[op](a[lo:hi] if type(a) is ND else a, b[lo:hi] if type(b) is ND else b,
-                       out=P.view[first : last + 1 : k])
+            dst = P.view[first : last + 1 : k]
+            part = (lambda v: v[lo:hi] if type(v) is ND else v)  # noqa: E731
+            if inner is None:  # numpy resolves any overlap between the operands and the output itself
+                _FUSED[op](part(a), part(b), out=dst)
+            else:
+                _FUSED[inner[0]](part(inner[1]), part(inner[2]), out=dst)
+                _FUSED[op](*((dst, part(b)) if inner is a else (part(a), dst)), out=dst)
             C.bytes_written += (hi - lo) * P.isz
             return
-    store(C, P, idx, binop(op, a, b), m, line)
+    store(C, P, idx, binop(op, pending(a), pending(b)), m, line)
+
+
+def pending(v: Any) -> Any:
+    """The value of an operand that may be a pending (op, x, y) of store_binop."""
+    return binop(*v) if type(v) is tuple else v
 
 
 def atomic(C: Any, op: str, P: Any, idx: Any, value: Any, m: Any, line: int, compare: Any = None) -> Any:
