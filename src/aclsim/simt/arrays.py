@@ -57,11 +57,12 @@ class ConstArr:
 class ArrayArg:
     """A device-array parameter of a running kernel: its pointer, shape and strides (in elements)."""
 
-    __slots__ = ("contiguous", "dtype", "name", "off", "ptr", "shape", "size", "span", "strides")
+    __slots__ = ("contiguous", "dtype", "extents", "name", "off", "ptr", "shape", "size", "span", "strides")
 
     def __init__(self, name: str, ptr: Any, shape: tuple[int, ...], strides: tuple[int, ...], off: Any = None) -> None:
         self.name, self.ptr, self.shape, self.strides = name, ptr, shape, strides
         self.off = off  # elements from the pointer to element [0, ...] (per lane for a row of a row view)
+        self.extents: tuple = ()  # the hidden launch values it was made from (make_array)
         self.dtype = ptr.dtype
         self.size = math.prod(shape)
         self.contiguous = strides == c_strides(shape)
@@ -110,13 +111,19 @@ def expand_args(kname: str, declared: dict[str, Any], args: tuple) -> list[Any]:
         else:
             strides = tuple(s // isz for s in ref.strides)
         extents += [*ref.shape, *strides]
-    return [*args, *extents]
+    return [*args, *(np.int64(e) for e in extents)]
 
 
 def make_array(ptr: Any, extents: tuple[int, ...]) -> ArrayArg:
-    """The kernel-side array from its pointer and hidden (shape..., strides...) parameters."""
-    nd = len(extents) // 2
-    return ArrayArg(ptr.name, ptr, tuple(int(e) for e in extents[:nd]), tuple(int(e) for e in extents[nd:]))
+    """The kernel-side array from its pointer and hidden (shape..., strides...) parameters (built once
+    per launch: every chunk gets the same one)."""
+    A = ptr.array
+    if A is None or A.extents != extents:
+        nd = len(extents) // 2
+        A = ptr.array = ArrayArg(ptr.name, ptr, tuple(int(e) for e in extents[:nd]),
+                                 tuple(int(e) for e in extents[nd:]))
+        A.extents = extents
+    return A
 
 
 def shape_of(A: Any) -> tuple[Any, ...]:

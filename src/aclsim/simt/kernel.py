@@ -59,7 +59,10 @@ class Kernel:
         self.declared = params_of(fn, "kernel", require=True) if declared is None else declared
         self.param_types = arrays.launch_types(self.declared)  # as launched (arrays: pointer + extents)
         self.expands = len(self.declared) != len(self.param_types)  # array parameters become several values
-        self.plan = [(name, t, isinstance(t, PtrType)) for name, t in self.param_types.items()]
+        # How each launch value is taken: a pointer, a user scalar (checked and converted), or an array's
+        # shape/stride value computed by expand_args (already an exact int64).
+        self.plan = [(name, t, "ptr" if isinstance(t, PtrType) else "extent" if name not in self.declared else "value")
+                     for name, t in self.param_types.items()]
         self.compiled: compiler.Compiled | None = None
         self._launchers: dict[Any, Launcher] = {}
         functools.update_wrapper(self, fn)
@@ -134,8 +137,9 @@ class Launcher:
         rt = get_runtime()
         gm = GlobalMemory(rt)
         # Pointers resolve at launch: queued work still uses memory freed before it runs, as on hardware.
-        vals = [PtrArg(gm, name, _convert(k.name, name, t, a), t.dtype) if ptr else _convert(k.name, name, t, a)
-                for (name, t, ptr), a in zip(k.plan, args, strict=False)]
+        vals = [PtrArg(gm, name, _convert(k.name, name, t, a), t.dtype) if how == "ptr"
+                else a if how == "extent" else _convert(k.name, name, t, a)
+                for (name, t, how), a in zip(k.plan, args, strict=False)]
         C = self.context
         if C is None:
             C = self.context = LaunchContext(k.name, k.file, self.grid, self.block, self.shared_bytes)

@@ -26,10 +26,11 @@ _CLIP = 1 << 50  # indices beyond this are out of every allocation anyway; keeps
 class PtrArg:
     """A pointer parameter resolved at launch: its allocation and typed views of it."""
 
-    __slots__ = ("addr", "alloc", "copy", "dtype", "full", "isz", "n_hi", "n_lo", "name", "view")
+    __slots__ = ("addr", "alloc", "array", "copy", "dtype", "full", "isz", "n_hi", "n_lo", "name", "view")
 
     def __init__(self, gm: GlobalMemory, name: str, addr: int, dtype: np.dtype) -> None:
         self.name, self.addr, self.dtype, self.isz = name, addr, dtype, dtype.itemsize
+        self.array: Any = None  # the device-array parameter built on this pointer (arrays.make_array)
         self.alloc = a = gm.find(addr)
         self.copy = False  # set when the kernel also writes this allocation: loads must not alias
         if a is None or addr % self.isz:
