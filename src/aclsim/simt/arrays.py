@@ -266,6 +266,8 @@ def _rows(A: Any, C: Any, ma: np.ndarray | None) -> Any:
 
 def load(C: Any, A: Any, idx: Any, m: Any, line: int) -> Any:
     """A[idx] in every active lane (a pointer or shared array goes to memory.load)."""
+    if type(A) is memory.PtrArg:
+        return memory.load(C, A, idx, m, line)
     if type(A) is ArrayArg:
         return memory.load(C, A.ptr, _array_flat(C, A, idx, m, line, "load"), m, line)
     if type(A) is PtrView:

@@ -151,8 +151,16 @@ def _emit_ramp(C: Any, P: PtrArg, a: int, b: int, first: int, last: int, line: i
               lanes=range(C.lane0 + a, C.lane0 + b), line=line, api=api, describe=C.describe)
 
 
+_UNIFORM_INDEX = {int, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64}
+
+
 def load(C: Any, P: Any, idx: Any, m: Any, line: int) -> Any:
     """The value of P[idx] in every active lane (inactive lanes read 0)."""
+    if type(idx) in _UNIFORM_INDEX and type(P) is PtrArg and not C.observe:  # one element every lane reads
+        k = int(idx)
+        if -P.n_lo <= k < P.n_hi:
+            C.bytes_read += P.isz
+            return P.full[k + P.n_lo]
     if type(P) is SharedArr:
         return shared_load(C, P, idx, m, line)
     P = _ptr(C, P, line)
@@ -177,11 +185,11 @@ def load(C: Any, P: Any, idx: Any, m: Any, line: int) -> Any:
                 C.bytes_read += (C.N if m is True else int(np.count_nonzero(mask_array(C.N, m)))) * P.isz
                 return np.array(box, order="C").reshape(C.N)
     v = val(idx)
-    if type(v) is not ND and not C.observe and isinstance(v, (int, np.integer)):
+    if type(v) in _UNIFORM_INDEX and not C.observe:  # (a uniform Idx)
         k = int(v)
         if -P.n_lo <= k < P.n_hi:
             C.bytes_read += P.isz
-            return P.full[k + P.n_lo]  # one element every lane reads
+            return P.full[k + P.n_lo]
     if type(v) is ND and not C.observe and v.dtype.kind in "iu" and v.dtype.itemsize <= 4:
         lo, hi = int(v.min()), int(v.max())
         if lo >= 0 and hi < P.n_hi:
