@@ -396,3 +396,18 @@ def test_a_wider_inner_operation_is_not_rounded_to_the_destination_first():
     z = rng.standard_normal(512).astype(np.float32)
     (out,) = run(wide_inner, 2, 256, x, y, z, np.zeros(512, np.float32))[3:]
     assert out.tolist() == (x * y + z.astype(np.float64)).astype(np.float32).tolist()
+
+
+# ------------------------------------------------------------------------- uniform indices
+@simt.kernel
+def read_at(x: Ptr[np.float32], out: Ptr[np.float32], k: np.int32):
+    out[threadIdx.x] = x[k]  # one index for every thread
+
+
+def test_uniform_index_loads_read_the_element_and_fault_outside_the_allocation():
+    x = np.arange(10, dtype=np.float32)
+    assert run(read_at, 1, 3, x, np.zeros(3, np.float32), 7)[1].tolist() == [7.0] * 3
+    for bad in (-1, 1 << 20):
+        with pytest.raises(aclsim.AclError) as e:
+            run(read_at, 1, 3, x, np.zeros(3, np.float32), bad)
+        assert f"load x[{bad}]" in str(e.value) and f":{line_of(read_at.fn, 'x[k]')}" in str(e.value)
