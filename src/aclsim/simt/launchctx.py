@@ -63,7 +63,7 @@ class LaunchContext:
         self._shared: dict[str, SharedArr] = {}
         self._local: dict[str, LocalArr] = {}
         self._lane_block: np.ndarray | None = None
-        self._lattice: Any = self._chunk_lattice()
+        self._lattice: Any = None  # (shape, origin) of the chunk's box of lanes, computed on first use
 
     def comp(self, k: int) -> np.ndarray:
         """uint32 array over the chunk's lanes of one index component."""
@@ -146,6 +146,8 @@ class LaunchContext:
         coefficients read as signed, the sum is the index wherever it lies in [0, 2^31)."""
         box = self._lattice
         if box is None:
+            box = self._lattice = self._chunk_lattice() or ()
+        if not box:
             return None
         shape, origin = box
         signed = [k - (1 << 32) if k >= 1 << 31 else k for k in idx.k]
