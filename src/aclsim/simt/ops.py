@@ -525,10 +525,10 @@ def assign(C: Any, m: Any, new: Any, old: Any) -> Any:
         return old
     new, old = val(new), val(old)
     dt = default_dtype(common_type(dtype_of(old), dtype_of(new)))
-    N = C.N
+    out = np.empty(C.N, dt)
+    out[...] = cast(old, dt)
     if type(m) is slice:
-        out = np.empty(N, dt)
-        out[...] = cast(old, dt)
         out[m] = cast(new, dt)[m] if type(new) is ND else cast(new, dt)
-        return out
-    return np.where(m, cast(new, dt), cast(old, dt))
+    else:
+        np.copyto(out, cast(new, dt), where=m)
+    return out
