@@ -411,3 +411,28 @@ def test_uniform_index_loads_read_the_element_and_fault_outside_the_allocation()
         with pytest.raises(aclsim.AclError) as e:
             run(read_at, 1, 3, x, np.zeros(3, np.float32), bad)
         assert f"load x[{bad}]" in str(e.value) and f":{line_of(read_at.fn, 'x[k]')}" in str(e.value)
+
+
+# ------------------------------------------------------------------------- per-block conditions
+@simt.kernel
+def block_conditions(out: Ptr[np.int32], lo: np.uint32, hi: np.int32):
+    i = simt.grid(1)
+    b = simt.blockIdx.x
+    v = np.int32(0)
+    if b >= lo:
+        v += 1
+    if 3 * b - 7 < hi:  # b - 7 wraps below zero as uint32 for the first blocks
+        v += 10
+    if b * 2 + 1 <= hi:
+        v += 100
+    out[i] = v
+
+
+@pytest.mark.parametrize("lo,hi", [(0, 0), (3, 11), (2100, 4000), (5000, -1)])
+def test_conditions_on_block_indices_match_numpy_across_chunks(lo, hi):
+    nb, tpb = 2200, 128  # two chunks of blocks
+    (out,) = run(block_conditions, nb, tpb, np.zeros(nb * tpb, np.int32), lo, hi)
+    b = np.repeat(np.arange(nb, dtype=np.int64), tpb)
+    u32 = lambda v: v % (1 << 32)  # noqa: E731  (uint32 arithmetic; int32 hi converts to uint32)
+    ref = (b >= lo) * 1 + (u32(3 * b - 7) < u32(hi)) * 10 + (u32(b * 2 + 1) <= u32(hi)) * 100
+    assert out.tolist() == ref.tolist()

@@ -114,6 +114,15 @@ class LaunchContext:
         idx.ramp = (self.lane0, r)
         return r
 
+    def block_ramp(self, idx: Idx) -> tuple[int, int] | None:
+        """(stride, first value) when idx is stride * blockIdx.x + c (the same in every thread of a block)
+        over this chunk of a 1-D launch without wrapping: block j of the chunk has first + stride * j."""
+        kbx = idx.k[BX]
+        if not self.oned or (idx.k[TX] and self.bdx > 1) or not 0 < kbx < 1 << 31 or self.nb < 2:
+            return None
+        lo = (kbx * self.b0 + idx.c) & _M32
+        return (kbx, lo) if lo + kbx * (self.nb - 1) <= _M32 else None
+
     def thread_offset(self, idx: Idx) -> int | None:
         """c (signed) when idx == threadIdx.x + c in a 1-D block (shared-memory fast path).
 

@@ -448,19 +448,22 @@ _FLIP = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
 
 
 def cmp_mask(C: Any, op: str, a: Any, b: Any) -> Any:
-    """The mask of lanes where `a <op> b`; a contiguous index against a bound gives a slice."""
+    """The mask of lanes where `a <op> b`; an index that grows along the lanes (a contiguous index, or
+    a per-block value such as blockIdx.x) against a bound gives a slice."""
     if type(b) is Idx and type(a) is not Idx:
         a, b, op = b, a, _FLIP[op]
     if type(a) is Idx and op in ("lt", "le", "gt", "ge"):
-        r = C.ramp(a)
         t = _bound(b)
-        if r is not None and t is not None:
-            k, lo = r
-            if op in ("le", "gt"):
-                t += 1  # v <= t  <=>  v < t + 1 (integers)
-            n = -((lo - t) // k)  # lanes l with lo + k*l < t: l < ceil((t - lo) / k)
-            n = min(max(n, 0), C.N)
-            return _slice_mask(C.N, 0, n) if op in ("lt", "le") else _slice_mask(C.N, n, C.N)
+        if t is not None:
+            for ramp, unit in ((C.ramp, 1), (C.block_ramp, C.tpb)):
+                r = ramp(a)
+                if r is not None:  # value lo + k * (lane // unit), k > 0
+                    k, lo = r
+                    if op in ("le", "gt"):
+                        t += 1  # v <= t  <=>  v < t + 1 (integers)
+                    n = -((lo - t) // k)  # units u with lo + k*u < t: u < ceil((t - lo) / k)
+                    n = min(max(n, 0), C.N // unit) * unit
+                    return _slice_mask(C.N, 0, n) if op in ("lt", "le") else _slice_mask(C.N, n, C.N)
     return to_mask(C.N, compare(op, a, b))
 
 
