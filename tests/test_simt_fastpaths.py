@@ -436,3 +436,16 @@ def test_conditions_on_block_indices_match_numpy_across_chunks(lo, hi):
     u32 = lambda v: v % (1 << 32)  # noqa: E731  (uint32 arithmetic; int32 hi converts to uint32)
     ref = (b >= lo) * 1 + (u32(3 * b - 7) < u32(hi)) * 10 + (u32(b * 2 + 1) <= u32(hi)) * 100
     assert out.tolist() == ref.tolist()
+
+
+@simt.kernel
+def mixed_store(x: Ptr[np.float32], k: Ptr[np.int64], out: Ptr[np.float32]):
+    i = simt.grid(1)
+    out[i] = x[i] + k[i]  # C: k converts to float32 first; never a float64 sum rounded once
+
+
+def test_a_store_of_mixed_operand_types_converts_like_c():
+    x = np.ones(4, np.float32)
+    k = np.array([2**24 + 1, 3, 2**30 + 65, -(2**24) - 3], np.int64)
+    (out,) = run(mixed_store, 1, 4, x, k, np.zeros(4, np.float32))[2:]
+    assert out.tolist() == (x + k.astype(np.float32)).tolist()

@@ -242,8 +242,17 @@ _FUSED = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
 
 
 def _fusable(v: Any, dt: np.dtype) -> bool:
+    """Whether `a op b` on v gives dt in C and numpy alike, so it can be computed into dt's memory.
+    Integers wrap the same either way; a Python literal only with floats (numpy refuses out-of-range
+    integer literals where C converts them)."""
     t = type(v)
-    return (t is ND and v.dtype is dt) or t is float or t is int or (isinstance(v, np.generic) and v.dtype == dt)
+    if dt.kind not in "iuf":
+        return False
+    if t is ND:
+        return v.dtype is dt
+    if t is float or t is int:
+        return dt.kind == "f"
+    return isinstance(v, np.generic) and v.dtype == dt
 
 
 def store_binop(C: Any, P: Any, idx: Any, op: str, a: Any, b: Any, m: Any, line: int) -> None:
@@ -253,10 +262,17 @@ def store_binop(C: Any, P: Any, idx: Any, op: str, a: Any, b: Any, m: Any, line:
     into the destination first, then combined with the other operand in place, which is exact because
     both steps round to the destination's type, as the two operations would."""
     inner = a if type(a) is tuple else b if type(b) is tuple else None
-    other = b if inner is a else a
-    if type(P) is PtrArg and type(idx) is Idx and op in _FUSED and P.dtype.kind == "f" and type(m) is not ND \
-            and _fusable(other, P.dtype) and (inner is None or (_fusable(inner[1], P.dtype)
-                                                                and _fusable(inner[2], P.dtype))):
+    if type(P) is SharedArr and inner is None and op in _FUSED and _fusable(a, P.dtype) and _fusable(b, P.dtype):
+        w = _shared_window(C, P, idx, m)
+        if w is not None and w[3] is None:  # every thread of the window: compute into shared memory
+            c, lo, hi, _ = w
+            rows = (lambda v: v.reshape(C.nb, C.bdx)[:, lo:hi] if type(v) is ND else v)  # noqa: E731
+            _FUSED[op](rows(a), rows(b), out=P.data[:, lo + c : hi + c])
+            return
+    other = None if inner is None else b if inner is a else a
+    operands = (a, b) if inner is None else (inner[1], inner[2], other)
+    if type(P) is PtrArg and type(idx) is Idx and op in _FUSED and type(m) is not ND \
+            and all(_fusable(v, P.dtype) for v in operands):
         r = _ramp_range(C, P, idx, m)
         if r is not None and not (inner is not None and type(other) is ND and np.may_share_memory(other, P.view)):
             lo, hi, first, last, k = r
