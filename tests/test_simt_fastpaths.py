@@ -449,3 +449,21 @@ def test_a_store_of_mixed_operand_types_converts_like_c():
     k = np.array([2**24 + 1, 3, 2**30 + 65, -(2**24) - 3], np.int64)
     (out,) = run(mixed_store, 1, 4, x, k, np.zeros(4, np.float32))[2:]
     assert out.tolist() == (x + k.astype(np.float32)).tolist()
+
+
+@simt.kernel
+def shared_axpy(x: Ptr[np.float32], out: Ptr[np.float32], a: np.float32):
+    tile = simt.shared.array(TILE, np.float32)
+    t = simt.threadIdx.x
+    i = simt.grid(1)
+    tile[t] = x[i]
+    tile[t] = tile[t] * a  # computed into the block rows
+    tile[t] -= x[i] * np.float64(0.5)  # a float64 operand: converted like C, not computed in place
+    out[i] = tile[t]
+
+
+def test_shared_memory_stores_of_operations_round_like_c():
+    x = np.random.default_rng(11).standard_normal(3 * TILE).astype(np.float32)
+    (out,) = run(shared_axpy, 3, TILE, x, np.zeros_like(x), np.float32(1.3))[1:]
+    ref = ((x * np.float32(1.3)).astype(np.float64) - x.astype(np.float64) * 0.5).astype(np.float32)
+    assert out.tolist() == ref.tolist()
