@@ -467,3 +467,45 @@ def test_shared_memory_stores_of_operations_round_like_c():
     (out,) = run(shared_axpy, 3, TILE, x, np.zeros_like(x), np.float32(1.3))[1:]
     ref = ((x * np.float32(1.3)).astype(np.float64) - x.astype(np.float64) * 0.5).astype(np.float32)
     assert out.tolist() == ref.tolist()
+
+
+# ------------------------------------------------------------------------- loops with 2-D grids and barriers
+@simt.kernel
+def mm(a: Ptr[np.float32], b: Ptr[np.float32], c: Ptr[np.float32], n: np.uint32, kmax: np.uint32):
+    col, row = simt.grid(2)
+    if row < n and col < n:
+        acc = np.float32(0)
+        for k in range(kmax):
+            acc += a[row * n + k] * b[k * n + col]
+        c[row * n + col] = acc
+
+
+def test_matmul_in_a_uniform_loop_sums_in_order_and_faults_past_the_matrix():
+    n = 24
+    rng = np.random.default_rng(12)
+    a, b = rng.random((n, n), dtype=np.float32), rng.random((n, n), dtype=np.float32)
+    (c,) = run(mm, (3, 3), (8, 8), a, b, np.zeros((n, n), np.float32), n, n)[2:]
+    ref = np.zeros((n, n), np.float32)
+    for k in range(n):  # float32, one rounding per multiply and per add, k in order
+        ref = ref + np.outer(a[:, k], b[k, :])
+    assert c.tolist() == ref.tolist()
+    with pytest.raises(aclsim.AclError) as e:
+        run(mm, (3, 3), (8, 8), a, b, np.zeros((n, n), np.float32), n, 4 * n)
+    assert "illegal address" in str(e.value) and f":{line_of(mm.fn, 'acc += a[row * n + k]')}" in str(e.value)
+
+
+@simt.kernel
+def sync_in_loop(out: Ptr[np.int32], rounds: np.int32):
+    tile = simt.shared.array(TILE, np.int32)
+    t = simt.threadIdx.x
+    tile[t] = t
+    if t < TILE - 1:  # part of the block runs a loop with a barrier: an error, not a hang
+        for _ in range(rounds):
+            simt.syncthreads()
+            tile[t] += 1
+    out[t] = tile[t]
+
+
+def test_a_barrier_in_a_uniform_loop_under_divergence_is_reported():
+    with pytest.raises(aclsim.AclError, match="barrier divergence"):
+        run(sync_in_loop, 1, TILE, np.zeros(TILE, np.int32), 3)
