@@ -3,7 +3,8 @@
 The kernel's `ast` is translated statement by statement. Every per-thread value becomes a
 numpy array over the lanes of a chunk of blocks (or stays a uniform scalar). Control flow becomes
 masks held in the generated variable `m`: both arms of an `if` run under their masks, loops run
-while any lane is still iterating, and break/continue/return remove lanes from `m`. Assignments
+while any lane is still iterating (a `for` over the same range in every lane, that no lane leaves
+early, just counts its trips), and break/continue/return remove lanes from `m`. Assignments
 under a partial mask merge with the old value. `@simt.device` functions compile to functions of
 their own that take the caller's mask. Global names are resolved once, at compile time.
 

@@ -155,7 +155,8 @@ _UNIFORM_INDEX = {int, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint1
 
 
 def load(C: Any, P: Any, idx: Any, m: Any, line: int) -> Any:
-    """The value of P[idx] in every active lane (inactive lanes read 0)."""
+    """The value of P[idx] in every active lane (an inactive lane reads 0, or its element when every
+    lane's index is in bounds: its value is never used)."""
     if type(idx) in _UNIFORM_INDEX and type(P) is PtrArg and not C.observe:  # one element every lane reads
         k = int(idx)
         if -P.n_lo <= k < P.n_hi:
