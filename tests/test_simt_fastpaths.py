@@ -509,3 +509,89 @@ def sync_in_loop(out: Ptr[np.int32], rounds: np.int32):
 def test_a_barrier_in_a_uniform_loop_under_divergence_is_reported():
     with pytest.raises(aclsim.AclError, match="barrier divergence"):
         run(sync_in_loop, 1, TILE, np.zeros(TILE, np.int32), 3)
+
+
+# ------------------------------------------------------------------------- multi-dimensional affine indices
+TPB2 = 8
+
+
+@simt.kernel
+def tiled_mm(a: simt.Array[np.float32, 2], b: simt.Array[np.float32, 2], c: simt.Array[np.float32, 2]):
+    sa = simt.shared.array((TPB2, TPB2), np.float32)
+    sb = simt.shared.array((TPB2, TPB2), np.float32)
+    x, y = simt.grid(2)
+    tx, ty = simt.threadIdx.x, simt.threadIdx.y
+    acc = np.float32(0)
+    for i in range(simt.gridDim.x):
+        sa[tx, ty] = a[x, ty + i * TPB2]
+        sb[tx, ty] = b[tx + i * TPB2, y]
+        simt.syncthreads()
+        for j in range(TPB2):
+            acc += sa[tx, j] * sb[j, ty]
+        simt.syncthreads()
+    c[x, y] = acc
+
+
+def test_shared_memory_tiled_matmul_equals_an_in_order_float32_sum():
+    n = 4 * TPB2
+    rng = np.random.default_rng(13)
+    a, b = rng.random((n, n), dtype=np.float32), rng.random((n, n), dtype=np.float32)
+    (c,) = run(tiled_mm, (4, 4), (TPB2, TPB2), a, b, np.zeros((n, n), np.float32))[2:]
+    ref = np.zeros((n, n), np.float32)
+    for k in range(n):
+        ref = ref + np.outer(a[:, k], b[k, :])
+    assert c.tolist() == ref.tolist()
+
+
+@simt.kernel
+def row_col(a: simt.Array[np.int32, 2], out: simt.Array[np.int32, 2], shift: np.int32):
+    i, j = simt.grid(2)
+    out[j, i] = a[j, i + shift]  # i + shift may leave the row while staying inside the allocation
+
+
+def test_two_dimensional_index_outside_its_dimension_faults_naming_the_tuple():
+    a = np.arange(8 * 16, dtype=np.int32).reshape(8, 16)
+    (out,) = run(row_col, (2, 2), (4, 4), a, np.zeros((8, 8), np.int32), 3)[1:]
+    assert out.tolist() == a[:, 3:11].tolist()
+    with pytest.raises(aclsim.AclError) as e:
+        run(row_col, (2, 2), (4, 4), a, np.zeros((8, 8), np.int32), 9)
+    assert "index (0, 16) out of bounds" in str(e.value) and f":{line_of(row_col.fn, 'a[j, i + shift]')}" in str(e.value)
+
+
+@simt.kernel
+def shared_patterns(out: Ptr[np.int32]):
+    s = simt.shared.array((4, 16), np.int32)
+    tx, ty = simt.threadIdx.x, simt.threadIdx.y
+    s[ty, tx] = 100 * ty + tx
+    simt.syncthreads()
+    v = s[3 - ty, 15 - tx] + s[0, tx]  # reversed (negative steps) and broadcast reads
+    simt.syncthreads()
+    s[0, tx] = tx  # every row of threads writes row 0: not a one-to-one store
+    simt.syncthreads()
+    out[ty * 16 + tx] = v * 1000 + s[0, tx]
+
+
+def test_shared_memory_reads_and_writes_with_affine_tuple_indices():
+    (out,) = run(shared_patterns, 1, (16, 4), np.zeros(64, np.int32))
+    ty, tx = np.divmod(np.arange(64), 16)
+    ref = ((100 * (3 - ty) + (15 - tx)) + tx) * 1000 + tx
+    assert out.tolist() == ref.tolist()
+
+
+@simt.kernel
+def dynamic_strided(out: Ptr[np.float32]):
+    d = simt.shared.array(0, np.float32)
+    t = simt.threadIdx.x
+    d[2 * t + 1] = t * 0.5
+    d[2 * t] = -1.0
+    simt.syncthreads()
+    out[simt.grid(1)] = d[t]
+
+
+def test_strided_accesses_to_dynamic_shared_memory():
+    cfg = dynamic_strided[3, 32, 0, 64 * 4]
+    dev = aclsim.zeros(96)
+    cfg(dev)
+    aclsim.Stream.default().synchronize()
+    per_block = np.where(np.arange(32) % 2 == 1, (np.arange(32) // 2) * 0.5, -1.0)
+    assert dev.copy_to_host().tolist() == np.tile(per_block, 3).astype(np.float32).tolist()

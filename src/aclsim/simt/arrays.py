@@ -28,6 +28,7 @@ from . import memory
 from .atomics import as_values, serial_apply
 from .ctype import cast
 from .lang import ArrayType, PtrType, SimtError
+from .memory import c_strides
 from .ops import ND, UNDEF, Idx, assign, binop, mask_array, val
 
 
@@ -67,15 +68,6 @@ class ArrayArg:
         self.size = math.prod(shape)
         self.contiguous = strides == c_strides(shape)
         self.span = sum((n - 1) * abs(st) for n, st in zip(shape, strides, strict=True))  # largest |offset|
-
-
-def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """Element strides of a C-ordered array of this shape."""
-    out, acc = [], 1
-    for n in reversed(shape):
-        out.append(acc)
-        acc *= n
-    return tuple(reversed(out))
 
 
 def launch_types(declared: dict[str, Any]) -> dict[str, Any]:
@@ -151,6 +143,10 @@ def _array_flat(C: Any, A: ArrayArg, idx: Any, m: Any, line: int, what: str) -> 
             a, b = (0, C.N) if m is True else (m.start, m.stop)
             if lo + k * (b - 1) < A.shape[0] and lo + k * a >= 0:
                 return idx if A.off is None else binop("add", idx, A.off)  # keeps the slice fast path
+    if A.off is None and A.span < 1 << 31 and min(A.strides) >= 0:  # a[row, k], a[x, ty + i * TPB], ...
+        flat = memory.affine_flat(C, A.shape, A.strides, idx)
+        if flat is not None:
+            return flat
     flat = _flat(C, A, idx, m, line, what, A.strides)
     if A.off is not None:
         return binop("add", np.asarray(flat, np.int64), np.asarray(val(A.off), np.int64))

@@ -336,10 +336,39 @@ def _ptr(C: Any, P: Any, line: int) -> PtrArg:
 
 
 # ---------------------------------------------------------------------------- shared memory
+def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Element strides of a C-ordered array of this shape."""
+    out, acc = [], 1
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= n
+    return tuple(reversed(out))
+
+
+def affine_flat(C: Any, shape: tuple[int, ...], strides: tuple[int, ...], idx: Any) -> Any:
+    """The element number of a (multi-dimensional) index as a lazy affine index (or an int) when every
+    part is a uniform integer or affine in the thread indices and lies inside its dimension in every
+    lane of the chunk (the sum then stays below 2^31 for arrays that small); None otherwise."""
+    parts = idx if type(idx) is tuple else (idx,)
+    if len(parts) != len(shape):
+        return None
+    flat: Any = 0
+    for p, n, st in zip(parts, shape, strides, strict=True):
+        r = C.index_range(p)
+        if r is None or r[0] < 0 or r[1] >= n:
+            return None
+        flat = binop("add", flat, binop("mul", p if type(p) is Idx else int(p), st))
+    return flat
+
+
 def _shared_index(C: Any, S: SharedArr, idx: Any, line: int) -> Any:
     """A flat element index from a (possibly multi-dimensional) shared-array index."""
     if type(idx) is not tuple:
         return idx
+    if S.size < 1 << 31:
+        flat = affine_flat(C, S.shape, c_strides(S.shape), idx)
+        if flat is not None:
+            return flat
     if len(idx) != len(S.shape):
         raise TypeError(f"shared array '{S.name}' has {len(S.shape)} dimension(s), "
                         f"indexed with {len(idx)}")
@@ -384,6 +413,7 @@ def _shared_window(C: Any, S: SharedArr, idx: Any, m: Any) -> tuple[int, int, in
 
 
 def shared_load(C: Any, S: SharedArr, idx: Any, m: Any, line: int) -> Any:
+    idx = _shared_index(C, S, idx, line)
     w = _shared_window(C, S, idx, m)
     if w is not None:
         c, lo, hi, _ = w
@@ -392,7 +422,11 @@ def shared_load(C: Any, S: SharedArr, idx: Any, m: Any, line: int) -> Any:
         out = np.zeros((C.nb, C.bdx), S.dtype)  # inactive lanes' values are never used
         out[:, lo:hi] = S.data[:, lo + c : hi + c]
         return out.reshape(C.N)
-    ia, ma = _active(C, _shared_index(C, S, idx, line), m, line, f"load {S.name}[...]")
+    if type(idx) is Idx:  # affine in the thread indices (a[ty, j], a[j, tx], ...): a strided copy
+        view = C.shared_view(idx, S.data, False)
+        if view is not None:
+            return np.array(view, order="C").reshape(C.N)
+    ia, ma = _active(C, idx, m, line, f"load {S.name}[...]")
     got = S.data.reshape(-1)[_shared_flat(C, S, ia, ma, line, "load")]
     if ma is None:
         return got
@@ -403,6 +437,7 @@ def shared_load(C: Any, S: SharedArr, idx: Any, m: Any, line: int) -> Any:
 
 def shared_store(C: Any, S: SharedArr, idx: Any, value: Any, m: Any, line: int) -> None:
     v = cast(val(value), S.dtype)
+    idx = _shared_index(C, S, idx, line)
     w = _shared_window(C, S, idx, m)
     if w is not None:
         c, lo, hi, rows = w
@@ -412,7 +447,13 @@ def shared_store(C: Any, S: SharedArr, idx: Any, value: Any, m: Any, line: int) 
         else:
             np.copyto(S.data[:, lo + c : hi + c], src, where=rows)
         return
-    ia, ma = _active(C, _shared_index(C, S, idx, line), m, line, f"store {S.name}[...]")
+    if type(idx) is Idx and m is not False:  # a different element in every thread: a strided copy
+        view = C.shared_view(idx, S.data, True)
+        if view is not None:
+            src = v.reshape(view.shape) if type(v) is ND else v
+            np.copyto(view, src, where=True if m is True else mask_array(C.N, m).reshape(view.shape))
+            return
+    ia, ma = _active(C, idx, m, line, f"store {S.name}[...]")
     k = _shared_flat(C, S, ia, ma, line, "store")
     if type(v) is ND and ma is not None:
         v = v[ma]
