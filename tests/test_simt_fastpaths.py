@@ -595,3 +595,18 @@ def test_strided_accesses_to_dynamic_shared_memory():
     aclsim.Stream.default().synchronize()
     per_block = np.where(np.arange(32) % 2 == 1, (np.arange(32) // 2) * 0.5, -1.0)
     assert dev.copy_to_host().tolist() == np.tile(per_block, 3).astype(np.float32).tolist()
+
+
+@simt.kernel
+def reverse(x: Ptr[np.float32], out: Ptr[np.float32], n: np.uint32):
+    i = simt.grid(1)
+    if i < n:
+        out[i] = x[n - 1 - i]  # a lazy index with a negative coefficient: a reversed view
+
+
+def test_reversed_index_reads_backwards_and_faults_when_it_wraps():
+    x = np.arange(1000, dtype=np.float32)
+    (out,) = run(reverse, 4, 256, x, np.zeros(1000, np.float32), 1000)[1:]
+    assert out.tolist() == x[::-1].tolist()
+    with pytest.raises(aclsim.AclError, match="illegal address"):
+        run(reverse, 4, 256, x, np.zeros(2000, np.float32), 1001)  # lane 0 reads x[1000]

@@ -82,10 +82,11 @@ def _idx_binop(op: str, a: Any, b: Any) -> Any:
             n = _small_int(b)
             if n is not None:
                 return Idx(a.C, a.k, (a.c + sign * n) & _M32)
-        elif op == "add":
+        else:
             n = _small_int(a)
-            if n is not None:
-                return Idx(b.C, b.k, (b.c + n) & _M32)
+            if n is not None:  # n + idx, n - idx
+                k = b.k if sign == 1 else tuple(-x & _M32 for x in b.k)
+                return Idx(b.C, k, (n + sign * b.c) & _M32)
     elif op == "mul":
         x, n = (a, _small_int(b)) if ta is Idx else (b, _small_int(a))
         if type(x) is Idx and n is not None:
