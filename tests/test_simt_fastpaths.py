@@ -609,4 +609,4 @@ def test_reversed_index_reads_backwards_and_faults_when_it_wraps():
     (out,) = run(reverse, 4, 256, x, np.zeros(1000, np.float32), 1000)[1:]
     assert out.tolist() == x[::-1].tolist()
     with pytest.raises(aclsim.AclError, match="illegal address"):
-        run(reverse, 4, 256, x, np.zeros(2000, np.float32), 1001)  # lane 0 reads x[1000]
+        run(reverse, 5, 256, x, np.zeros(2000, np.float32), 1200)  # lane 0 reads x[1199]
