@@ -610,3 +610,35 @@ def test_reversed_index_reads_backwards_and_faults_when_it_wraps():
     assert out.tolist() == x[::-1].tolist()
     with pytest.raises(aclsim.AclError, match="illegal address"):
         run(reverse, 5, 256, x, np.zeros(2000, np.float32), 1200)  # lane 0 reads x[1199]
+
+
+@simt.kernel
+def affine_2d(a: simt.Array[np.int32, 2], out: Ptr[np.int32], p: np.int32, q: np.int32, r: np.int32,
+              s: np.int32, u: np.int32, w: np.int32):
+    tx, ty = simt.threadIdx.x, simt.threadIdx.y
+    bx, by = simt.blockIdx.x, simt.blockIdx.y
+    lin = (by * simt.gridDim.x + bx) * (simt.blockDim.x * simt.blockDim.y) + ty * simt.blockDim.x + tx
+    out[lin] = a[p * tx + q * bx + r, s * ty + u * by + w]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.tuples(st.integers(1, 3), st.integers(1, 3)), st.tuples(st.integers(1, 6), st.integers(1, 4)),
+       st.tuples(*(st.integers(0, 3) for _ in range(4))), st.integers(1, 3), st.integers(1, 2), st.booleans())
+def test_two_dimensional_affine_indices_on_strided_views_match_numpy(grid, block, coefs, step0, step1, overflow):
+    p, q, s, u = coefs
+    rows = p * (block[0] - 1) + q * (grid[0] - 1) + 1
+    cols = s * (block[1] - 1) + u * (grid[1] - 1) + 1
+    host = np.arange(rows * step0 * (cols + 2) * step1, dtype=np.int32).reshape(rows * step0, (cols + 2) * step1)
+    view = host[::step0, ::step1][:, : cols + 1]
+    dev = aclsim.to_device(host)[::step0, ::step1][:, : cols + 1]  # strides (step0 * width, step1) elements
+    w = 2 if overflow else 0  # overflow: the largest column index is cols + 1, past the view's last column
+    lanes = grid[0] * grid[1] * block[0] * block[1]
+    out = aclsim.zeros(lanes, np.int32)
+    affine_2d[grid, block](dev, out, p, q, 0, s, u, w)
+    if overflow:
+        with pytest.raises(aclsim.AclError, match="out of bounds"):
+            aclsim.Stream.default().synchronize()
+        return
+    aclsim.Stream.default().synchronize()
+    by, bx, ty, tx = (c.reshape(-1) for c in np.indices((grid[1], grid[0], block[1], block[0])))  # lane order
+    assert out.copy_to_host().tolist() == view[p * tx + q * bx, s * ty + u * by + w].tolist()
