@@ -642,3 +642,54 @@ def test_two_dimensional_affine_indices_on_strided_views_match_numpy(grid, block
     aclsim.Stream.default().synchronize()
     by, bx, ty, tx = (c.reshape(-1) for c in np.indices((grid[1], grid[0], block[1], block[0])))  # lane order
     assert out.copy_to_host().tolist() == view[p * tx + q * bx, s * ty + u * by + w].tolist()
+
+
+# ------------------------------------------------------------------------- loops under a bounds guard
+@simt.kernel
+def guarded_loops(x: Ptr[np.int32], out: Ptr[np.int32], n: np.int32, reps: np.int32, per_lane: Ptr[np.int32]):
+    t = threadIdx.x
+    acc = np.int32(-1)  # lanes outside the guard keep -1, 7 and -2
+    last = np.int32(7)
+    w = np.int32(-2)
+    if t < n:
+        acc = 0
+        for k in range(reps):  # uniform: assignments merge once, after the loop
+            acc += x[k] * (t + 1)
+            last = k
+            if (t + k) % 3 == 0:  # a nested branch assigning the same variable
+                acc -= 1
+            for j in range(2):  # a nested uniform loop
+                w = j + k
+        for _k in range(per_lane[t]):  # per-lane bounds: the general path, for comparison
+            acc += 1000
+    out[3 * t] = acc
+    out[3 * t + 1] = last
+    out[3 * t + 2] = w
+
+
+def test_uniform_loops_under_a_guard_merge_like_the_per_lane_path():
+    lanes, n, reps = 40, 27, 6
+    x = np.arange(1, reps + 1, dtype=np.int32)
+    per_lane = (np.arange(lanes) % 4).astype(np.int32)
+    (out,) = run(guarded_loops, 1, lanes, x, np.zeros(3 * lanes, np.int32), n, reps, per_lane)[1:2]
+    ref = []
+    for t in range(lanes):
+        if t >= n:
+            ref += [-1, 7, -2]
+            continue
+        acc = sum(int(x[k]) * (t + 1) - ((t + k) % 3 == 0) for k in range(reps)) + 1000 * int(per_lane[t])
+        ref += [acc, reps - 1, 1 + reps - 1]
+    assert out.tolist() == ref
+
+
+def test_guarded_naive_matmul_on_a_size_that_is_not_a_multiple_of_the_block():
+    n = 20  # 2 x 2 blocks of 16 x 16: the last rows and columns of threads are outside the matrix
+    rng = np.random.default_rng(14)
+    a, b = rng.random((n, n), dtype=np.float32), rng.random((n, n), dtype=np.float32)
+    (c,) = run(mm, (2, 2), (16, 16), a, b, np.zeros((n, n), np.float32), n, n)[2:]
+    ref = np.zeros((n, n), np.float32)
+    for k in range(n):
+        ref = ref + np.outer(a[:, k], b[k, :])
+    assert c.tolist() == ref.tolist()
+    with pytest.raises(aclsim.AclError, match="illegal address"):  # an active lane past the matrix
+        run(mm, (2, 2), (16, 16), a, b, np.zeros((n, n), np.float32), n, 3 * n)

@@ -201,6 +201,11 @@ class Codegen:
         self.ptr_locals = False  # whether a local name is bound to a pointer or array
         self.grid_sync = False  # whether this function (or one it calls) syncs the grid
         self.iterates = False  # whether this function (or one it calls) has a loop
+        # The mask that assignments merge under: `m`, or in the body of a uniform loop the variable that
+        # is True while the loop runs uniformly (the merge then happens once, after the loop); the names
+        # so assigned are collected in `deferred`.
+        self.amask = "m"
+        self.deferred: set[str] = set()
         self.ret_arity: int | None = 0  # device functions: 0 nothing returned yet, None a value, n a tuple
 
     # -- output ---------------------------------------------------------------------------
@@ -468,7 +473,9 @@ class Codegen:
         if isinstance(target, ast.Name):
             if target.id in self.ptrs or target.id in self.array_names:
                 raise self.refuse(s, f"assigning to the pointer/shared array '{target.id}'", "index it instead")
-            self.emit(f"v_{target.id} = h_asg(C, m, {code}, v_{target.id})")
+            self.emit(f"v_{target.id} = h_asg(C, {self.amask}, {code}, v_{target.id})")
+            if self.amask != "m":
+                self.deferred.add(target.id)
         elif isinstance(target, ast.Subscript):
             base, idx = self.subscript_parts(target, write=True)
             self.emit(f"h_st(C, {base}, {idx}, {code}, m, {self.src.line(s)})")
@@ -484,7 +491,9 @@ class Codegen:
             name = s.target.id
             if name in self.ptrs or name in self.array_names:
                 raise self.refuse(s, f"arithmetic on the pointer '{name}'", f"index it: {name}[i] {ast.unparse(s.op)}= ...")
-            self.emit(f"v_{name} = h_asg(C, m, h_bin({op!r}, v_{name}, {v}), v_{name})")
+            self.emit(f"v_{name} = h_asg(C, {self.amask}, h_bin({op!r}, v_{name}, {v}), v_{name})")
+            if self.amask != "m":
+                self.deferred.add(name)
         elif isinstance(s.target, ast.Subscript):
             base, idx = self.subscript_parts(s.target, write=True)
             t = self.tmp()
@@ -536,6 +545,11 @@ class Codegen:
         self.emit(f"v_{target.id} = C.{kind}({key!r}, {target.id!r}, {shape!r}, {self._obj(dtype)})")
 
     def if_(self, s: ast.If) -> None:
+        saved, self.amask = self.amask, "m"  # the arms merge under their own masks
+        self._if(s)
+        self.amask = saved
+
+    def _if(self, s: ast.If) -> None:
         m0, mt, c = self.tmp("m"), self.tmp("m"), self.tmp("c")
         self.emit(f"{c} = {self.cond(s.test, 'm')}")
         self.emit(f"{m0} = m")
@@ -596,8 +610,16 @@ class Codegen:
         # instead of recomputing the mask of lanes still iterating: the mask stays `m` throughout.
         exits = _has(s.body, (ast.Break, ast.Continue), into_loops=False) or _has(s.body, (ast.Return,), into_loops=True)
         trips = None if exits else self.tmp("n")
+        # In a uniform loop the mask never changes: assignments at the top of its body skip the per-lane
+        # merge (lanes outside the mask do not run the body, so what they hold meanwhile is never read)
+        # and each such variable merges once after the loop. Not with warp functions, which read other
+        # lanes' values.
+        amask = self.tmp("am") if trips and not self._uses_warp(s.body) else None
+        saves_at = len(self.lines)
         if trips:
             self.emit(f"{trips} = h_trips({iv}, {b}, {st})")
+        if amask:
+            self.emit(f"{amask} = True if {trips} is not None else m")
         self.emit("while True:")
         self.ind += 1
         if trips:
@@ -610,13 +632,29 @@ class Codegen:
         self.emit(f"{live} = h_mand(C.N, {live}, h_rmask(C, {iv}, {b}, {st}))")
         self.emit(f"if {live} is False:")
         self.emit("    break")
+        if amask:
+            self.emit(f"{amask} = {live}")
         if trips:
             self.ind -= 1
-        self.emit(f"v_{s.target.id} = h_asg(C, {live}, {iv}, v_{s.target.id})")
+        self.emit(f"v_{s.target.id} = h_asg(C, {amask or live}, {iv}, v_{s.target.id})")
+        saved = self.amask, self.deferred
+        self.amask, self.deferred = amask or "m", {s.target.id}
         self._loop_body(s.body, live)
+        deferred = sorted(self.deferred)
+        self.amask, self.deferred = saved
         self.emit(f"{iv} = h_bin('add', {iv}, {st})")
         self.ind -= 1
         self._loop_exit(s.body, enter)
+        if amask:  # the one merge of every variable the uniform loop assigned: lanes outside `m` keep theirs
+            pad = "    " * self.ind
+            self.lines[saves_at:saves_at] = [f"{pad}t_sv_{n}_{amask} = v_{n}" for n in deferred]
+            self.emit(f"if {trips} is not None:")
+            for n in deferred:
+                self.emit(f"    v_{n} = h_asg(C, m, v_{n}, t_sv_{n}_{amask})")
+
+    def _uses_warp(self, body: list[ast.stmt]) -> bool:
+        return any(isinstance(n, ast.Call) and self._intrinsic(n.func)[0] == "warp"
+                   for st in body for n in ast.walk(st))
 
     def while_(self, s: ast.While) -> None:
         if s.orelse:
@@ -628,11 +666,13 @@ class Codegen:
         self.emit("while True:")
         self.ind += 1
         self.emit(f"m = {live}")
+        saved, self.amask = self.amask, "m"
         c = self.cond(s.test, "m")
         self.emit(f"{live} = h_mand(C.N, {live}, {c})")
         self.emit(f"if {live} is False:")
         self.emit("    break")
         self._loop_body(s.body, live)
+        self.amask = saved
         self.ind -= 1
         self._loop_exit(s.body, enter)
 

@@ -199,6 +199,13 @@ def load(C: Any, P: Any, idx: Any, m: Any, line: int) -> Any:
             n = C.N if m is True else int(np.count_nonzero(mask_array(C.N, m)))
             C.bytes_read += n * P.isz
             return P.view[v]
+        if m is not True and P.n_hi > 0:
+            # Out of range only in inactive lanes (a bounds guard such as `if row < n`): gather for all
+            # lanes with indices clamped into the allocation; the clamped lanes' values are never used.
+            ma = mask_array(C.N, m)
+            if int(np.min(v, where=ma, initial=0)) >= 0 and int(np.max(v, where=ma, initial=0)) < P.n_hi:
+                C.bytes_read += int(np.count_nonzero(ma)) * P.isz
+                return np.take(P.view, v, mode="clip")
     ia, ma = _active(C, v, m, line, f"load {P.name}[...]")
     arr, k = _locate(C, P, ia, ma, line, "load", False)
     got = arr[k]
