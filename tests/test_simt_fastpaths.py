@@ -693,3 +693,44 @@ def test_guarded_naive_matmul_on_a_size_that_is_not_a_multiple_of_the_block():
     assert c.tolist() == ref.tolist()
     with pytest.raises(aclsim.AclError, match="illegal address"):  # an active lane past the matrix
         run(mm, (2, 2), (16, 16), a, b, np.zeros((n, n), np.float32), n, 3 * n)
+
+
+# ------------------------------------------------------------------------- updates in place (a[i] op= v)
+@simt.kernel
+def updates(x: Ptr[np.float32], y: Ptr[np.int32], n: np.uint32, w: np.float64):
+    i = simt.grid(1)
+    t = simt.threadIdx.x
+    tile = simt.shared.array(TILE, np.int32)
+    tile[t] = t
+    simt.syncthreads()
+    if t >= 5:
+        tile[t] *= 3  # a masked window of shared memory
+    tile[t] -= 1
+    simt.syncthreads()
+    if i < n:
+        x[i] += 1.5  # a weak float: stays float32
+        x[i] *= w  # a float64 operand: converted like C (computed in float64, rounded once)
+        if x[i] > 4:  # a data mask
+            y[i] += tile[t]
+            x[i] -= 0.25
+        y[i] -= 7
+
+
+@pytest.mark.parametrize("n", [150, 3 * TILE])  # some lanes past the arrays, or none
+def test_updates_in_place_match_numpy_under_every_mask(n):
+    rng = np.random.default_rng(15)
+    x = rng.random(n).astype(np.float32) * 4
+    y = rng.integers(-50, 50, n).astype(np.int32)
+    gx, gy = run(updates, 3, TILE, x, y, n, 1.25)
+    x1 = ((x + np.float32(1.5)).astype(np.float64) * 1.25).astype(np.float32)
+    tile = np.arange(TILE)
+    tile = np.where(tile >= 5, tile * 3, tile) - 1
+    assert gx.tolist() == np.where(x1 > 4, x1 - np.float32(0.25), x1).tolist()
+    assert gy.tolist() == (y + np.where(x1 > 4, tile[np.arange(n) % TILE], 0) - 7).tolist()
+
+
+def test_observers_see_the_load_and_the_store_of_an_update():
+    events = observed(updates, 1, TILE, np.ones(10, np.float32), np.zeros(10, np.int32), 10, 1.0)
+    first = [(e.api, e.write) for e in events[:2]]  # x[i] += 1.5
+    assert first == [("load", False), ("store", True)]
+    assert np.array_equal(np.asarray(events[1].lanes), np.arange(10))

@@ -314,6 +314,13 @@ def store_binop(C: Any, A: Any, idx: Any, op: str, a: Any, b: Any, m: Any, line:
     return store(C, A, idx, binop(op, memory.pending(a), memory.pending(b)), m, line)
 
 
+def update(C: Any, A: Any, idx: Any, op: str, v: Any, m: Any, line: int) -> None:
+    """A[idx] op= v, with v already evaluated (and free of loads, so the order of the accesses is moot)."""
+    if type(A) in (memory.PtrArg, memory.SharedArr) and memory.update_in_place(C, A, idx, op, v, m):
+        return None
+    return store_binop(C, A, idx, op, load(C, A, idx, m, line), v, m, line)
+
+
 def atomic(C: Any, op: str, A: Any, idx: Any, value: Any, m: Any, line: int, compare: Any = None) -> Any:
     """Atomics on a local array are plain read-modify-writes (only the thread itself sees it)."""
     if type(A) is ArrayArg:

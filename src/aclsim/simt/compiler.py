@@ -107,7 +107,7 @@ HELPERS: dict[str, Any] = {
     "h_rsqrt": ops.rsqrt, "h_fma": ops.fma, "h_mand": ops.mand, "h_mandnot": ops.mandnot, "h_mor": ops.mor,
     "h_tomask": ops.to_mask, "h_cmpm": ops.cmp_mask, "h_rmask": ops.range_mask, "h_trips": ops.uniform_trips, "h_asg": ops.assign,
     "h_truth": ops.truth, "h_ld": arrays.load, "h_st": arrays.store, "h_stb": arrays.store_binop,
-    "h_atomic": arrays.atomic, "h_U": ops.UNDEF, "h_arr": arrays.make_array, "h_shape": arrays.shape_of,
+    "h_atomic": arrays.atomic, "h_upd": arrays.update, "h_U": ops.UNDEF, "h_arr": arrays.make_array, "h_shape": arrays.shape_of,
     "h_size": arrays.size_of, "h_ndim": arrays.ndim_of, "h_vote": warp.vote, "h_shfl": warp.shuffle,
     "h_activemask": warp.activemask, "h_syncwarp": warp.syncwarp, "h_rng": xoroshiro.draw,
     "h_padd": arrays.ptr_add, "h_rebind": arrays.rebind, "h_sub": arrays.subview, "h_part": ops.part, "h_complex": ops.make_complex,
@@ -499,7 +499,10 @@ class Codegen:
             t = self.tmp()
             line = self.src.line(s)
             self.emit(f"{t} = {idx}")
-            self.emit(f"h_stb(C, {base}, {t}, {op!r}, h_ld(C, {base}, {t}, m, {line}), {v}, m, {line})")
+            if self._impure(s.value):  # Python's order: the old value is read before the operand's loads
+                self.emit(f"h_stb(C, {base}, {t}, {op!r}, h_ld(C, {base}, {t}, m, {line}), {v}, m, {line})")
+            else:
+                self.emit(f"h_upd(C, {base}, {t}, {op!r}, {v}, m, {line})")
         else:
             raise self.refuse(s, f"assigning to {ast.unparse(s.target)!r}")
 

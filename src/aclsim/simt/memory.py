@@ -251,16 +251,22 @@ _FUSED = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
 
 def _fusable(v: Any, dt: np.dtype) -> bool:
     """Whether `a op b` on v gives dt in C and numpy alike, so it can be computed into dt's memory.
-    Integers wrap the same either way; a Python literal only with floats (numpy refuses out-of-range
-    integer literals where C converts them)."""
+    Integers wrap the same either way (+, - and * commute with wrapping); an integer literal only
+    when it fits dt (numpy refuses the others, which C converts), a float literal only with floats."""
     t = type(v)
     if dt.kind not in "iuf":
         return False
     if t is ND:
         return v.dtype is dt
-    if t is float or t is int:
+    if t is int:
+        return dt.kind == "f" or _INT_RANGE[dt][0] <= v <= _INT_RANGE[dt][1]
+    if t is float:
         return dt.kind == "f"
     return isinstance(v, np.generic) and v.dtype == dt
+
+
+_INT_RANGE = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
+              for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)}
 
 
 def store_binop(C: Any, P: Any, idx: Any, op: str, a: Any, b: Any, m: Any, line: int) -> None:
@@ -296,6 +302,35 @@ def store_binop(C: Any, P: Any, idx: Any, op: str, a: Any, b: Any, m: Any, line:
             C.bytes_written += (hi - lo) * P.isz
             return
     store(C, P, idx, binop(op, pending(a), pending(b)), m, line)
+
+
+def update_in_place(C: Any, P: Any, idx: Any, op: str, v: Any, m: Any) -> bool:
+    """P[idx] op= v computed in memory (one pass, no copy of the old values) when the access is a slice
+    of device memory or a window of shared memory, v needs no conversion and no observer watches;
+    False when the caller must load, compute and store."""
+    if op not in _FUSED or C.observe or type(idx) is not Idx or not _fusable(v, P.dtype):
+        return False
+    if type(P) is SharedArr:
+        w = _shared_window(C, P, idx, m)
+        if w is None:
+            return False
+        c, lo, hi, rows = w
+        dst = P.data[:, lo + c : hi + c]
+        src = v.reshape(C.nb, C.bdx)[:, lo:hi] if type(v) is ND else v
+        _FUSED[op](dst, src, out=dst, where=True if rows is None else rows)
+        return True
+    if type(P) is not PtrArg:
+        return False
+    r = _ramp_range(C, P, idx, m)
+    if r is None:
+        return False
+    a, b, first, last, k = r
+    dst = P.view[first : last + 1 : k]
+    n = b - a if type(m) is not ND else int(np.count_nonzero(m))
+    _FUSED[op](dst, v[a:b] if type(v) is ND else v, out=dst, where=m if type(m) is ND else True)
+    C.bytes_read += n * P.isz
+    C.bytes_written += n * P.isz
+    return True
 
 
 def pending(v: Any) -> Any:
