@@ -17,6 +17,7 @@ handle these arrays and hand pointers and shared arrays on to `memory`.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,7 @@ from . import memory
 from .atomics import as_values, serial_apply
 from .ctype import cast
 from .lang import ArrayType, PtrType, SimtError
+from .memory import c_strides
 from .ops import ND, UNDEF, Idx, assign, binop, mask_array, val
 
 
@@ -37,7 +39,7 @@ class LocalArr:
 
     def __init__(self, name: str, shape: tuple[int, ...], dtype: np.dtype, lanes: int) -> None:
         self.name, self.shape, self.dtype = name, shape, dtype
-        self.size = int(np.prod(shape))
+        self.size = math.prod(shape)
         self.data = np.zeros((lanes, self.size), dtype)
 
 
@@ -56,24 +58,16 @@ class ConstArr:
 class ArrayArg:
     """A device-array parameter of a running kernel: its pointer, shape and strides (in elements)."""
 
-    __slots__ = ("contiguous", "dtype", "name", "off", "ptr", "shape", "size", "span", "strides")
+    __slots__ = ("contiguous", "dtype", "extents", "name", "off", "ptr", "shape", "size", "span", "strides")
 
     def __init__(self, name: str, ptr: Any, shape: tuple[int, ...], strides: tuple[int, ...], off: Any = None) -> None:
         self.name, self.ptr, self.shape, self.strides = name, ptr, shape, strides
         self.off = off  # elements from the pointer to element [0, ...] (per lane for a row of a row view)
+        self.extents: tuple = ()  # the hidden launch values it was made from (make_array)
         self.dtype = ptr.dtype
-        self.size = int(np.prod(shape))
+        self.size = math.prod(shape)
         self.contiguous = strides == c_strides(shape)
         self.span = sum((n - 1) * abs(st) for n, st in zip(shape, strides, strict=True))  # largest |offset|
-
-
-def c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """Element strides of a C-ordered array of this shape."""
-    out, acc = [], 1
-    for n in reversed(shape):
-        out.append(acc)
-        acc *= n
-    return tuple(reversed(out))
 
 
 def launch_types(declared: dict[str, Any]) -> dict[str, Any]:
@@ -109,13 +103,19 @@ def expand_args(kname: str, declared: dict[str, Any], args: tuple) -> list[Any]:
         else:
             strides = tuple(s // isz for s in ref.strides)
         extents += [*ref.shape, *strides]
-    return [*args, *extents]
+    return [*args, *(np.int64(e) for e in extents)]
 
 
 def make_array(ptr: Any, extents: tuple[int, ...]) -> ArrayArg:
-    """The kernel-side array from its pointer and hidden (shape..., strides...) parameters."""
-    nd = len(extents) // 2
-    return ArrayArg(ptr.name, ptr, tuple(int(e) for e in extents[:nd]), tuple(int(e) for e in extents[nd:]))
+    """The kernel-side array from its pointer and hidden (shape..., strides...) parameters (built once
+    per launch: every chunk gets the same one)."""
+    A = ptr.array
+    if A is None or A.extents != extents:
+        nd = len(extents) // 2
+        A = ptr.array = ArrayArg(ptr.name, ptr, tuple(int(e) for e in extents[:nd]),
+                                 tuple(int(e) for e in extents[nd:]))
+        A.extents = extents
+    return A
 
 
 def shape_of(A: Any) -> tuple[Any, ...]:
@@ -126,7 +126,7 @@ def shape_of(A: Any) -> tuple[Any, ...]:
 
 
 def size_of(A: Any) -> Any:
-    return np.int64(np.prod(shape_of(A), dtype=np.int64))
+    return np.int64(math.prod(int(n) for n in shape_of(A)))
 
 
 def ndim_of(A: Any) -> int:
@@ -143,6 +143,10 @@ def _array_flat(C: Any, A: ArrayArg, idx: Any, m: Any, line: int, what: str) -> 
             a, b = (0, C.N) if m is True else (m.start, m.stop)
             if lo + k * (b - 1) < A.shape[0] and lo + k * a >= 0:
                 return idx if A.off is None else binop("add", idx, A.off)  # keeps the slice fast path
+    if A.off is None and A.span < 1 << 31 and min(A.strides) >= 0:  # a[row, k], a[x, ty + i * TPB], ...
+        flat = memory.affine_flat(C, A.shape, A.strides, idx)
+        if flat is not None:
+            return flat
     flat = _flat(C, A, idx, m, line, what, A.strides)
     if A.off is not None:
         return binop("add", np.asarray(flat, np.int64), np.asarray(val(A.off), np.int64))
@@ -258,6 +262,8 @@ def _rows(A: Any, C: Any, ma: np.ndarray | None) -> Any:
 
 def load(C: Any, A: Any, idx: Any, m: Any, line: int) -> Any:
     """A[idx] in every active lane (a pointer or shared array goes to memory.load)."""
+    if type(A) is memory.PtrArg:
+        return memory.load(C, A, idx, m, line)
     if type(A) is ArrayArg:
         return memory.load(C, A.ptr, _array_flat(C, A, idx, m, line, "load"), m, line)
     if type(A) is PtrView:
@@ -305,7 +311,14 @@ def store_binop(C: Any, A: Any, idx: Any, op: str, a: Any, b: Any, m: Any, line:
         return memory.store_binop(C, A.ptr, binop("add", A.off, idx), op, a, b, m, line)
     if type(A) not in _OWN:
         return memory.store_binop(C, A, idx, op, a, b, m, line)
-    return store(C, A, idx, binop(op, a, b), m, line)
+    return store(C, A, idx, binop(op, memory.pending(a), memory.pending(b)), m, line)
+
+
+def update(C: Any, A: Any, idx: Any, op: str, v: Any, m: Any, line: int) -> None:
+    """A[idx] op= v, with v already evaluated (and free of loads, so the order of the accesses is moot)."""
+    if type(A) in (memory.PtrArg, memory.SharedArr) and memory.update_in_place(C, A, idx, op, v, m):
+        return None
+    return store_binop(C, A, idx, op, load(C, A, idx, m, line), v, m, line)
 
 
 def atomic(C: Any, op: str, A: Any, idx: Any, value: Any, m: Any, line: int, compare: Any = None) -> Any:

@@ -3,7 +3,8 @@
 The kernel's `ast` is translated statement by statement. Every per-thread value becomes a
 numpy array over the lanes of a chunk of blocks (or stays a uniform scalar). Control flow becomes
 masks held in the generated variable `m`: both arms of an `if` run under their masks, loops run
-while any lane is still iterating, and break/continue/return remove lanes from `m`. Assignments
+while any lane is still iterating (a `for` over the same range in every lane, that no lane leaves
+early, just counts its trips), and break/continue/return remove lanes from `m`. Assignments
 under a partial mask merge with the old value. `@simt.device` functions compile to functions of
 their own that take the caller's mask. Global names are resolved once, at compile time.
 
@@ -104,9 +105,9 @@ HELPERS: dict[str, Any] = {
     "h_bin": ops.binop, "h_cmp": ops.compare, "h_un": ops.unary, "h_logical": ops.logical, "h_select": ops.select,
     "h_to": ops.to_dtype, "h_math": ops.math_call, "h_minmax": ops.minmax, "h_abs": ops.absolute,
     "h_rsqrt": ops.rsqrt, "h_fma": ops.fma, "h_mand": ops.mand, "h_mandnot": ops.mandnot, "h_mor": ops.mor,
-    "h_tomask": ops.to_mask, "h_cmpm": ops.cmp_mask, "h_rmask": ops.range_mask, "h_asg": ops.assign,
+    "h_tomask": ops.to_mask, "h_cmpm": ops.cmp_mask, "h_rmask": ops.range_mask, "h_trips": ops.uniform_trips, "h_asg": ops.assign,
     "h_truth": ops.truth, "h_ld": arrays.load, "h_st": arrays.store, "h_stb": arrays.store_binop,
-    "h_atomic": arrays.atomic, "h_U": ops.UNDEF, "h_arr": arrays.make_array, "h_shape": arrays.shape_of,
+    "h_atomic": arrays.atomic, "h_upd": arrays.update, "h_U": ops.UNDEF, "h_arr": arrays.make_array, "h_shape": arrays.shape_of,
     "h_size": arrays.size_of, "h_ndim": arrays.ndim_of, "h_vote": warp.vote, "h_shfl": warp.shuffle,
     "h_activemask": warp.activemask, "h_syncwarp": warp.syncwarp, "h_rng": xoroshiro.draw,
     "h_padd": arrays.ptr_add, "h_rebind": arrays.rebind, "h_sub": arrays.subview, "h_part": ops.part, "h_complex": ops.make_complex,
@@ -199,6 +200,12 @@ class Codegen:
         self.grid_groups: set[str] = set()  # names bound to this_grid()
         self.ptr_locals = False  # whether a local name is bound to a pointer or array
         self.grid_sync = False  # whether this function (or one it calls) syncs the grid
+        self.iterates = False  # whether this function (or one it calls) has a loop
+        # The mask that assignments merge under: `m`, or in the body of a uniform loop the variable that
+        # is True while the loop runs uniformly (the merge then happens once, after the loop); the names
+        # so assigned are collected in `deferred`.
+        self.amask = "m"
+        self.deferred: set[str] = set()
         self.ret_arity: int | None = 0  # device functions: 0 nothing returned yet, None a value, n a tuple
 
     # -- output ---------------------------------------------------------------------------
@@ -440,10 +447,18 @@ class Codegen:
             return
         if isinstance(target, ast.Subscript) and isinstance(value, ast.BinOp) and type(value.op) in _FUSABLE:
             base, idx = self.subscript_parts(target, write=True)
-            a, b = self.expr(value.left, "m"), self.expr(value.right, "m")
+            a, pending = self.fusable_operand(value.left, True)
+            b, _ = self.fusable_operand(value.right, not pending)  # at most one operand stays pending
             self.emit(f"h_stb(C, {base}, {idx}, {_BINOPS[type(value.op)]!r}, {a}, {b}, m, {self.src.line(s)})")
             return
         self.assign_value(target, self.expr(value, "m"), s)
+
+    def fusable_operand(self, node: ast.expr, may_pend: bool) -> tuple[str, bool]:
+        """(code, pending) of an operand of a store's `a op b`: itself a +, - or * of two values, it may
+        stay pending, as the tuple (op, x, y), for the store to compute into memory (memory.store_binop)."""
+        if may_pend and isinstance(node, ast.BinOp) and type(node.op) in _FUSABLE and not self.is_pointer(node):
+            return f"({_BINOPS[type(node.op)]!r}, {self.expr(node.left, 'm')}, {self.expr(node.right, 'm')})", True
+        return self.expr(node, "m"), False
 
     def assign_value(self, target: ast.expr, code: str, s: ast.stmt, is_ptr: bool = False) -> None:
         if is_ptr:  # (re)binding a name to a pointer or array
@@ -458,7 +473,9 @@ class Codegen:
         if isinstance(target, ast.Name):
             if target.id in self.ptrs or target.id in self.array_names:
                 raise self.refuse(s, f"assigning to the pointer/shared array '{target.id}'", "index it instead")
-            self.emit(f"v_{target.id} = h_asg(C, m, {code}, v_{target.id})")
+            self.emit(f"v_{target.id} = h_asg(C, {self.amask}, {code}, v_{target.id})")
+            if self.amask != "m":
+                self.deferred.add(target.id)
         elif isinstance(target, ast.Subscript):
             base, idx = self.subscript_parts(target, write=True)
             self.emit(f"h_st(C, {base}, {idx}, {code}, m, {self.src.line(s)})")
@@ -474,13 +491,18 @@ class Codegen:
             name = s.target.id
             if name in self.ptrs or name in self.array_names:
                 raise self.refuse(s, f"arithmetic on the pointer '{name}'", f"index it: {name}[i] {ast.unparse(s.op)}= ...")
-            self.emit(f"v_{name} = h_asg(C, m, h_bin({op!r}, v_{name}, {v}), v_{name})")
+            self.emit(f"v_{name} = h_asg(C, {self.amask}, h_bin({op!r}, v_{name}, {v}), v_{name})")
+            if self.amask != "m":
+                self.deferred.add(name)
         elif isinstance(s.target, ast.Subscript):
             base, idx = self.subscript_parts(s.target, write=True)
             t = self.tmp()
             line = self.src.line(s)
             self.emit(f"{t} = {idx}")
-            self.emit(f"h_stb(C, {base}, {t}, {op!r}, h_ld(C, {base}, {t}, m, {line}), {v}, m, {line})")
+            if self._impure(s.value):  # Python's order: the old value is read before the operand's loads
+                self.emit(f"h_stb(C, {base}, {t}, {op!r}, h_ld(C, {base}, {t}, m, {line}), {v}, m, {line})")
+            else:
+                self.emit(f"h_upd(C, {base}, {t}, {op!r}, {v}, m, {line})")
         else:
             raise self.refuse(s, f"assigning to {ast.unparse(s.target)!r}")
 
@@ -526,6 +548,11 @@ class Codegen:
         self.emit(f"v_{target.id} = C.{kind}({key!r}, {target.id!r}, {shape!r}, {self._obj(dtype)})")
 
     def if_(self, s: ast.If) -> None:
+        saved, self.amask = self.amask, "m"  # the arms merge under their own masks
+        self._if(s)
+        self.amask = saved
+
+    def _if(self, s: ast.If) -> None:
         m0, mt, c = self.tmp("m"), self.tmp("m"), self.tmp("c")
         self.emit(f"{c} = {self.cond(s.test, 'm')}")
         self.emit(f"{m0} = m")
@@ -544,8 +571,11 @@ class Codegen:
         self.emit(f"m = h_mor(C.N, {mt}, m)")
 
     def _loop_body(self, body: list[ast.stmt], live: str) -> None:
-        cnt = self.tmp("cnt")
         self.emit(f"m = {live}")
+        if not _has(body, (ast.Break, ast.Continue, ast.Return), into_loops=True):
+            self.block(body)  # no lane leaves early: the mask after the body is `live` again
+            return
+        cnt = self.tmp("cnt")
         self.emit(f"{cnt} = False")
         self.loops.append(cnt)
         self.block(body)
@@ -565,6 +595,7 @@ class Codegen:
             raise self.refuse(s, "a loop target that is not a single name")
         if s.target.id in self.ptrs or s.target.id in self.array_names:
             raise self.refuse(s, f"using the pointer/shared array '{s.target.id}' as a loop variable")
+        self.iterates = True
         it = s.iter
         if not (isinstance(it, ast.Call) and self._intrinsic(it.func)[0] == "range"):
             raise self.refuse(s, f"iterating over {ast.unparse(it)!r}", "only 'for i in range(...)' loops are supported")
@@ -578,31 +609,73 @@ class Codegen:
         self.emit(f"{iv} = h_bin('add', {a}, h_bin('sub', {b}, {b}))")  # start in the common type of start/stop
         self.emit(f"{enter} = m")
         self.emit(f"{live} = m")
+        # A uniform loop (the same trip count in every lane, no lane leaving early) counts its trips
+        # instead of recomputing the mask of lanes still iterating: the mask stays `m` throughout.
+        exits = _has(s.body, (ast.Break, ast.Continue), into_loops=False) or _has(s.body, (ast.Return,), into_loops=True)
+        trips = None if exits else self.tmp("n")
+        # In a uniform loop the mask never changes: assignments at the top of its body skip the per-lane
+        # merge (lanes outside the mask do not run the body, so what they hold meanwhile is never read)
+        # and each such variable merges once after the loop. Not with warp functions, which read other
+        # lanes' values.
+        amask = self.tmp("am") if trips and not self._uses_warp(s.body) else None
+        saves_at = len(self.lines)
+        if trips:
+            self.emit(f"{trips} = h_trips({iv}, {b}, {st})")
+        if amask:
+            self.emit(f"{amask} = True if {trips} is not None else m")
         self.emit("while True:")
         self.ind += 1
+        if trips:
+            self.emit(f"if {trips} is not None:")
+            self.emit(f"    if {trips} == 0:")
+            self.emit("        break")
+            self.emit(f"    {trips} -= 1")
+            self.emit("else:")
+            self.ind += 1
         self.emit(f"{live} = h_mand(C.N, {live}, h_rmask(C, {iv}, {b}, {st}))")
         self.emit(f"if {live} is False:")
         self.emit("    break")
-        self.emit(f"v_{s.target.id} = h_asg(C, {live}, {iv}, v_{s.target.id})")
+        if amask:
+            self.emit(f"{amask} = {live}")
+        if trips:
+            self.ind -= 1
+        self.emit(f"v_{s.target.id} = h_asg(C, {amask or live}, {iv}, v_{s.target.id})")
+        saved = self.amask, self.deferred
+        self.amask, self.deferred = amask or "m", {s.target.id}
         self._loop_body(s.body, live)
+        deferred = sorted(self.deferred)
+        self.amask, self.deferred = saved
         self.emit(f"{iv} = h_bin('add', {iv}, {st})")
         self.ind -= 1
         self._loop_exit(s.body, enter)
+        if amask:  # the one merge of every variable the uniform loop assigned: lanes outside `m` keep theirs
+            pad = "    " * self.ind
+            self.lines[saves_at:saves_at] = [f"{pad}t_sv_{n}_{amask} = v_{n}" for n in deferred]
+            self.emit(f"if {trips} is not None:")
+            for n in deferred:
+                self.emit(f"    v_{n} = h_asg(C, m, v_{n}, t_sv_{n}_{amask})")
+
+    def _uses_warp(self, body: list[ast.stmt]) -> bool:
+        return any(isinstance(n, ast.Call) and self._intrinsic(n.func)[0] == "warp"
+                   for st in body for n in ast.walk(st))
 
     def while_(self, s: ast.While) -> None:
         if s.orelse:
             raise self.refuse(s, "'while ... else'")
+        self.iterates = True
         enter, live = self.tmp("me"), self.tmp("ml")
         self.emit(f"{enter} = m")
         self.emit(f"{live} = m")
         self.emit("while True:")
         self.ind += 1
         self.emit(f"m = {live}")
+        saved, self.amask = self.amask, "m"
         c = self.cond(s.test, "m")
         self.emit(f"{live} = h_mand(C.N, {live}, {c})")
         self.emit(f"if {live} is False:")
         self.emit("    break")
         self._loop_body(s.body, live)
+        self.amask = saved
         self.ind -= 1
         self._loop_exit(s.body, enter)
 
@@ -937,6 +1010,7 @@ class Codegen:
             if len(args) != fn.nparams:
                 raise self.refuse(node, f"calling {fname} with {len(args)} arguments (it takes {fn.nparams})")
             self.grid_sync |= fn.grid_sync
+            self.iterates |= fn.iterates
             if fn.ret_arity and not tuple_ok:
                 raise self.refuse(node, f"{fname}() as a single value (it returns {fn.ret_arity} values)",
                                   f"unpack it: {', '.join('abcdefgh'[:fn.ret_arity])} = {fname}(...)")
@@ -1033,9 +1107,10 @@ class Compiled:
     """A generated function and what calling it needs."""
 
     def __init__(self, pyfunc: Any, source: str, nparams: int, written: set[str], shared_bytes: int,
-                 ret_arity: int | None = None, grid_sync: bool = False) -> None:
+                 ret_arity: int | None = None, grid_sync: bool = False, iterates: bool = False) -> None:
         self.pyfunc = pyfunc
         self.grid_sync = grid_sync  # needs a cooperative launch: every block runs at once
+        self.iterates = iterates  # has a loop (here or in a device function it calls)
         self.ret_arity = ret_arity or None  # the number of values a device function returns as a tuple
         self.shared_bytes = shared_bytes
         self.source = source
@@ -1060,7 +1135,7 @@ class Compiler:
         if gen.ptr_locals:  # a store through an alias may write any pointer parameter
             written |= set(params)
         return Compiled(env["_kernel" if kind == "kernel" else "_device"], code, len(params), written, gen.shared_bytes,
-                        gen.ret_arity, gen.grid_sync)
+                        gen.ret_arity, gen.grid_sync, gen.iterates)
 
     def device(self, dev: Any, node: ast.AST, caller: Source) -> Compiled:
         if dev in self._active:

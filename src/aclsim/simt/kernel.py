@@ -25,6 +25,10 @@ from .memory import PtrArg
 
 MAX_THREADS_PER_BLOCK = 2048  # GetSimtMaxThreadNum: "maximum number of SIMT threads ... (2048 currently)"
 CHUNK_LANES = 1 << 18  # lanes per chunk: bounds the size of every temporary array
+# Kernels with loops make many passes over their temporaries: smaller chunks keep them in the CPU's
+# L2 cache (measured: a 2^20 shared-memory scan runs ~1.5x faster than with 2^18-lane chunks), while
+# straight-line kernels keep the larger chunks, which save Python work per chunk.
+LOOP_CHUNK_LANES = 1 << 16
 CHUNK_SHARED_BYTES = 64 << 20  # and the shared memory of the blocks of a chunk
 _U32_MAX = (1 << 32) - 1
 
@@ -55,7 +59,10 @@ class Kernel:
         self.declared = params_of(fn, "kernel", require=True) if declared is None else declared
         self.param_types = arrays.launch_types(self.declared)  # as launched (arrays: pointer + extents)
         self.expands = len(self.declared) != len(self.param_types)  # array parameters become several values
-        self.plan = [(name, t, isinstance(t, PtrType)) for name, t in self.param_types.items()]
+        # How each launch value is taken: a pointer, a user scalar (checked and converted), or an array's
+        # shape/stride value computed by expand_args (already an exact int64).
+        self.plan = [(name, t, "ptr" if isinstance(t, PtrType) else "extent" if name not in self.declared else "value")
+                     for name, t in self.param_types.items()]
         self.compiled: compiler.Compiled | None = None
         self._launchers: dict[Any, Launcher] = {}
         functools.update_wrapper(self, fn)
@@ -130,8 +137,9 @@ class Launcher:
         rt = get_runtime()
         gm = GlobalMemory(rt)
         # Pointers resolve at launch: queued work still uses memory freed before it runs, as on hardware.
-        vals = [PtrArg(gm, name, _convert(k.name, name, t, a), t.dtype) if ptr else _convert(k.name, name, t, a)
-                for (name, t, ptr), a in zip(k.plan, args, strict=False)]
+        vals = [PtrArg(gm, name, _convert(k.name, name, t, a), t.dtype) if how == "ptr"
+                else a if how == "extent" else _convert(k.name, name, t, a)
+                for (name, t, how), a in zip(k.plan, args, strict=False)]
         C = self.context
         if C is None:
             C = self.context = LaunchContext(k.name, k.file, self.grid, self.block, self.shared_bytes)
@@ -203,7 +211,8 @@ def _execute(gm: GlobalMemory, task: Task, C: LaunchContext, compiled: compiler.
     per_chunk = C.nblocks  # a grid sync needs every block in the same chunk
     if not compiled.grid_sync:
         shared = max(compiled.shared_bytes + C.dyn_shared_bytes, 1)
-        per_chunk = max(1, min(CHUNK_LANES // C.tpb, CHUNK_SHARED_BYTES // shared))
+        lanes = LOOP_CHUNK_LANES if compiled.iterates else CHUNK_LANES
+        per_chunk = max(1, min(lanes // C.tpb, CHUNK_SHARED_BYTES // shared))
     _run_chunks(task, C, compiled.pyfunc, vals, per_chunk)
     task.work.bytes_read = C.bytes_read
     task.work.bytes_written = C.bytes_written

@@ -21,6 +21,17 @@ TX, TY, TZ, BX, BY, BZ = range(6)
 _UNIT = tuple(tuple(1 if i == k else 0 for i in range(6)) for k in range(6))
 
 
+def _injective(shape: tuple[int, ...], strides: list[int]) -> bool:
+    """Whether a strided box names a different element at every position (sufficient test: each
+    stride, by size, exceeds the span of the smaller ones)."""
+    span = 0
+    for st, n in sorted((abs(st), n) for st, n in zip(strides, shape, strict=True) if n > 1):
+        if st <= span:
+            return False
+        span += st * (n - 1)
+    return True
+
+
 class LaunchContext:
     """Geometry and per-chunk state of a launch; reused by later launches of the same configuration."""
 
@@ -63,6 +74,8 @@ class LaunchContext:
         self._shared: dict[str, SharedArr] = {}
         self._local: dict[str, LocalArr] = {}
         self._lane_block: np.ndarray | None = None
+        self._lattice: Any = None  # (shape, origin) of the chunk's box of lanes, computed on first use
+        self._affine: dict[tuple, Any] = {}
 
     def comp(self, k: int) -> np.ndarray:
         """uint32 array over the chunk's lanes of one index component."""
@@ -113,13 +126,101 @@ class LaunchContext:
         idx.ramp = (self.lane0, r)
         return r
 
+    def block_ramp(self, idx: Idx) -> tuple[int, int] | None:
+        """(stride, first value) when idx is stride * blockIdx.x + c (the same in every thread of a block)
+        over this chunk of a 1-D launch without wrapping: block j of the chunk has first + stride * j."""
+        kbx = idx.k[BX]
+        if not self.oned or (idx.k[TX] and self.bdx > 1) or not 0 < kbx < 1 << 31 or self.nb < 2:
+            return None
+        lo = (kbx * self.b0 + idx.c) & _M32
+        return (kbx, lo) if lo + kbx * (self.nb - 1) <= _M32 else None
+
     def thread_offset(self, idx: Idx) -> int | None:
-        """c when idx == threadIdx.x + c in a 1-D block (shared-memory fast path)."""
+        """c (signed) when idx == threadIdx.x + c in a 1-D block (shared-memory fast path).
+
+        The uint32 index threadIdx.x + c wraps to a huge value exactly where the signed sum is negative,
+        so both are out of range for the same threads."""
         if self.bdy != 1 or self.bdz != 1 or idx.k[TX] != 1:
             return None
         if any(idx.k[i] and self._live[i] for i in (TY, TZ, BX, BY, BZ)):
             return None
-        return idx.c if idx.c < 1 << 31 else None
+        return idx.c if idx.c < 1 << 31 else idx.c - (1 << 32)
+
+    def _chunk_lattice(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        """(shape, origin) of the chunk's lanes as a box of (bz, by, bx, tz, ty, tx) coordinates in lane
+        order, when its blocks form a box of the grid (part of a row, whole rows, whole slabs)."""
+        gx, gxy, b0, nb = self.gx, self.gx * self.gy, self.b0, self.nb
+        bx0, by0, bz0 = b0 % gx, (b0 // gx) % self.gy, b0 // gxy
+        if bx0 + nb <= gx:
+            box = (1, 1, nb)
+        elif bx0 == 0 and nb % gx == 0 and by0 + nb // gx <= self.gy:
+            box = (1, nb // gx, gx)
+        elif b0 % gxy == 0 and nb % gxy == 0:
+            box = (nb // gxy, self.gy, gx)
+        else:
+            return None
+        return (*box, self.bdz, self.bdy, self.bdx), (bz0, by0, bx0, 0, 0, 0)
+
+    def affine(self, idx: Idx) -> tuple[int, list[int], tuple[int, ...], int, int] | None:
+        """(first, coefficients, shape, lo, hi) of idx over the chunk's box of lanes (see _chunk_lattice):
+        the value at box position p is first + sum(coefficients * p), lo and hi its extremes. idx is
+        c + sum(coef * component) in uint32; with c and the coefficients read as signed, this sum is
+        the index wherever it lies in [0, 2^31). None when the chunk is not a box."""
+        key = (idx.k, idx.c)
+        hit = self._affine.get(key)
+        if hit is not None:
+            return hit
+        box = self._lattice
+        if box is None:
+            box = self._lattice = self._chunk_lattice() or ()
+        if not box:
+            return None
+        shape, origin = box
+        signed = [k - (1 << 32) if k >= 1 << 31 else k for k in idx.k]
+        coefs = [signed[i] for i in (BZ, BY, BX, TZ, TY, TX)]  # lane order
+        first = (idx.c - (1 << 32) if idx.c >= 1 << 31 else idx.c) + sum(
+            k * o for k, o in zip(coefs, origin, strict=True))
+        lo = first + sum(min(0, k * (n - 1)) for k, n in zip(coefs, shape, strict=True))
+        hi = first + sum(max(0, k * (n - 1)) for k, n in zip(coefs, shape, strict=True))
+        self._affine[key] = r = (first, coefs, shape, lo, hi)  # the same index again in this chunk
+        return r
+
+    def index_range(self, v: Any) -> tuple[int, int] | None:
+        """(smallest, largest) value of an index over the chunk (a uniform integer or an affine Idx)."""
+        if type(v) is Idx:
+            a = self.affine(v)
+            return None if a is None or a[4] >= 1 << 31 else (a[3], a[4])
+        if type(v) is int or (isinstance(v, np.integer) and not isinstance(v, np.bool_)):
+            return int(v), int(v)
+        return None
+
+    def lattice_view(self, idx: Idx, view: np.ndarray) -> np.ndarray | None:
+        """view[idx] in every lane as a strided view of `view` (no index array), when idx is inside it
+        for every lane of the chunk; None otherwise (and for a uniform index: a scalar does)."""
+        a = self.affine(idx)
+        if a is None:
+            return None
+        first, coefs, shape, lo, hi = a
+        if lo < 0 or hi >= view.shape[0] or lo == hi:
+            return None  # out of bounds somewhere (the checked path reports it), or uniform
+        isz = view.itemsize
+        return np.lib.stride_tricks.as_strided(view[first:], shape, [k * isz for k in coefs], writeable=False)
+
+    def shared_view(self, idx: Idx, data: np.ndarray, write: bool) -> np.ndarray | None:
+        """The elements of a shared array (data: one row per block of the chunk) that idx names in every
+        lane, as a strided view in lane order: idx must depend on thread indices only, be inside the
+        row for every thread, and, to be written, name a different element in each thread."""
+        a = self.affine(idx)
+        if a is None or any(a[1][:3]):
+            return None
+        first, coefs, shape, lo, hi = a
+        if lo < 0 or hi >= data.shape[1]:
+            return None
+        row, isz = data.strides  # bytes (dynamic shared arrays are views of wider rows)
+        strides = [shape[1] * shape[2] * row, shape[2] * row, row, *(k * isz for k in coefs[3:])]
+        if write and not _injective(shape, strides):
+            return None
+        return np.lib.stride_tricks.as_strided(data[0, first:], shape, strides, writeable=write)
 
     def lane_block(self) -> np.ndarray:
         """Block index within the chunk of every lane."""

@@ -82,10 +82,11 @@ def _idx_binop(op: str, a: Any, b: Any) -> Any:
             n = _small_int(b)
             if n is not None:
                 return Idx(a.C, a.k, (a.c + sign * n) & _M32)
-        elif op == "add":
+        else:
             n = _small_int(a)
-            if n is not None:
-                return Idx(b.C, b.k, (b.c + n) & _M32)
+            if n is not None:  # n + idx, n - idx
+                k = b.k if sign == 1 else tuple(-x & _M32 for x in b.k)
+                return Idx(b.C, k, (n + sign * b.c) & _M32)
     elif op == "mul":
         x, n = (a, _small_int(b)) if ta is Idx else (b, _small_int(a))
         if type(x) is Idx and n is not None:
@@ -138,13 +139,29 @@ _SAME_TYPE_OK = {np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint64,
 _DIRECT = {"add", "sub", "mul"}
 
 
+# A uniform numpy scalar of these types with a Python int literal in the type's range (or a float
+# literal, for float types) has C's result type, which numpy's own scalar operators give as well.
+_WEAK_OK: dict[type, tuple[int, int] | None] = {
+    t: (int(np.iinfo(t).min), int(np.iinfo(t).max)) for t in (np.int32, np.uint32, np.int64, np.uint64)}
+_WEAK_OK.update({t: None for t in (np.float16, np.float32, np.float64)})
+
+
+def _weak_fast(scalar_type: type, lit: Any) -> bool:
+    if type(lit) is int:
+        lim = _WEAK_OK[scalar_type]
+        return lim is None or lim[0] <= lit <= lim[1]
+    return type(lit) is float and _WEAK_OK[scalar_type] is None
+
+
 def binop(op: str, a: Any, b: Any) -> Any:
     """a <op> b with C typing. op: add sub mul truediv floordiv mod pow lshift rshift and or xor."""
     ta, tb = type(a), type(b)
-    if ta is tb and op in _DIRECT and (ta is ND or ta.__module__ == "numpy") and a.dtype is b.dtype \
-            and a.dtype in _SAME_TYPE_OK:
-        # Uniform scalars (one thread, loop counters): numpy's scalar operators, several times cheaper.
-        return _UFUNC[op](a, b) if ta is ND else _PYOP[op](a, b)
+    if op in _DIRECT:
+        if ta is tb and (ta is ND or ta.__module__ == "numpy") and a.dtype is b.dtype and a.dtype in _SAME_TYPE_OK:
+            # Uniform scalars (one thread, loop counters): numpy's scalar operators, several times cheaper.
+            return _UFUNC[op](a, b) if ta is ND else _PYOP[op](a, b)
+        if (ta in _WEAK_OK and _weak_fast(ta, b)) or (tb in _WEAK_OK and _weak_fast(tb, a)):
+            return _PYOP[op](a, b)  # counter + 1; integer wrap-around as in C (errors are off in kernels)
     if ta is Idx or tb is Idx:
         r = _idx_binop(op, a, b)
         if r is not None:
@@ -432,19 +449,22 @@ _FLIP = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
 
 
 def cmp_mask(C: Any, op: str, a: Any, b: Any) -> Any:
-    """The mask of lanes where `a <op> b`; a contiguous index against a bound gives a slice."""
+    """The mask of lanes where `a <op> b`; an index that grows along the lanes (a contiguous index, or
+    a per-block value such as blockIdx.x) against a bound gives a slice."""
     if type(b) is Idx and type(a) is not Idx:
         a, b, op = b, a, _FLIP[op]
     if type(a) is Idx and op in ("lt", "le", "gt", "ge"):
-        r = C.ramp(a)
         t = _bound(b)
-        if r is not None and t is not None:
-            k, lo = r
-            if op in ("le", "gt"):
-                t += 1  # v <= t  <=>  v < t + 1 (integers)
-            n = -((lo - t) // k)  # lanes l with lo + k*l < t: l < ceil((t - lo) / k)
-            n = min(max(n, 0), C.N)
-            return _slice_mask(C.N, 0, n) if op in ("lt", "le") else _slice_mask(C.N, n, C.N)
+        if t is not None:
+            for ramp, unit in ((C.ramp, 1), (C.block_ramp, C.tpb)):
+                r = ramp(a)
+                if r is not None:  # value lo + k * (lane // unit), k > 0
+                    k, lo = r
+                    if op in ("le", "gt"):
+                        t += 1  # v <= t  <=>  v < t + 1 (integers)
+                    n = -((lo - t) // k)  # units u with lo + k*u < t: u < ceil((t - lo) / k)
+                    n = min(max(n, 0), C.N // unit) * unit
+                    return _slice_mask(C.N, 0, n) if op in ("lt", "le") else _slice_mask(C.N, n, C.N)
     return to_mask(C.N, compare(op, a, b))
 
 
@@ -472,6 +492,35 @@ def range_mask(C: Any, i: Any, stop: Any, step: Any) -> Any:
     return to_mask(C.N, np.where(s > 0, up, down))
 
 
+def uniform_trips(i: Any, stop: Any, step: Any) -> int | None:
+    """The trip count of `for .. in range(start, stop, step)` when it is the same for every lane, else None.
+
+    i is the counter's first value (start in the common type of start and stop). None, so that the
+    loop takes the general per-lane path, unless start/stop/step are uniform integers whose
+    comparisons and increments all happen in the counter's type and whose counter never wraps: then
+    the count is exactly what the per-lane loop would run, with no mask bookkeeping per iteration.
+    """
+    i, stop, step = val(i), val(stop), val(step)
+    if type(i) is ND or type(stop) is ND or type(step) is ND:
+        return None
+    dt = dtype_of(i)
+    if dt is WEAK_INT:
+        lo, hi = -(1 << 31), (1 << 31) - 1  # literal arithmetic wraps as C int
+    elif isinstance(dt, np.dtype) and dt.kind in "iu":
+        info = np.iinfo(dt)
+        lo, hi = int(info.min), int(info.max)
+    else:
+        return None
+    if common_type(dt, dtype_of(stop)) is not dt or common_type(dt, dtype_of(step)) is not dt:
+        return None  # the comparison or the increment would change the counter's type
+    s = int(step)
+    if s == 0:
+        return None  # the general path reports it
+    first, end = int(i), int(cast(stop, dt)) if dt is not WEAK_INT else int(stop)
+    trips = len(range(first, end, s))
+    return trips if lo <= first + trips * s <= hi else None  # the counter's last increment must not wrap
+
+
 def assign(C: Any, m: Any, new: Any, old: Any) -> Any:
     """A variable's value after assigning `new` in the lanes of mask m (others keep `old`)."""
     if m is True or old is UNDEF or new is old:
@@ -480,10 +529,10 @@ def assign(C: Any, m: Any, new: Any, old: Any) -> Any:
         return old
     new, old = val(new), val(old)
     dt = default_dtype(common_type(dtype_of(old), dtype_of(new)))
-    N = C.N
+    out = np.empty(C.N, dt)
+    out[...] = cast(old, dt)
     if type(m) is slice:
-        out = np.empty(N, dt)
-        out[...] = cast(old, dt)
         out[m] = cast(new, dt)[m] if type(new) is ND else cast(new, dt)
-        return out
-    return np.where(m, cast(new, dt), cast(old, dt))
+    else:
+        np.copyto(out, cast(new, dt), where=m)
+    return out
