@@ -3,11 +3,14 @@ allocation's size, as compute-sanitizer's leak report (one record per allocation
 
 from __future__ import annotations
 
+import gc
 import json
 
+import numpy as np
 import pytest
 
-from aclsim import acl
+import aclsim
+from aclsim import acl, simt
 from aclsim.check import Session
 
 
@@ -64,3 +67,40 @@ def test_a_single_leak_reads_as_before(leaks):
     assert f.headline == "Leaked 100 bytes of device memory (malloc) on device 0, still allocated at " \
                          "acl.rt.reset_device(0)"
     assert f.details[0] == f"address {ptr:#x}, 100 bytes requested" and f.count == 1
+
+
+def test_device_arrays_give_their_memory_back_when_collected_as_numbas_do(leaks):
+    free_before = acl.rt.get_mem_info(1)[0]
+    x = np.arange(1 << 20, dtype=np.float32)
+    for _ in range(8):  # 32 MiB that would pile up if nothing gave it back
+        d = aclsim.to_device(x)
+        del d
+        gc.collect()
+    kept = aclsim.to_device(x)  # making an array gives back what was collected
+    assert acl.rt.get_mem_info(1)[0] == free_before - kept._alloc.reserved
+    raw, _ = acl.rt.malloc(100, 0)  # pyACL memory is the program's to free
+    del kept
+    gc.collect()
+    acl.rt.reset_device(0)  # gives back what was collected before judging what is left
+    leaks.stop()
+    (f,) = leaks.findings  # only the raw malloc is a leak
+    assert f.details[0] == f"address {raw:#x}, 100 bytes requested"
+
+
+def test_a_collected_array_is_freed_after_the_work_that_uses_it():
+    @simt.kernel
+    def fill(out: simt.Ptr[np.float32], n: int):
+        i = simt.blockIdx.x * simt.blockDim.x + simt.threadIdx.x
+        if i < n:
+            out[i] = 2.0
+
+    acl.init()
+    acl.rt.set_device(0)
+    s = Session(["memcheck", "racecheck"])
+    d = aclsim.empty(1024)
+    fill[4, 256](d.ptr, 1024)  # queued with a bare pointer: nothing keeps d alive
+    del d
+    gc.collect()
+    aclsim.empty(16)  # gives back the collected array: it waits for the kernel first, as cudaFree does
+    s.stop()
+    assert [f.kind for f in s.findings] == []

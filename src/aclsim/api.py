@@ -6,7 +6,10 @@ Everything goes through the same runtime as the pyACL facade, so both can be mix
 
 from __future__ import annotations
 
+import contextlib
 import math
+import weakref
+from collections import deque
 from typing import Any
 
 import numpy as np
@@ -16,6 +19,7 @@ from .errors import AclError, Code
 from .runtime import Allocation, get_runtime
 from .runtime import Event as _Event
 from .runtime import Stream as _Stream
+from .runtime.devices import TEARDOWN_HOOKS
 from .runtime.gm import array_interface
 
 
@@ -154,7 +158,11 @@ class DeviceArray:
             raise TypeError(f"a DeviceArray cannot hold Python objects (dtype {self.dtype}); use a numeric dtype")
         if _alloc is None:
             nbytes = math.prod(self.shape) * self.dtype.itemsize
+            release_collected()
             _alloc = get_runtime().malloc(max(nbytes, 1), C.ACL_MEM_MALLOC_HUGE_FIRST)
+            self._owner = weakref.finalize(self, _COLLECTED.append, _alloc)
+            self._owner.atexit = False  # the runtime's teardown hook frees what is left, before the leak check
+            _OWNERS.add(self)
         self._alloc = _alloc
         self._offset = _offset
         self.strides = _strides if _strides is not None else _c_strides(self.shape, self.dtype.itemsize)
@@ -264,6 +272,9 @@ class DeviceArray:
         """Free the allocation now (views must not be used afterwards)."""
         if self.base is not None:
             raise ValueError("free() the array that owns the memory, not a view of it")
+        owner = getattr(self, "_owner", None)
+        if owner is not None:
+            owner.detach()
         if not self._alloc.freed:
             get_runtime().free(self._alloc.start)
 
@@ -272,6 +283,36 @@ class DeviceArray:
 
     def __exit__(self, *exc: Any) -> None:
         self.free()
+
+
+# Lifetime, as numba's and CuPy's device arrays: an owning DeviceArray the garbage collector takes gives its
+# memory back. The finalizer only queues the allocation (it may run anywhere, even inside a runtime call);
+# the queue is emptied before the next DeviceArray is made and before a device reset or the process exit
+# (then arrays still alive are given back too: the face owns them, so they are not the program's leaks).
+_COLLECTED: deque[Allocation] = deque()
+_OWNERS: weakref.WeakSet[DeviceArray] = weakref.WeakSet()
+
+
+def release_collected(exiting: bool = False) -> None:
+    """Free the device memory of collected DeviceArrays (at exit, of every live one). Like cudaFree it first
+    waits for queued device work, which may still use it."""
+    if exiting:
+        for a in list(_OWNERS):
+            a._owner()
+    if not _COLLECTED:
+        return
+    rt = get_runtime()
+    if any(s.queue for d in rt.devices for c in d.contexts for s in c.all_streams()):
+        with contextlib.suppress(AclError):  # no current context, or a stream failed: its owner hears of it
+            rt.synchronize_device()
+    while _COLLECTED:
+        alloc = _COLLECTED.popleft()
+        if not alloc.freed:
+            with contextlib.suppress(AclError):  # its device was reset meanwhile
+                rt.free(alloc.start)
+
+
+TEARDOWN_HOOKS.append(release_collected)
 
 
 def _c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:

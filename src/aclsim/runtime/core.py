@@ -28,7 +28,7 @@ from ..chips import device_count_from_env, get_profile, profile_from_env
 from .allocations import MemoryRoom
 from .callbacks import CallbacksRoom
 from .copies import CopiesRoom
-from .devices import DevicesRoom, DeviceState
+from .devices import TEARDOWN_HOOKS, DevicesRoom, DeviceState
 from .handles import Handles, ThreadState
 from .host import HostRegistry
 from .observe import Bus
@@ -124,6 +124,9 @@ def current_runtime() -> Runtime | None:
 
 
 def process_is_exiting() -> None:
-    """atexit hook: tell observers (leak check) the process ends."""
-    if _RUNTIME is not None and _RUNTIME.bus.observers:
-        _RUNTIME.bus.emit("exit")
+    """atexit hook: let faces give back what they own, then tell observers (leak check) the process ends."""
+    if _RUNTIME is not None:
+        for hook in TEARDOWN_HOOKS:
+            hook(True)
+        if _RUNTIME.bus.observers:
+            _RUNTIME.bus.emit("exit")

@@ -7,6 +7,7 @@ made with create_context; each host thread has a current context (handles.Thread
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,10 @@ from .memory import DeviceHeap
 from .observe import Bus, DeviceReset, HostWait, api, now, user_site
 from .scheduler import Scheduler
 from .streams import Event, Stream
+
+# Called with exiting=False before a device is reset and True before the process ends: faces that own
+# memory by garbage collection (api.DeviceArray) give it back first, so it is never judged a leak.
+TEARDOWN_HOOKS: list[Callable[[bool], None]] = []
 
 
 @dataclass(eq=False)
@@ -161,6 +166,8 @@ class DevicesRoom:
 
     @api("acl.rt.reset_device")
     def reset_device(self, device_id: int, force: bool = False) -> None:
+        for hook in TEARDOWN_HOOKS:
+            hook(False)
         with self.lock:
             dev = self._device(device_id)
             if dev.refcount == 0:
