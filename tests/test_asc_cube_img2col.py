@@ -41,7 +41,7 @@ def conv_reference(x, wt, stride, dil, pads, pad_value):
     """out[m, co] = sum over c, i, j of x_padded[c, ho*s + i*d, wo*s + j*d] * wt[co, c, i, j], float32."""
     pl, pr, pt, pb = pads
     xp = np.pad(x.astype(np.float32), ((0, 0), (pt, pb), (pl, pr)), constant_values=pad_value)
-    co, c, kh, kw = wt.shape
+    co, _, kh, kw = wt.shape
     ho = (xp.shape[1] - (kh - 1) * dil[0] - 1) // stride[0] + 1
     wo = (xp.shape[2] - (kw - 1) * dil[1] - 1) // stride[1] + 1
     out = np.zeros((ho, wo, co), np.float32)
