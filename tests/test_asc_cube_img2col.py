@@ -99,7 +99,7 @@ def conv_case(seed: int, ch: int, hw: tuple[int, int], kernel: tuple[int, int]):
 
 @pytest.mark.parametrize(("stride", "dil", "pads", "pad_value", "k_parts", "m_ext_pad"), [
     ((1, 1), (1, 1), (1, 1, 1, 1), 0.0, 1, False),  # 'same' 3 x 3 convolution, M = 36 (not a multiple of 16)
-    ((2, 1), (1, 2), (0, 2, 1, 0), 0.5, 2, True),  # strides, dilation, uneven padding, a pad value, K in two loads
+    ((2, 1), (1, 2), (0, 2, 1, 0), 2.0, 2, True),  # strides, dilation, uneven padding, a pad value, K in two loads
 ])
 def test_convolution_as_img2col_mmad_fixpipe_equals_numpy(stride, dil, pads, pad_value, k_parts, m_ext_pad):
     x, wt, b = conv_case(3, 32, (6, 6), (3, 3))
@@ -111,9 +111,10 @@ def test_convolution_as_img2col_mmad_fixpipe_equals_numpy(stride, dil, pads, pad
 
 @asc.jit
 def fm_in_l0b(x: asc.GlobalAddress, a: asc.GlobalAddress, c: asc.GlobalAddress, ch: int, h: int, w: int, kh: int,
-              kw: int, pad: int, pro: bool):
+              kw: int, pad: int, pro: bool, pad_bits: int):
     """C = A (16 x M) @ img2col(x) (M x K): the expanded matrix as the B operand in L0B, in the dtype of `a`;
-    with `pro` the load is the packed V2Pro form reading the registers an earlier V2 load set."""
+    with `pro` the load is the packed V2Pro form reading the FMATRIX register an earlier V2 load set and the
+    padding register set to `pad_bits`."""
     x_gm, a_gm, c_gm = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
     x_gm.set_global_buffer(x)
     a_gm.set_global_buffer(a)
@@ -135,7 +136,7 @@ def fm_in_l0b(x: asc.GlobalAddress, a: asc.GlobalAddress, c: asc.GlobalAddress, 
     pads = (pad, pad, pad, pad)
     if pro:  # a small V2 load sets FMATRIX and the padding register, V2Pro packs the rest
         asc.load_data(b2, b1, asc.LoadData3DParamsV2(pads, h, w, ch, c0, 16, 0, 0, 1, 1, kw, kh, 1, 1))
-        asc.set_load_data_padding_value(0)
+        asc.set_load_data_padding_value(pad_bits)
         asc.load_data(b2, b1, asc.LoadData3DParamsV2Pro(ch, ext_config=mp << 16 | k,
                                                         filter_config=0x10100000101 | kh << 24 | kw << 16))
     else:  # M rounded up to 16: the rows past the last output position are the mmad's K padding
@@ -147,16 +148,19 @@ def fm_in_l0b(x: asc.GlobalAddress, a: asc.GlobalAddress, c: asc.GlobalAddress, 
         q.free_tensor(t)
 
 
-@pytest.mark.parametrize(("dtype", "pro"), [(np.float16, False), (np.float32, False), (np.float16, True)])
-def test_expanded_matrix_as_the_b_operand_in_l0b(dtype, pro):
+@pytest.mark.parametrize(("dtype", "pro", "pad_bits", "pad_value"), [
+    (np.float16, False, 0, 0.0), (np.float32, False, 0, 0.0),
+    (np.float16, True, 0x4000, 2.0),  # the padding register holds bits: 0x4000 is float16 2.0
+])
+def test_expanded_matrix_as_the_b_operand_in_l0b(dtype, pro, pad_bits, pad_value):
     c0 = 32 // np.dtype(dtype).itemsize
     rng = np.random.default_rng(7)
     ch = 2 * c0
     x = rng.uniform(-1, 1, (ch, 4, 5)).astype(dtype)
-    xm = expanded(x, 2, 2, (1, 1), (1, 1), (1, 1, 1, 1), 0.0, c0)  # (M = 30, K = ch * 4)
+    xm = expanded(x, 2, 2, (1, 1), (1, 1), (1, 1, 1, 1), pad_value, c0)  # (M = 30, K = ch * 4)
     a = rng.uniform(-1, 1, (16, xm.shape[0])).astype(dtype)
     c = np.zeros((16, xm.shape[1]), np.float32)
-    fm_in_l0b[1](nc1hwc0(x, c0), a, c, ch, 4, 5, 2, 2, 1, pro)
+    fm_in_l0b[1](nc1hwc0(x, c0), a, c, ch, 4, 5, 2, 2, 1, pro, pad_bits)
     want = a.astype(np.float32) @ xm.astype(np.float32)
     tol = 1e-5 if dtype == np.float16 else 1e-4
     np.testing.assert_allclose(c, want, rtol=tol, atol=tol)
@@ -220,6 +224,10 @@ def bad_load(x: asc.GlobalAddress, case: int):
         p.stride_w = 0
     elif case == 3:
         p = asc.LoadData3DParamsV2Pro(16, ext_config=32 << 16 | 16)
+    elif case == 5:
+        p.pad_value = 0.5
+    elif case == 6:
+        p = asc.LoadData3DParamsV1((0, 0, 0, 0), 8, 8)
     asc.load_data(a2, a1, p)
 
 
@@ -232,6 +240,8 @@ def bad_load(x: asc.GlobalAddress, case: int):
     (3, r"LoadData3DParamsV2Pro takes the feature map's l1_h, l1_w and pads from the FMATRIX register, which no "
         r"LoadData3DParamsV2 load of this core has set yet"),
     (4, r"reads feature map element \[c1=0\]\[h=0\]\[w=0\] in L1, which was never written"),
+    (5, r"LoadData3DParamsV2\(pad_value=0\.5\): pyasc passes pad_value as a uint16"),
+    (6, r"LoadData3DParamsV1 \(load3d v1\) is not supported on Ascend910B"),
 ])
 def test_img2col_argument_errors_name_the_api_and_the_line(case, message):
     x = np.zeros(16 * 8 * 8, np.float16)

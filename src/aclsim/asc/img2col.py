@@ -83,8 +83,12 @@ def load_data_3d(dst: LocalTensor, src: LocalTensor, params: Any) -> None:
         if len(pads) != 4 or not all(0 <= p <= 255 for p in pads) or not (0 <= l1_h <= 32767 and 0 <= l1_w <= 32767):
             fail(API, f"LoadData3DParamsV2(pad_list={pads}, l1_h={l1_h}, l1_w={l1_w}) is out of range: four pads "
                       "(left, right, top, bottom) 0..255, l1_h and l1_w 0..32767")
+        pad = params.pad_value
+        if pad != int(pad) or not 0 <= pad <= 65535:
+            fail(API, f"LoadData3DParamsV2(pad_value={pad}): pyasc passes pad_value as a uint16 (core/types.py), "
+                      "converted to the element type in the kernel: only whole values 0..65535 get through")
         core.fmatrix = (l1_h, l1_w, pads)  # LoadDataImpl sets both registers before the load
-        core.pad_bits = _bits(np.array([params.pad_value]), dt)
+        core.pad_bits = _bits(np.array([int(pad)]), dt)
         w = Window(l1_h, l1_w, pads, int(params.channel_size), int(params.k_extension), int(params.m_extension),
                    int(params.k_start_pt), int(params.m_start_pt), int(params.stride_w), int(params.stride_h),
                    int(params.filter_w) + 256 * bool(params.filter_size_w),
@@ -110,7 +114,8 @@ def load_data_3d(dst: LocalTensor, src: LocalTensor, params: Any) -> None:
 def set_load_data_padding_value(pad_value: float) -> None:
     """Set the padding register later LoadData3DParamsV2Pro loads read (SetLoadDataPaddingValue). The
     register holds the bit pattern of the value as pyasc materialises it (a Python int as int32, a
-    float as float32); a load uses its low bytes (Load3DSetPaddingCal: `GetScalarBitcodeValue`)."""
+    float as float32); a load uses its low bytes (Load3DSetPaddingCal: `GetScalarBitcodeValue`), so a
+    float16 load padded with 2.0 needs the bits, set_load_data_padding_value(0x4000)."""
     dt = float32 if isinstance(pad_value, float) else int32
     ctx.current("set_load_data_padding_value").pad_bits = _bits(np.array([pad_value]), dt)
 
