@@ -247,3 +247,61 @@ def test_img2col_argument_errors_name_the_api_and_the_line(case, message):
     x = np.zeros(16 * 8 * 8, np.float16)
     with pytest.raises(asc.AscError, match=message):
         bad_load[1](x, case)
+
+
+@asc.jit
+def window_times_identity(x: asc.GlobalAddress, eye: asc.GlobalAddress, c: asc.GlobalAddress, geo: list,
+                          m_start: int, m_ext: int, k_start: int, k_ext: int, transpose: bool):
+    """C = A @ I with A the img2col window in L0A (X, or X^T with `transpose`): reads the window back exactly."""
+    x_gm, e_gm, c_gm = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+    x_gm.set_global_buffer(x)
+    e_gm.set_global_buffer(eye)
+    c_gm.set_global_buffer(c)
+    ch, h, w, kh, kw, sh, sw, dh, dw, pl, pr, pt, pb = geo
+    dt = x_gm.dtype
+    isz = dt.itemsize
+    rows, cols = (k_ext, m_ext) if transpose else (m_ext, k_ext)
+    rp, cp = (rows + 15) // 16 * 16, (cols + 15) // 16 * 16
+    pipe = asc.TPipe()
+    qa1, qb1 = asc.TQue(asc.TPosition.A1, 1), asc.TQue(asc.TPosition.B1, 1)
+    qa2, qb2, qc = asc.TQue(asc.TPosition.A2, 1), asc.TQue(asc.TPosition.B2, 1), asc.TQue(asc.TPosition.CO1, 1)
+    for q, nbytes in ((qa1, ch * h * w * isz), (qb1, cp * cp * isz), (qa2, rp * cp * isz), (qb2, cp * cp * isz),
+                      (qc, rp * cp * 4)):
+        pipe.init_buffer(q, 1, nbytes)
+    a1, b1, a2, b2 = qa1.alloc_tensor(dt), qb1.alloc_tensor(dt), qa2.alloc_tensor(dt), qb2.alloc_tensor(dt)
+    asc.data_copy(a1, x_gm, ch * h * w)
+    asc.load_data(a2, a1, asc.LoadData3DParamsV2((pl, pr, pt, pb), h, w, ch, k_ext, m_ext, k_start, m_start, sw, sh,
+                                                 kw, kh, dw, dh, transpose))
+    asc.data_copy(b1, e_gm, cp * cp)
+    asc.load_data(b2, b1, asc.LoadData2DParams(0, cp * cp * isz // 512, 1, 0, 0))  # the nZ image, verbatim
+    c1 = qc.alloc_tensor(asc.float32)
+    asc.mmad(c1, a2, b2, asc.MmadParams(rows, cols, cols))
+    asc.fixpipe(c_gm, c1, asc.FixpipeParamsV220(cols, rows, rp, cols))
+    for q, t in ((qa1, a1), (qb1, b1), (qa2, a2), (qb2, b2), (qc, c1)):
+        q.free_tensor(t)
+
+
+def identity_nz(n: int, dtype) -> np.ndarray:
+    """The L0B image of an n x n identity B: fractals (K blocks of C0) x (N blocks of 16), each stored N x C0."""
+    k0, p = 32 // np.dtype(dtype).itemsize, up(n, 16)
+    eye = np.eye(p, dtype=dtype)
+    return np.ascontiguousarray(eye.reshape(p // k0, k0, p // 16, 16).transpose(0, 2, 3, 1)).ravel()
+
+
+@pytest.mark.parametrize(("dtype", "geo", "m_start", "m_ext", "k_start", "k_ext", "transpose"), [
+    (np.float16, (32, 5, 7, 3, 2, 2, 1, 1, 2, 1, 0, 2, 1), 0, 16, 32, 64, False),
+    (np.float16, (32, 5, 7, 3, 2, 2, 1, 1, 2, 1, 0, 2, 1), 0, 16, 16, 48, True),
+    (np.float32, (16, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1), 16, 20, 8, 40, False),  # b32: M window needs no 16s
+    (np.float32, (16, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1), 0, 16, 16, 24, True),  # X^T: K rows padded to 16
+])
+def test_img2col_window_lands_in_l0a_exactly(dtype, geo, m_start, m_ext, k_start, k_ext, transpose):
+    ch, h, w, kh, kw, sh, sw, dh, dw, pl, pr, pt, pb = geo
+    k0 = 32 // np.dtype(dtype).itemsize
+    x = np.random.default_rng(13).uniform(-1, 1, (ch, h, w)).astype(dtype)
+    xm = expanded(x, kh, kw, (sh, sw), (dh, dw), (pl, pr, pt, pb), 0.0, k0)
+    want = xm[m_start : m_start + m_ext, k_start : k_start + k_ext].astype(np.float32)
+    want = want.T if transpose else want
+    c = np.zeros(want.shape, np.float32)
+    window_times_identity[1](nc1hwc0(x, k0), identity_nz(want.shape[1], dtype), c, list(geo), m_start, m_ext,
+                             k_start, k_ext, transpose)
+    np.testing.assert_array_equal(c, want)
