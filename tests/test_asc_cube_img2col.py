@@ -305,3 +305,41 @@ def test_img2col_window_lands_in_l0a_exactly(dtype, geo, m_start, m_ext, k_start
     window_times_identity[1](nc1hwc0(x, k0), identity_nz(want.shape[1], dtype), c, list(geo), m_start, m_ext,
                              k_start, k_ext, transpose)
     np.testing.assert_array_equal(c, want)
+
+
+@asc.jit
+def wrapped_map(x: asc.GlobalAddress, eye: asc.GlobalAddress, c: asc.GlobalAddress, boundary: int):
+    """An 8 x 8 x 16 float16 map whose first half lies at L1 bytes 2048..3071 and second half at 0..1023: with
+    set_load_data_boundary(3072) the load wraps to the start of L1. C = X @ I reads the expanded map back."""
+    x_gm, e_gm, c_gm = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+    x_gm.set_global_buffer(x)
+    e_gm.set_global_buffer(eye)
+    c_gm.set_global_buffer(c)
+    pipe = asc.TPipe()
+    low, high, qe = asc.TQue(asc.TPosition.A1, 1), asc.TQue(asc.TPosition.A1, 1), asc.TQue(asc.TPosition.B1, 1)
+    qa2, qb2, qc = asc.TQue(asc.TPosition.A2, 1), asc.TQue(asc.TPosition.B2, 1), asc.TQue(asc.TPosition.CO1, 1)
+    for q, nbytes in ((low, 2048), (high, 1024), (qe, 512), (qa2, 2048), (qb2, 512), (qc, 64 * 16 * 4)):
+        pipe.init_buffer(q, 1, nbytes)
+    lo_t, hi_t, e1 = low.alloc_tensor(asc.half), high.alloc_tensor(asc.half), qe.alloc_tensor(asc.half)
+    a2, b2, c1 = qa2.alloc_tensor(asc.half), qb2.alloc_tensor(asc.half), qc.alloc_tensor(asc.float32)
+    asc.data_copy(hi_t, x_gm, 512)
+    asc.data_copy(lo_t, x_gm[512:], 512)
+    asc.set_load_data_boundary(boundary)
+    asc.load_data(a2, hi_t, asc.LoadData3DParamsV2(l1_h=8, l1_w=8, channel_size=16, k_extension=16, m_extension=64))
+    asc.data_copy(e1, e_gm, 256)
+    asc.load_data(b2, e1, asc.LoadData2DParams(0, 1, 1, 0, 0))
+    asc.mmad(c1, a2, b2, asc.MmadParams(64, 16, 16))
+    asc.fixpipe(c_gm, c1, asc.FixpipeParamsV220(16, 64, 64, 16))
+    for q, t in ((low, lo_t), (high, hi_t), (qe, e1), (qa2, a2), (qb2, b2), (qc, c1)):
+        q.free_tensor(t)
+
+
+def test_set_load_data_boundary_wraps_the_feature_map_to_the_start_of_l1():
+    x = np.random.default_rng(17).uniform(-1, 1, (16, 8, 8)).astype(np.float16)
+    c = np.zeros((64, 16), np.float32)
+    wrapped_map[1](nc1hwc0(x, 16), identity_nz(16, np.float16), c, 3072)
+    np.testing.assert_array_equal(c, x.reshape(16, 64).T.astype(np.float32))
+    with pytest.raises(asc.AscError, match=r"feature map needs 2048 bytes of L1 but src holds only 1024"):
+        wrapped_map[1](nc1hwc0(x, 16), identity_nz(16, np.float16), c, 0)
+    with pytest.raises(asc.AscError, match=r"set_load_data_boundary: boundary=100: 0 \(none\) or 1024\.\."):
+        wrapped_map[1](nc1hwc0(x, 16), identity_nz(16, np.float16), c, 100)

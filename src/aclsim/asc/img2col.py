@@ -108,7 +108,7 @@ def load_data_3d(dst: LocalTensor, src: LocalTensor, params: Any) -> None:
                    f[3] + 256 * bool(params.filter_size_h), f[4], f[5], bool(params.en_transpose))
     else:
         raise TypeError(f"asc.{API}: {name} is not a load_data parameter struct")
-    _img2col(dst, src, w, core.pad_bits, name)
+    _img2col(dst, src, w, core.pad_bits, core.l1_boundary, name)
 
 
 def set_load_data_padding_value(pad_value: float) -> None:
@@ -120,13 +120,25 @@ def set_load_data_padding_value(pad_value: float) -> None:
     ctx.current("set_load_data_padding_value").pad_bits = _bits(np.array([pad_value]), dt)
 
 
+def set_load_data_boundary(boundary: int) -> None:
+    """Set the L1 boundary of later img2col loads (SetLoadDataBoundary page): a feature-map byte at or past
+    `boundary` is read from `boundary` bytes earlier, wrapping to the start of L1; 0: no boundary."""
+    api = "set_load_data_boundary"
+    core = ctx.current(api)
+    b = int(boundary)
+    if not (b == 0 or 1024 <= b <= core.chip.l1_size):
+        fail(api, f"boundary={b}: 0 (none) or 1024..{core.chip.l1_size} bytes (CANN: 1..1023 is undefined "
+                  "behaviour; the boundary lies in L1)")
+    core.l1_boundary = b
+
+
 def _bits(value: np.ndarray, dt: DataType) -> int:
     """The register bits of `value` converted to `dt` (little-endian, the low `dt.itemsize` bytes)."""
     v = to_bfloat16(value.astype(np.float32)) if dt is bfloat16 else value.astype(dt.np)
     return int.from_bytes(v.tobytes(), "little")
 
 
-def _img2col(dst: LocalTensor, src: LocalTensor, w: Window, pad_bits: int, name: str) -> None:
+def _img2col(dst: LocalTensor, src: LocalTensor, w: Window, pad_bits: int, boundary: int, name: str) -> None:
     """Check the window against the feature map and the L0 tensor, then copy it (bytes and written flags)."""
     dt, mem = dst.dtype, dst.buf.pool.name
     isz, k0 = dt.itemsize, c0(dt)
@@ -169,7 +181,13 @@ def _img2col(dst: LocalTensor, src: LocalTensor, w: Window, pad_bits: int, name:
     if isz < 4 and w.m_ext % 16 and w.m_start + w.m_ext < m_total:
         fail(API, f"{text}: m_extension must be a multiple of 16 unless it reaches the last output row ({m_total})")
     span = c1 * w.l1_h * w.l1_w * 32
-    if src.lo + span > src.end:
+    sp, dp = src.buf.pool, dst.buf.pool
+    if boundary and src.lo >= boundary:
+        fail(API, f"{text}: src starts at L1 byte {src.lo}, past the boundary set_load_data_boundary({boundary})")
+    if boundary and src.lo + span > boundary:  # the map wraps around to the start of L1
+        if src.lo + span - boundary > boundary:
+            fail(API, f"{text}: the {span}-byte feature map wraps past the {boundary}-byte boundary more than once")
+    elif src.lo + span > src.end:
         fail(API, f"{text}: the {c1} x {w.l1_h} x {w.l1_w} x {k0} NC1HWC0 feature map needs {span} bytes of L1 but "
                   f"src holds only {src.end - src.lo} (L1 tensor overflow)")
     # which 32-byte row of the feature map each (output row, C0 column block) reads
@@ -180,9 +198,10 @@ def _img2col(dst: LocalTensor, src: LocalTensor, w: Window, pad_bits: int, name:
     h = (oh * w.stride_h - pt)[:, None] + kh * w.dil_h
     x = (ow * w.stride_w - pl)[:, None] + kw * w.dil_w
     inside = (h >= 0) & (h < w.l1_h) & (x >= 0) & (x < w.l1_w)
-    rows = (ci * w.l1_h + h.clip(0, w.l1_h - 1)) * w.l1_w + x.clip(0, w.l1_w - 1)
-    sp, dp = src.buf.pool, dst.buf.pool
-    wrote = sp.wview[src.lo : src.lo + span].reshape(-1, 32)[rows]
+    rows = src.lo // 32 + (ci * w.l1_h + h.clip(0, w.l1_h - 1)) * w.l1_w + x.clip(0, w.l1_w - 1)  # of L1
+    if boundary:
+        rows = np.where(rows >= boundary // 32, rows - boundary // 32, rows)
+    wrote = sp.wview.reshape(-1, 32)[rows]
     if not wrote[inside].all():
         r, b = np.argwhere(~wrote.all(axis=2) & inside)[0]
         fail(API, f"{text} reads feature map element [c1={ci[b]}][h={h[r, b]}][w={x[r, b]}] in L1, which was never "
@@ -201,6 +220,6 @@ def _img2col(dst: LocalTensor, src: LocalTensor, w: Window, pad_bits: int, name:
     _room(dst, nbytes, API, "dst", f"for the {w.m_ext} x {w.k_ext} window ({mem} fractals)")
     pad = np.tile(np.frombuffer(pad_bits.to_bytes(8, "little")[:isz], np.uint8), k0)
     for arr_s, arr_d, fill in ((sp.bytes, dp.bytes, pad), (sp.wview, dp.wview, 1)):
-        vals = arr_s[src.lo : src.lo + span].reshape(-1, 32)[rows]
+        vals = arr_s.reshape(-1, 32)[rows]
         vals[~inside] = fill
         arr_d[dst.lo : dst.lo + nbytes].reshape(-1, isz)[off] = vals.reshape(w.m_ext, w.k_ext, isz)
