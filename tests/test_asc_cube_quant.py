@@ -185,3 +185,10 @@ def test_int8_nz_output_merges_pairs_of_16_column_blocks():
     # N = 48: columns 0..31 as one 16 x 32 block, then 32..47 as a 16 x 16 block
     want = np.concatenate([q[:, :32].ravel(), q[:, 32:].ravel()])
     np.testing.assert_array_equal(c, want)
+
+
+def test_an_unknown_quant_pre_is_an_error_naming_the_modes():
+    a, b, _ = half_acc(7, 32)
+    with pytest.raises(asc.AscError, match=r"asc\.fixpipe: quant_pre=99 is not a QuantModes value \(the A2/A3 "
+                                           r"modes: NoQuant, F322F16"):
+        half_mm_quant[1](a, b, np.zeros((M, 32), np.int8), np.zeros(32, np.uint64), 32, 99, 0, False, False)

@@ -117,6 +117,9 @@ def set_fix_pipe_pre_quant_flag(config: int) -> None:
 
 
 def _quant(api: str, quant_pre: Any) -> QuantModes:
+    if int(quant_pre) not in QuantModes.__members__.values():
+        fail(api, f"quant_pre={quant_pre} is not a QuantModes value (the A2/A3 modes: "
+                  f"{', '.join(m.name for m in QuantModes)})")
     return QuantModes(int(quant_pre))
 
 
