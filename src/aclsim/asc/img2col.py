@@ -206,20 +206,33 @@ def _img2col(dst: LocalTensor, src: LocalTensor, w: Window, pad_bits: int, bound
         r, b = np.argwhere(~wrote.all(axis=2) & inside)[0]
         fail(API, f"{text} reads feature map element [c1={ci[b]}][h={h[r, b]}][w={x[r, b]}] in L1, which was never "
                   "written since the buffer was allocated")
-    m, k = np.arange(w.m_ext)[:, None], np.arange(w.k_ext)[None, :]
-    if mem == "L0B":  # B = X in nZ: (k' = m) blocks of C0 outer, (n' = k) blocks of 16, each stored n' x k'
-        off, nbytes = ((m // k0) * (up(w.k_ext, 16) // 16) + k // 16) * 16 * k0 + (k % 16) * k0 + m % k0, \
-            up(w.m_ext, k0) * up(w.k_ext, 16)
-    elif w.transpose:  # X^T in zZ: rows k in blocks of 16, columns m in blocks of C0
-        off, nbytes = ((k // 16) * (up(w.m_ext, 16) // k0) + m // k0) * 16 * k0 + (k % 16) * k0 + m % k0, \
-            up(w.k_ext, 16) * up(w.m_ext, 16)
-    else:  # X in zZ: rows m in blocks of 16, columns k in blocks of C0
-        off, nbytes = ((m // 16) * (w.k_ext // k0) + k // k0) * 16 * k0 + (m % 16) * k0 + k % k0, \
-            up(w.m_ext, 16) * w.k_ext
-    nbytes *= isz
+    # (operand, rows and columns per fractal, fractal stored transposed) of each destination
+    if mem == "L0B":  # B = X in nZ: (k' = m) blocks of C0, (n' = k) blocks of 16, each stored n' x k'
+        operand, rb, cb, swap = lambda v: v, k0, 16, True
+    elif w.transpose:  # A = X^T in zZ: rows k in blocks of 16, columns m in blocks of C0
+        operand, rb, cb, swap = lambda v: v.transpose(1, 0, 2), 16, k0, False
+    else:  # A = X in zZ: rows m in blocks of 16, columns k in blocks of C0
+        operand, rb, cb, swap = lambda v: v, 16, k0, False
+    r, c = operand(np.empty((w.m_ext, w.k_ext, 0))).shape[:2]
+    rp, cp = up(r, rb), up(c, 16 if w.transpose and mem == "L0A" else cb)  # X^T: M padded to 16 (load3d.py)
+    nbytes = rp * cp * isz
     _room(dst, nbytes, API, "dst", f"for the {w.m_ext} x {w.k_ext} window ({mem} fractals)")
     pad = np.tile(np.frombuffer(pad_bits.to_bytes(8, "little")[:isz], np.uint8), k0)
+    valid = np.zeros((rp, cp, 1), bool)
+    valid[:r, :c] = True  # the fractal padding is not written
     for arr_s, arr_d, fill in ((sp.bytes, dp.bytes, pad), (sp.wview, dp.wview, 1)):
         vals = arr_s.reshape(-1, 32)[rows]
         vals[~inside] = fill
-        arr_d[dst.lo : dst.lo + nbytes].reshape(-1, isz)[off] = vals.reshape(w.m_ext, w.k_ext, isz)
+        img = np.zeros((rp, cp, isz), np.uint8)
+        img[:r, :c] = operand(vals.reshape(w.m_ext, w.k_ext, isz))
+        out = arr_d[dst.lo : dst.lo + nbytes].reshape(rp // rb, cp // cb, *((cb, rb) if swap else (rb, cb)), isz)
+        if r == rp and c == cp:
+            out[...] = _tiles(img, rb, cb, swap)
+        else:
+            np.copyto(out, _tiles(img, rb, cb, swap), where=_tiles(valid, rb, cb, swap))
+
+
+def _tiles(x: np.ndarray, rb: int, cb: int, swap: bool) -> np.ndarray:
+    """(R, C, b) -> (R / rb, C / cb, rb, cb, b) fractals in row-major order, each (cb, rb) if `swap`."""
+    t = x.reshape(x.shape[0] // rb, rb, x.shape[1] // cb, cb, x.shape[2])
+    return t.transpose(0, 2, 3, 1, 4) if swap else t.transpose(0, 2, 1, 3, 4)
