@@ -190,7 +190,9 @@ def _img2col(dst: LocalTensor, src: LocalTensor, w: Window, pad_bits: int, bound
     elif src.lo + span > src.end:
         fail(API, f"{text}: the {c1} x {w.l1_h} x {w.l1_w} x {k0} NC1HWC0 feature map needs {span} bytes of L1 but "
                   f"src holds only {src.end - src.lo} (L1 tensor overflow)")
-    # which 32-byte row of the feature map each (output row, C0 column block) reads
+    # which 32-byte row of the feature map each (output row, C0 column block) reads; rows past the last
+    # output position (M rounded up to 16) follow the same formula and read the pad value outside the map
+    # (inferred: the pseudo-code covers whole windows only)
     kb = np.arange(w.k_start // k0, (w.k_start + w.k_ext) // k0)
     ci, tap = np.divmod(kb, taps)
     kh, kw = np.divmod(tap, w.filter_w)
