@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import aclsim
 import aclsim.asc as asc
 
 COUT = 16  # output channels: one 16-column block of C
@@ -343,3 +344,9 @@ def test_set_load_data_boundary_wraps_the_feature_map_to_the_start_of_l1():
         wrapped_map[1](nc1hwc0(x, 16), identity_nz(16, np.float16), c, 0)
     with pytest.raises(asc.AscError, match=r"set_load_data_boundary: boundary=100: 0 \(none\) or 1024\.\."):
         wrapped_map[1](nc1hwc0(x, 16), identity_nz(16, np.float16), c, 100)
+
+
+def test_load3d_v1_exists_on_310p_but_is_not_emulated():
+    aclsim.configure("Ascend310P3")
+    with pytest.raises(asc.AscError, match=r"LoadData3DParamsV1 \(load3d v1\) is not emulated by aclsim"):
+        bad_load[1](np.zeros(16 * 8 * 8, np.float16), 6)

@@ -32,9 +32,10 @@ from .dtypes import DataType, bfloat16, float16, float32, int8, int32, uint8, ui
 from .tensors import LocalTensor
 
 API = "load_data"
-# element types of the path (LoadDataImpl's __NPU_ARCH__ == 2201 checks; int4b_t has no pyasc type)
-TYPES = {"L0A": (int8, uint8, float16, bfloat16, float32, int32, uint32),
-         "L0B": (float16, bfloat16, float32, int32, uint32)}
+# element types of the path per __NPU_ARCH__ (LoadDataImpl's dtype checks; int4b_t has no pyasc type)
+TYPES = {2201: {"L0A": (int8, uint8, float16, bfloat16, float32, int32, uint32),
+                "L0B": (float16, bfloat16, float32, int32, uint32)},
+         2002: {"L0A": (int8, uint8, float16), "L0B": (int8, uint8, float16)}}
 
 
 @dataclass
@@ -63,17 +64,20 @@ def load_data_3d(dst: LocalTensor, src: LocalTensor, params: Any) -> None:
     core = ctx.current(API)
     name = type(params).__name__
     if isinstance(params, LoadData3DParamsV1):
-        fail(API, f"LoadData3DParamsV1 (load3d v1) is not supported on {core.chip.name}: CANN's LoadData_3D page "
-                  "lists it for the Atlas training/inference chips only (A2/A3 report it unsupported); use "
-                  "LoadData3DParamsV2")
+        if core.chip.arch == 2201:
+            fail(API, f"LoadData3DParamsV1 (load3d v1) is not supported on {core.chip.name}: CANN's LoadData_3D "
+                      "page lists it for the Atlas training/inference chips only (A2/A3 report it unsupported); "
+                      "use LoadData3DParamsV2")
+        fail(API, "LoadData3DParamsV1 (load3d v1) is not emulated by aclsim; use LoadData3DParamsV2")
     _pool_of(dst, API, "dst", ("L0A", "L0B"))
     _pool_of(src, API, "src", ("L1",))
     dt, mem = dst.dtype, dst.buf.pool.name
     if src.dtype is not dt:
         fail(API, f"dst is {dt.name} but src is {src.dtype.name}: the load moves one element type")
-    if dt not in TYPES[mem]:
-        fail(API, f"{name} into {mem} takes {', '.join(t.name for t in TYPES[mem])}, not {dt.name} (CANN "
-                  "LoadData_3D: L1 -> L0B does not take b8 types)")
+    types = TYPES[core.chip.arch][mem]
+    if dt not in types:
+        fail(API, f"{name} into {mem} on {core.chip.name} takes {', '.join(t.name for t in types)}, not {dt.name} "
+                  "(CANN LoadData_3D data types)")
     if params.f_matrix_ctrl:
         fail(API, f"{name}(f_matrix_ctrl=True) (the right matrix's FMATRIX) is not supported: CANN's LoadData_3D "
                   "page: 'currently only false'")
