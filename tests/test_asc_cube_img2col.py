@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 import aclsim
 import aclsim.asc as asc
@@ -350,3 +352,29 @@ def test_load3d_v1_exists_on_310p_but_is_not_emulated():
     aclsim.configure("Ascend310P3")
     with pytest.raises(asc.AscError, match=r"LoadData3DParamsV1 \(load3d v1\) is not emulated by aclsim"):
         bad_load[1](np.zeros(16 * 8 * 8, np.float16), 6)
+
+
+@st.composite
+def windows(draw):
+    """A feature map, kernel geometry and an img2col window that stays inside the expanded matrix."""
+    dtype = draw(st.sampled_from([np.float16, np.float32]))
+    k0 = 32 // np.dtype(dtype).itemsize
+    ch, h, w = k0 * draw(st.integers(1, 2)), draw(st.integers(1, 7)), draw(st.integers(1, 7))
+    kh, kw, sh, sw, dh, dw = (draw(st.integers(1, 3)) for _ in range(6))
+    pads = tuple(draw(st.integers(0, 2)) for _ in range(4))
+    ho = (h + pads[2] + pads[3] - (kh - 1) * dh - 1) // sh + 1
+    wo = (w + pads[0] + pads[1] - (kw - 1) * dw - 1) // sw + 1
+    assume(ho > 0 and wo > 0)
+    m_total, k_total = ho * wo, ch * kh * kw
+    m_start = 16 * draw(st.integers(0, (m_total - 1) // 16))
+    m_ext = min(16 * draw(st.integers(1, 4)), m_total - m_start)
+    kb = draw(st.integers(0, k_total // k0 - 1))
+    k_ext = k0 * draw(st.integers(1, min(k_total // k0 - kb, 8)))
+    transpose = draw(st.booleans()) and m_ext % 16 == 0  # X^T's K (= M) must fill whole C0 columns for mmad
+    return dtype, (ch, h, w, kh, kw, sh, sw, dh, dw, *pads), m_start, m_ext, kb * k0, k_ext, transpose
+
+
+@settings(max_examples=40, deadline=None)
+@given(windows())
+def test_any_img2col_window_matches_the_numpy_expansion(case):
+    test_img2col_window_lands_in_l0a_exactly(*case)
