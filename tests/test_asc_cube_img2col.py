@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import aclsim
@@ -378,3 +378,53 @@ def windows(draw):
 @given(windows())
 def test_any_img2col_window_matches_the_numpy_expansion(case):
     test_img2col_window_lands_in_l0a_exactly(*case)
+
+
+@asc.jit
+def identity_times_window(x: asc.GlobalAddress, eye: asc.GlobalAddress, c: asc.GlobalAddress, geo: list,
+                          m_start: int, m_ext: int, k_start: int, k_ext: int):
+    """C = I @ B with B the img2col window in L0B: reads the window back exactly."""
+    x_gm, e_gm, c_gm = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+    x_gm.set_global_buffer(x)
+    e_gm.set_global_buffer(eye)
+    c_gm.set_global_buffer(c)
+    ch, h, w, kh, kw, sh, sw, dh, dw, pl, pr, pt, pb = geo
+    dt = x_gm.dtype
+    isz = dt.itemsize
+    mp, kp = (m_ext + 15) // 16 * 16, (k_ext + 15) // 16 * 16
+    pipe = asc.TPipe()
+    qa1, qb1 = asc.TQue(asc.TPosition.A1, 1), asc.TQue(asc.TPosition.B1, 1)
+    qa2, qb2, qc = asc.TQue(asc.TPosition.A2, 1), asc.TQue(asc.TPosition.B2, 1), asc.TQue(asc.TPosition.CO1, 1)
+    for q, nbytes in ((qa1, mp * mp * isz), (qb1, ch * h * w * isz), (qa2, mp * mp * isz), (qb2, mp * kp * isz),
+                      (qc, mp * kp * 4)):
+        pipe.init_buffer(q, 1, nbytes)
+    a1, b1, a2, b2 = qa1.alloc_tensor(dt), qb1.alloc_tensor(dt), qa2.alloc_tensor(dt), qb2.alloc_tensor(dt)
+    kq = (m_ext + 32 // isz - 1) // (32 // isz) * (32 // isz)  # A's K (= m_ext) in whole C0 columns
+    asc.data_copy(a1, e_gm, mp * kq)
+    asc.load_data(a2, a1, asc.LoadData2DParams(0, mp * kq * isz // 512, 1, 0, 0))  # the zZ image, verbatim
+    asc.data_copy(b1, x_gm, ch * h * w)
+    asc.load_data(b2, b1, asc.LoadData3DParamsV2((pl, pr, pt, pb), h, w, ch, k_ext, m_ext, k_start, m_start, sw, sh,
+                                                 kw, kh, dw, dh))
+    c1 = qc.alloc_tensor(asc.float32)
+    asc.mmad(c1, a2, b2, asc.MmadParams(m_ext, k_ext, m_ext))
+    asc.fixpipe(c_gm, c1, asc.FixpipeParamsV220(k_ext, m_ext, mp, k_ext))
+    for q, t in ((qa1, a1), (qb1, b1), (qa2, a2), (qb2, b2), (qc, c1)):
+        q.free_tensor(t)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(windows())
+def test_any_img2col_window_lands_in_l0b_as_the_b_operand(case):
+    dtype, geo, m_start, m_ext, k_start, k_ext, _ = case
+    k0 = 32 // np.dtype(dtype).itemsize
+    assume(m_ext % k0 == 0)  # B's K (= M) padding would hold no data otherwise
+    ch, h, w, kh, kw, sh, sw, dh, dw, pl, pr, pt, pb = geo
+    x = np.random.default_rng(19).uniform(-1, 1, (ch, h, w)).astype(dtype)
+    xm = expanded(x, kh, kw, (sh, sw), (dh, dw), (pl, pr, pt, pb), 0.0, k0)
+    want = xm[m_start : m_start + m_ext, k_start : k_start + k_ext].astype(np.float32)
+    p, q = up(m_ext, 16), up(m_ext, k0)  # A = I: m_ext rows in blocks of 16, K = m_ext in blocks of C0
+    eye = np.eye(p, q, dtype=dtype).reshape(p // 16, 16, q // k0, k0).transpose(0, 2, 1, 3)  # zZ fractals
+    c = np.zeros(want.shape, np.float32)
+    identity_times_window[1](nc1hwc0(x, k0), np.ascontiguousarray(eye).ravel(), c, list(geo), m_start, m_ext,
+                             k_start, k_ext)
+    np.testing.assert_array_equal(c, want)
