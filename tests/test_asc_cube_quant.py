@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import aclsim.asc as asc
 
@@ -14,22 +16,24 @@ Q = asc.QuantModes
 
 
 def param(scale, offset=0, signed=True, shift=None) -> np.ndarray:
-    """uint64 parameters: the float32 scale in bits 31..0, `shift` (1..16) as N = shift - 1 in 35..32 with the
-    MCB bit 36, the 9-bit two's-complement offset in 45..37, the sign in 46."""
+    """uint64 parameters: the float32 scale in bits 31..0, `shift` (1..16; 0 or None: off) as N = shift - 1 in
+    35..32 with the MCB bit 36, the 9-bit two's-complement offset in 45..37, the sign in 46."""
     bits = np.asarray(scale, np.float32).view(np.uint32).astype(np.uint64)
     off = (np.asarray(offset, np.int64) & 0x1FF).astype(np.uint64)
     bits = bits | (off << np.uint64(37)) | (np.uint64(signed) << np.uint64(46))
     if shift is not None:
-        bits = bits | (np.uint64(shift - 1) << np.uint64(32)) | (np.uint64(1) << np.uint64(36))
+        sh = np.asarray(shift, np.uint64)
+        bits = bits | np.where(sh > 0, ((sh - np.uint64(1)) << np.uint64(32)) | np.uint64(1 << 36), np.uint64(0))
     return np.atleast_1d(bits)
 
 
 def reference(acc: np.ndarray, scale, offset=0, signed=True, shift=None, relu=False, out=np.int8) -> np.ndarray:
-    """The documented algorithm, elementwise: (shift), x >= 0 times the 10-bit-mantissa scale, x < 0 times it too
+    """The documented algorithm, elementwise: (int32 inputs: shift where MCB is set), x >= 0 times the 10-bit-mantissa scale, x < 0 times it too
     (0 with ReLU); b8 outputs clip to [-256, 255], round half to even, add the offset and saturate."""
     x = acc.astype(np.float64)
-    if shift is not None:
-        x = np.clip(np.floor(x / 2.0**shift), -32768, 32767)
+    if shift is not None and acc.dtype == np.int32:  # MCB applies to int32 inputs only
+        sh = np.asarray(shift)
+        x = np.where(sh > 0, np.clip(np.floor(x / 2.0**sh), -32768, 32767), x)
     s = (np.asarray(scale, np.float32).view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64)
     y = np.where(x >= 0, x * s, 0.0 if relu else x * s).astype(np.float32)
     if out == np.float16:
@@ -192,3 +196,34 @@ def test_an_unknown_quant_pre_is_an_error_naming_the_modes():
     with pytest.raises(asc.AscError, match=r"asc\.fixpipe: quant_pre=99 is not a QuantModes value \(the A2/A3 "
                                            r"modes: NoQuant, F322F16"):
         half_mm_quant[1](a, b, np.zeros((M, 32), np.int8), np.zeros(32, np.uint64), 32, 99, 0, False, False)
+
+
+@st.composite
+def channel_params(draw):
+    """Per-channel scale (finite, either sign), offset, shift (0: MCB off) for 32 channels, the sign, ReLU."""
+    scales = draw(st.lists(st.floats(-8, 8, width=32), min_size=32, max_size=32))
+    offsets = draw(st.lists(st.integers(-256, 255), min_size=32, max_size=32))
+    shifts = draw(st.lists(st.integers(0, 16), min_size=32, max_size=32))
+    return np.array(scales, np.float32), np.array(offsets), np.array(shifts), draw(st.booleans()), draw(st.booleans())
+
+
+@settings(max_examples=25, deadline=None)
+@given(channel_params(), st.booleans())
+def test_per_channel_b8_quantisation_matches_the_documented_algorithm(params, int32_in):
+    """VREQ8 (int32, where MCB shifts) and VQF322B8_PRE (float32, where MCB is ignored) with random fields."""
+    scales, offsets, shifts, signed, relu = params
+    out = np.int8 if signed else np.uint8
+    c = np.zeros((M, 32), out)
+    bits = param(scales if int32_in else scales / 64, offsets, signed, shifts)
+    if int32_in:
+        a, b, acc = int8_acc(8)
+        int8_mm_quant[1](a, b, c, bits, Q.VREQ8, 0, relu, False)
+    else:
+        a, b, acc = half_acc(8, 32)
+        acc = acc * 64  # spread the float32 results over the int8 range
+        a = (a.astype(np.float32) * 8).astype(np.float16)  # 8 x 8 = 64, exact in float16
+        b = (b.astype(np.float32) * 8).astype(np.float16)
+        half_mm_quant[1](a, b, c, bits, 32, Q.VQF322B8_PRE, 0, relu, False)
+    want = reference(acc, (scales if int32_in else scales / 64)[None, :], offsets[None, :], signed,
+                     shifts[None, :], relu, out)
+    np.testing.assert_array_equal(c, want)
