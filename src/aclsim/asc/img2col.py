@@ -212,15 +212,12 @@ def _img2col(dst: LocalTensor, src: LocalTensor, w: Window, pad_bits: int, bound
         r, b = np.argwhere(~wrote.all(axis=2) & inside)[0]
         fail(API, f"{text} reads feature map element [c1={ci[b]}][h={h[r, b]}][w={x[r, b]}] in L1, which was never "
                   "written since the buffer was allocated")
-    # (operand, rows and columns per fractal, fractal stored transposed) of each destination
-    if mem == "L0B":  # B = X in nZ: (k' = m) blocks of C0, (n' = k) blocks of 16, each stored n' x k'
-        operand, rb, cb, swap = lambda v: v, k0, 16, True
-    elif w.transpose:  # A = X^T in zZ: rows k in blocks of 16, columns m in blocks of C0
-        operand, rb, cb, swap = lambda v: v.transpose(1, 0, 2), 16, k0, False
-    else:  # A = X in zZ: rows m in blocks of 16, columns k in blocks of C0
-        operand, rb, cb, swap = lambda v: v, 16, k0, False
-    r, c = operand(np.empty((w.m_ext, w.k_ext, 0))).shape[:2]
-    rp, cp = up(r, rb), up(c, 16 if w.transpose and mem == "L0A" else cb)  # X^T: M padded to 16 (load3d.py)
+    # rows and columns per fractal, and whether each fractal is stored transposed (L0B: nZ)
+    rb, cb, swap = (k0, 16, True) if mem == "L0B" else (16, k0, False)
+    transpose = w.transpose and mem == "L0A"  # L0B ignores en_transpose
+    # L0B: B = X ((k' = m) blocks of C0, (n' = k) blocks of 16); L0A: A = X, or X^T with M padded to 16 (load3d.py)
+    r, c = (w.k_ext, w.m_ext) if transpose else (w.m_ext, w.k_ext)
+    rp, cp = up(r, rb), up(c, 16 if transpose else cb)
     nbytes = rp * cp * isz
     _room(dst, nbytes, API, "dst", f"for the {w.m_ext} x {w.k_ext} window ({mem} fractals)")
     pad = np.tile(np.frombuffer(pad_bits.to_bytes(8, "little")[:isz], np.uint8), k0)
@@ -230,7 +227,8 @@ def _img2col(dst: LocalTensor, src: LocalTensor, w: Window, pad_bits: int, bound
         vals = arr_s.reshape(-1, 32)[rows]
         vals[~inside] = fill
         img = np.zeros((rp, cp, isz), np.uint8)
-        img[:r, :c] = operand(vals.reshape(w.m_ext, w.k_ext, isz))
+        win = vals.reshape(w.m_ext, w.k_ext, isz)
+        img[:r, :c] = win.transpose(1, 0, 2) if transpose else win
         out = arr_d[dst.lo : dst.lo + nbytes].reshape(rp // rb, cp // cb, *((cb, rb) if swap else (rb, cb)), isz)
         if r == rp and c == cp:
             out[...] = _tiles(img, rb, cb, swap)
