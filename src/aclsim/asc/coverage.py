@@ -43,7 +43,7 @@ NOTES: dict[str, str] = {
     "asc.fixpipe": "L0C -> GM; every A2/A3 QuantModes (scalar and per-channel), ReLU, channel split",
     "asc.DataCopyCO12DstParams": "L0C -> GM; quantisation as fixpipe's except per-channel, ReLU",
     "asc.LoadData2DParamsV2": "refused on A2/A3 profiles (Ascend 950 only)",
-    "asc.LoadData3DParamsV1": "refused on A2/A3 profiles (Atlas training/inference chips only)",
+    "asc.LoadData3DParamsV1": "refused on A2/A3 profiles (an Atlas training/inference chip form); not emulated on 310P",
     "asc.LoadData3DParamsV2": "channel_size a multiple of C0 (the small-channel forms are not emulated)",
     "asc.LoadData3DParamsV2Pro": "as LoadData3DParamsV2",
     "asc.load_data_with_transpose": "1-, 2-, 4-byte types; V2's src_frac_gap inferred from its name",
