@@ -88,7 +88,7 @@ def test_data_copy_co12_dequantises_with_the_pre_quant_register_and_applies_relu
 @pytest.mark.parametrize(("mode", "message"), [
     (2, r"VDEQF16 reads one uint64 parameter per output channel from a cbuf_workspace"),
     (3, r"asc\.fixpipe: reads 32 x uint64 but element 0 \(L1 byte \d+\) was never written"),
-    (4, r"quant_pre=QuantModes\.REQ8 \(int8 quantisation\) is not emulated"),
+    (4, r"dst is float16 but L0C int32 with quant_pre=QuantModes\.REQ8 gives int8 or uint8"),
 ])
 def test_per_channel_quantisation_misuse_is_an_error(mode, message):
     a, b, _ = int8_inputs()

@@ -12,6 +12,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = ["add_custom.py", "add_custom_pyacl.py", "softmax_rows.py", "pad_tail.py", "matmul_bias_relu.py"]
 EXAMPLES += ["adv_gelu_softmax.py", "topk_rows.py", "matmul_softmax_mix.py", "nchw_to_5hd.py"]
+EXAMPLES += ["conv2d_img2col.py"]
 
 
 def run(*argv: str) -> subprocess.CompletedProcess:

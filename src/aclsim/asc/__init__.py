@@ -337,3 +337,8 @@ __all__ += ["ReduceOrder", "block_reduce_max", "block_reduce_min", "block_reduce
             "repeat_reduce_sum", "whole_reduce_max", "whole_reduce_min", "whole_reduce_sum"]
 __all__ += ["GatherMaskMode", "GatherMaskParams", "GatherRepeatParams", "gather", "gather_mask", "gatherb",  # gather.py
             "get_gather_mask_remain_count", "scatter"]
+from .cube_types import LoadData3DParamsV1, LoadData3DParamsV2, LoadData3DParamsV2Pro  # noqa: E402
+from .img2col import set_load_data_boundary, set_load_data_padding_value  # noqa: E402
+
+__all__ += ["LoadData3DParamsV1", "LoadData3DParamsV2", "LoadData3DParamsV2Pro",  # img2col loads (img2col.py)
+            "set_load_data_boundary", "set_load_data_padding_value"]

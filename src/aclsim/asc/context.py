@@ -93,6 +93,9 @@ class Core:
         self.epoch = 0  # synchronisation epoch and vector clock, for the sanitizer (runtime KernelSync)
         self.clock: dict[int, int] = {}
         self.deq_scalar = 0  # set_fix_pipe_pre_quant_flag: data_copy's L0C -> GM quantisation parameter
+        self.fmatrix: tuple[int, int, tuple[int, ...]] | None = None  # load3d FMATRIX register (img2col.py)
+        self.pad_bits = 0  # load3d padding register (img2col.py)
+        self.l1_boundary = 0  # set_load_data_boundary: img2col reads wrap here (img2col.py)
         self.waiting: str | None = None  # the cross-core wait it is suspended in, and where
         self.wait_site: Site | None = None
         self.chip: ChipProfile = launch.chip

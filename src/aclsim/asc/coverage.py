@@ -38,10 +38,14 @@ NOTES: dict[str, str] = {
     "asc.bfloat16": "storage, cast, duplicate, Cube inputs; atomic add/max/min, scalar access and host arrays via "
                     "ml_dtypes (aclsim[bf16]); no vector arithmetic, as on A2/A3",
     "asc.runtime.config.set_platform": "both backends run on the emulator",
-    "asc.load_data": "LoadData2DParams form (L1 -> L0A/L0B); LoadData2DParamsV2 refused (Ascend 950 only)",
-    "asc.fixpipe": "L0C -> GM; NoQuant, F322F16, F322BF16, DEQF16, VDEQF16, ReLU, channel split",
-    "asc.DataCopyCO12DstParams": "L0C -> GM; quantisation as fixpipe's, ReLU",
+    "asc.load_data": "LoadData2DParams and img2col LoadData3DParamsV2/V2Pro forms (L1 -> L0A/L0B); small-channel "
+                     "img2col not emulated; LoadData2DParamsV2 and LoadData3DParamsV1 refused (not on A2/A3)",
+    "asc.fixpipe": "L0C -> GM; every A2/A3 QuantModes (scalar and per-channel), ReLU, channel split",
+    "asc.DataCopyCO12DstParams": "L0C -> GM; quantisation as fixpipe's except per-channel, ReLU",
     "asc.LoadData2DParamsV2": "refused on A2/A3 profiles (Ascend 950 only)",
+    "asc.LoadData3DParamsV1": "refused on A2/A3 profiles (an Atlas training/inference chip form); not emulated on 310P",
+    "asc.LoadData3DParamsV2": "channel_size a multiple of C0 (the small-channel forms are not emulated)",
+    "asc.LoadData3DParamsV2Pro": "as LoadData3DParamsV2",
     "asc.load_data_with_transpose": "1-, 2-, 4-byte types; V2's src_frac_gap inferred from its name",
     "asc.sync_all": "hard and soft forms; the soft form's GM workspace contents are not modeled",
     "asc.language.adv.Matmul": "GM operands in ND",

@@ -27,6 +27,9 @@ from .cube_types import (
     LoadData2DParamsV2,
     LoadData2dTransposeParams,
     LoadData2dTransposeParamsV2,
+    LoadData3DParamsV1,
+    LoadData3DParamsV2,
+    LoadData3DParamsV2Pro,
     MmadParams,
     Nd2NzParams,
 )
@@ -137,14 +140,19 @@ def nd2nz(dst: LocalTensor, src: Any, p: Nd2NzParams) -> None:
 # -- L1 -> L0A / L0B -------------------------------------------------------------------------------
 
 def load_data(dst: LocalTensor, src: Any, params: Any) -> None:
-    """`load_data(dst_l0, src_l1, LoadData2DParams(...))`: copy 512-byte fractals into L0A/L0B."""
+    """`load_data(dst_l0, src_l1, LoadData2DParams(...))`: copy 512-byte fractals into L0A/L0B (the 3D
+    img2col forms: img2col.py)."""
     api = "load_data"
+    if isinstance(params, LoadData3DParamsV1 | LoadData3DParamsV2 | LoadData3DParamsV2Pro):
+        from .img2col import load_data_3d  # late: img2col builds on this module's helpers
+
+        return load_data_3d(dst, src, params)
     if isinstance(params, LoadData2DParamsV2):
         fail(api, f"LoadData2DParamsV2 (Load2Dv2) exists only on Ascend 950PR/950DT (CANN Load2D page); "
                   f"{ctx.current(api).chip.name} loads with LoadData2DParams")
     if not isinstance(params, LoadData2DParams):
-        raise TypeError(f"asc.{api}: only the LoadData2DParams form is emulated (got {type(params).__name__}); "
-                        "the 3D (img2col) forms are not")
+        raise TypeError(f"asc.{api}: {type(params).__name__} is not a load_data parameter struct (LoadData2DParams, "
+                        "LoadData3DParamsV2, LoadData3DParamsV2Pro)")
     _pool_of(dst, api, "dst", ("L0A", "L0B"))
     _pool_of(src, api, "src", ("L1",))
     if dst.dtype is not src.dtype:

@@ -198,3 +198,73 @@ class DataCopyCO12DstParams:
     relu_pre: int = 0
     channel_split: bool = False
     nz2nd_en: bool = False
+
+
+@dataclass
+class LoadData3DParamsV1:
+    """The 3D (img2col) load of the Atlas training/inference chips; A2/A3 refuse it (CANN LoadData_3D
+    page, product table; dav_c220 `kernel_operator_mm_impl.h` reports it unsupported)."""
+
+    pad_list: tuple[int, int, int, int] = (0, 0, 0, 0)
+    l1_h: int = 1
+    l1_w: int = 1
+    c1_index: int = 0
+    fetch_filter_w: int = 0
+    fetch_filter_h: int = 0
+    left_top_w: int = 0
+    left_top_h: int = 0
+    stride_w: int = 1
+    stride_h: int = 1
+    filter_w: int = 1
+    filter_h: int = 1
+    dilation_filter_w: int = 1
+    dilation_filter_h: int = 1
+    jump_stride: int = 1
+    repeat_mode: int = 0
+    repeat_time: int = 1
+    c_size: int = 0
+    pad_value: int = 0
+
+
+@dataclass
+class LoadData3DParamsV2:
+    """load_data L1 (NC1HWC0 feature map) -> L0A/L0B with img2col: the window of the expanded matrix
+    (M: output positions, K: C1 x kernel positions x C0) from (`m_start_pt`, `k_start_pt`), `m_extension`
+    x `k_extension` elements. `pad_list` is (left, right, top, bottom); pyasc's defaults."""
+
+    pad_list: tuple[int, int, int, int] = (0, 0, 0, 0)
+    l1_h: int = 1
+    l1_w: int = 1
+    channel_size: int = 1
+    k_extension: int = 1
+    m_extension: int = 1
+    k_start_pt: int = 0
+    m_start_pt: int = 0
+    stride_w: int = 1
+    stride_h: int = 1
+    filter_w: int = 1
+    filter_h: int = 1
+    dilation_filter_w: int = 1
+    dilation_filter_h: int = 1
+    en_transpose: bool = False
+    pad_value: float = 0
+    filter_size_w: bool = False
+    filter_size_h: bool = False
+    f_matrix_ctrl: bool = False
+
+
+@dataclass
+class LoadData3DParamsV2Pro:
+    """The packed form of LoadData3DParamsV2: `ext_config` = m_start << 48 | k_start << 32 | m_ext << 16 |
+    k_ext, `filter_config` = dil_h << 40 | dil_w << 32 | filter_h << 24 | filter_w << 16 | stride_h << 8 |
+    stride_w; the feature map shape, padding and pad value come from the registers the last
+    LoadData3DParamsV2 load (or set_load_data_padding_value) set (CANN LoadData_3D page, table 5)."""
+
+    channel_size: int = 0
+    en_transpose: bool = False
+    en_small_k: bool = False
+    filter_size_w: bool = False
+    filter_size_h: bool = False
+    f_matrix_ctrl: bool = False
+    ext_config: int = 0
+    filter_config: int = 0x10101010101

@@ -4,8 +4,20 @@ Both drive the same hardware move (the `copy_matrix_cc_to_gm` intrinsic; CANN pa
 "随路量化激活搬运"): `m_size` x `n_size` of the NZ result, L0C column blocks `src_stride` x 16
 elements apart; on the way out an optional quantisation (scalar `deq_scalar` / the
 `set_fix_pipe_pre_quant_flag` register, or per output channel from a uint64 `cbuf_workspace` in
-L1: VDEQF16) then ReLU, and NZ -> ND (row-major rows `dst_stride` elements apart) or NZ out
-(blocks of C0 = 16 columns, 8 with channel split, `dst_stride` x 32 bytes apart).
+L1: the V modes) with ReLU, and NZ -> ND (row-major rows `dst_stride` elements apart) or NZ out
+(blocks of C0 = 16 columns, 8 with channel split, 32 for int8/uint8 output: Int8 Channel Merge;
+`dst_stride` x 32 bytes apart).
+
+The quantisation parameter (a uint64, CANN asc-devkit docs "随路量化" table 1, NPU arch 2201): bits
+31..13 the scale M1 (a float32 cut to a 10-bit mantissa), 35..32 N (a right shift of 1..16), 36 MCB
+(int32 inputs are first shifted right N bits and saturated to int16), 45..37 a 9-bit two's-complement
+offset (`SetQuantScalar` page: offset in [-256, 255], stored `& 0x1FF`), 46 the sign (int8 vs uint8
+result). The algorithm ("随路量化与随路ReLU场景组合" and the sample goldens it links,
+`examples/.../fixpipe_l0c2gm/scripts/gen_data_{s322s8,f322s8,s322f16}.py`): x >= 0 is multiplied by M1,
+x < 0 by M2 = M1 (0 with ReLU); b8 modes clip to [-256, 255], round to nearest even (CAST_RINT), add
+the offset and saturate to int8/uint8; DEQF16 saturates to the float16 range (its offset is unused).
+Where the goldens differ from the table (N used unshifted; MCB and offset applied in every mode) the
+table is followed.
 """
 
 from __future__ import annotations
@@ -20,14 +32,18 @@ from .context import fail
 from .cube import _pool_of, to_bfloat16
 from .cube_types import CO2Layout, FixpipeConfig, FixpipeParamsV220, QuantModes
 from .data_copy import _gm_rows, _store
-from .dtypes import DataType, bfloat16, float16, float32, int32, uint64
+from .dtypes import DataType, bfloat16, float16, float32, int8, int32, uint8, uint64
 from .tensors import GlobalTensor, LocalTensor
 
 _strided = np.lib.stride_tricks.as_strided
-# quant_pre -> (L0C type it converts, dst type; None: the L0C type)
-QUANT = {QuantModes.NoQuant: (None, None), QuantModes.F322F16: (float32, float16),
-         QuantModes.F322BF16: (float32, bfloat16), QuantModes.DEQF16: (int32, float16),
-         QuantModes.VDEQF16: (int32, float16)}
+B8 = (int8, uint8)
+# quant_pre -> (L0C type it converts, dst types; None: the L0C type)
+QUANT = {QuantModes.NoQuant: (None, None), QuantModes.F322F16: (float32, (float16,)),
+         QuantModes.F322BF16: (float32, (bfloat16,)), QuantModes.DEQF16: (int32, (float16,)),
+         QuantModes.VDEQF16: (int32, (float16,)), QuantModes.QF322B8_PRE: (float32, B8),
+         QuantModes.VQF322B8_PRE: (float32, B8), QuantModes.REQ8: (int32, B8), QuantModes.VREQ8: (int32, B8)}
+VECTOR = (QuantModes.VDEQF16, QuantModes.VQF322B8_PRE, QuantModes.VREQ8)  # one parameter per output channel
+SCALED = (QuantModes.DEQF16, QuantModes.QF322B8_PRE, QuantModes.REQ8, *VECTOR)
 
 
 @dataclass
@@ -40,14 +56,14 @@ class Move:
     src_stride: int
     dst_stride: int
     quant: QuantModes
-    deq: int  # the scalar quantisation parameter (DEQF16)
+    deq: int  # the scalar quantisation parameter (DEQF16, QF322B8_PRE, REQ8)
     relu: bool
     nz2nd: bool
     split: bool = False  # channel split: NZ out in 8-column blocks (float32)
     nd_num: int = 1
     src_nd_stride: int = 0
     dst_nd_stride: int = 0
-    scales: np.ndarray | None = None  # per-channel uint64 quantisation parameters (VDEQF16)
+    scales: np.ndarray | None = None  # per-channel uint64 quantisation parameters (the V modes)
 
 
 def fixpipe(dst: GlobalTensor, src: LocalTensor, *args: Any, **kwargs: Any) -> None:
@@ -69,11 +85,13 @@ def fixpipe(dst: GlobalTensor, src: LocalTensor, *args: Any, **kwargs: Any) -> N
                 int(params.deq_scalar), bool(params.relu_en), config.layout == CO2Layout.ROW_MAJOR,
                 bool(params.is_channel_split), int(params.nd_num), int(params.src_nd_stride),
                 int(params.dst_nd_stride))
-    if q is QuantModes.VDEQF16:
-        move.scales = _scales(api, cbuf, move.n)
+    if q in VECTOR:
+        move.scales = _scales(api, cbuf, move.n, q)
     elif cbuf is not None:
         fail(api, f"a cbuf_workspace is read only with per-channel quantisation (VDEQF16, VQF322B8_PRE, VREQ8), "
                   f"not with quant_pre=QuantModes.{q.name}")
+    elif q in SCALED:  # the scalar goes through the QUANT_PRE register (dav_c220 fixpipe: SetQuantPreImpl)
+        ctx.current(api).deq_scalar = move.deq
     l0c_to_gm(dst, src, move)
 
 
@@ -82,7 +100,7 @@ def data_copy_co1(dst: Any, src: Any, p: Any) -> None:
     parameter comes from `set_fix_pipe_pre_quant_flag`."""
     api = "data_copy"
     q = _quant(api, p.quant_pre)
-    if q is QuantModes.VDEQF16:
+    if q in VECTOR:
         fail(api, "per-channel quantisation in data_copy reads its parameters from the fixpipe buffer "
                   "(SetFixPipeConfig), which aclsim does not emulate; use asc.fixpipe with a cbuf_workspace")
     relu = int(p.relu_pre)
@@ -99,17 +117,16 @@ def set_fix_pipe_pre_quant_flag(config: int) -> None:
 
 
 def _quant(api: str, quant_pre: Any) -> QuantModes:
-    q = QuantModes(int(quant_pre))
-    if q not in QUANT:
-        done = ", ".join(m.name for m in QUANT)
-        fail(api, f"quant_pre=QuantModes.{q.name} (int8 quantisation) is not emulated by aclsim ({done} are)")
-    return q
+    if int(quant_pre) not in QuantModes.__members__.values():
+        fail(api, f"quant_pre={quant_pre} is not a QuantModes value (the A2/A3 modes: "
+                  f"{', '.join(m.name for m in QuantModes)})")
+    return QuantModes(int(quant_pre))
 
 
-def _scales(api: str, cbuf: Any, n: int) -> np.ndarray:
+def _scales(api: str, cbuf: Any, n: int, q: QuantModes) -> np.ndarray:
     """The per-channel parameters: `n` uint64 values of an L1 tensor, all written."""
     if not isinstance(cbuf, LocalTensor):
-        fail(api, "quant_pre=QuantModes.VDEQF16 reads one uint64 parameter per output channel from a "
+        fail(api, f"quant_pre=QuantModes.{q.name} reads one uint64 parameter per output channel from a "
                   "cbuf_workspace: pass fixpipe(dst, src, cbuf_workspace, params)")
     _pool_of(cbuf, api, "cbuf_workspace", ("L1",))
     if cbuf.dtype is not uint64:
@@ -131,12 +148,14 @@ def l0c_to_gm(dst: Any, src: Any, mv: Move) -> None:
     if st not in (float32, int32):
         fail(api, f"src is {st.name}; L0C holds float32 or int32")
     takes, gives = QUANT[mv.quant]
-    want = gives or st
     if takes is not None and st is not takes:
         fail(api, f"QuantModes.{mv.quant.name} converts {takes.name} but L0C holds {st.name}")
-    if dst.dtype is not want:
-        fail(api, f"dst is {dst.dtype.name} but L0C {st.name} with quant_pre=QuantModes.{mv.quant.name} gives "
-                  f"{want.name}")
+    want = dst.dtype
+    if want not in (gives or (st,)):
+        fail(api, f"dst is {want.name} but L0C {st.name} with quant_pre=QuantModes.{mv.quant.name} gives "
+                  f"{' or '.join(t.name for t in gives or (st,))}")
+    if want in B8:
+        _signs(api, mv, want)
     n, m, ss, ds = mv.n, mv.m, mv.src_stride, mv.dst_stride
     text = f"n_size={n}, m_size={m}, src_stride={ss}, dst_stride={ds}"
     if not (1 <= n <= 4095 and 1 <= m <= (8192 if mv.nz2nd else 65535) and 0 <= ss <= 65535 and ds >= 1):
@@ -145,7 +164,7 @@ def l0c_to_gm(dst: Any, src: Any, mv: Move) -> None:
     split = mv.split and not mv.nz2nd  # channel split cuts NZ output blocks; ND rows have none
     if split and want is not float32:
         fail(api, f"channel split writes float32 in 8-column blocks; the output here is {want.name}")
-    oc0 = 8 if split else 16  # columns per NZ output block
+    oc0 = 8 if split else 16  # columns per NZ output block (b8 outputs merge pairs of them: _nz_blocks)
     if not mv.nz2nd and n % oc0:
         fail(api, f"n_size={n} must be a multiple of {oc0} without NZ2ND (NZ output in {oc0}-column blocks)")
     nb = -(-n // 16)
@@ -177,22 +196,57 @@ def l0c_to_gm(dst: Any, src: Any, mv: Move) -> None:
             rows = _gm_rows(g, m, n * isz, ds * isz, api, True)
             _store(rows, out.view(np.uint8).reshape(m, -1), want, api)
         else:
-            blocks = _gm_rows(g, n // oc0, m * oc0 * isz, ds * 32, api, True)
-            nz = out.reshape(m, n // oc0, oc0).transpose(1, 0, 2)
-            _store(blocks, np.ascontiguousarray(nz).view(np.uint8).reshape(n // oc0, -1), want, api)
+            for first, col, width, count in _nz_blocks(n, oc0, want):
+                blocks = _gm_rows(g[first * ds * 32 // isz], count, m * width * isz, ds * 32, api, True)
+                nz = out[:, col : col + count * width].reshape(m, count, width).transpose(1, 0, 2)
+                _store(blocks, np.ascontiguousarray(nz).view(np.uint8).reshape(count, -1), want, api)
 
 
-def _deq(bits: np.ndarray) -> np.ndarray:
-    """DEQF16 scales: a float32 in the low 32 bits, used with a 10-bit mantissa (pyasc fixpipe docs)."""
-    return (np.asarray(bits, np.uint64) & 0xFFFFE000).astype(np.uint32).view(np.float32)
+def _nz_blocks(n: int, oc0: int, want: DataType) -> list[tuple[int, int, int, int]]:
+    """(first block, first column, width, count) of the runs of equal NZ output blocks. int8/uint8 output
+    merges each pair of 16-column blocks into one 16 x 32 fractal; an odd last block of 16 stays as it is
+    (CANN "Int8 Channel Merge")."""
+    if want not in B8:
+        return [(0, 0, oc0, n // oc0)]
+    runs = [(0, 0, 32, n // 32)] if n >= 32 else []
+    return runs + ([(n // 32, n // 32 * 32, 16, 1)] if n % 32 else [])
+
+
+def _signs(api: str, mv: Move, want: DataType) -> None:
+    """int8 output needs the sign bit (46) of the parameter set, uint8 output needs it clear."""
+    bits = mv.scales if mv.scales is not None else np.array([mv.deq], np.uint64)
+    signed = (np.asarray(bits, np.uint64) >> np.uint64(46)) & np.uint64(1)
+    bad = np.flatnonzero(signed != (want is int8))
+    if bad.size:
+        which = f"channel {bad[0]}'s parameter" if mv.scales is not None else "the parameter"
+        fail(api, f"dst is {want.name} but {which} has its sign bit (46) {'clear' if want is int8 else 'set'}: "
+                  f"QuantModes.{mv.quant.name} would saturate to {'uint8 0..255' if want is int8 else 'int8 -128..127'}"
+                  f"; set bit 46 for int8 output, clear it for uint8")
+
+
+def _quantise(c: np.ndarray, bits: np.ndarray, mv: Move, want: DataType) -> np.ndarray:
+    """The scaled modes (module docstring): `bits` the uint64 parameter(s), broadcast over the columns."""
+    bits = np.asarray(bits, np.uint64)
+    m1 = (bits & np.uint64(0xFFFFE000)).astype(np.uint32).view(np.float32)
+    if c.dtype == np.int32:  # MCB: shift right by N + 1 (b'0000 is 1) and saturate to int16
+        shift = ((bits >> np.uint64(32)) & np.uint64(0xF)).astype(np.int64) + 1
+        mcb = ((bits >> np.uint64(36)) & np.uint64(1)).astype(bool)
+        c = np.where(mcb, np.clip(c.astype(np.int64) >> shift, -32768, 32767), c)
+    x = c.astype(np.float32)
+    y = np.where(x >= 0, x * m1, x * (np.float32(0) if mv.relu else m1))
+    if want is float16:
+        return np.clip(y, -65504, 65504).astype(np.float16)
+    off = ((bits >> np.uint64(37)) & np.uint64(0x1FF)).astype(np.int64)
+    off = np.where(off >= 256, off - 512, off)
+    q = np.rint(np.clip(y, -256, 255)) + off
+    lo, hi = (-128, 127) if want is int8 else (0, 255)
+    return np.clip(q, lo, hi).astype(want.np)
 
 
 def _convert(c: np.ndarray, mv: Move, want: DataType) -> np.ndarray:
-    """The pre-ops: quantisation then ReLU, into the dst storage type."""
-    if mv.quant is QuantModes.DEQF16:
-        c = c.astype(np.float32) * _deq(np.array([mv.deq]))[0]
-    elif mv.quant is QuantModes.VDEQF16:
-        c = c.astype(np.float32) * _deq(mv.scales)[None, :]
+    """The pre-ops: a scaled quantisation (with ReLU folded in), or ReLU then a cast, into the dst type."""
+    if mv.quant in SCALED:
+        return _quantise(c, mv.scales[None, :] if mv.quant in VECTOR else np.uint64(mv.deq), mv, want)
     if mv.relu:
         c = np.maximum(c, 0)
     if want is bfloat16:
