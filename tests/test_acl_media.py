@@ -423,3 +423,13 @@ def test_png_decode_to_rgb888_at_the_decoder_strides(dvpp):
     assert ws == 384 and acl.media.dvpp_get_pic_desc_height_stride(desc) == 32
     rgb = from_device(dev, size).reshape(32, ws)[:30, :150].reshape(30, 50, 3)
     np.testing.assert_array_equal(rgb, rgba[:, :, :3])  # PNG is lossless: exactly the pixels, alpha dropped
+
+
+def test_every_jpeg_call_without_pillow_says_which_pip_command_fixes_it(monkeypatch):
+    jpeg = io.BytesIO()
+    Image.new("RGB", (32, 16)).save(jpeg, "JPEG")
+    for name in ("PIL", "PIL.Image", "PIL.JpegImagePlugin"):
+        monkeypatch.setitem(sys.modules, name, None)
+    for fn in (picture.jpeg_info, picture.jpeg_decode):
+        with pytest.raises(ImportError, match=r"pip install 'aclsim\[images\]'"):
+            fn(jpeg.getvalue())

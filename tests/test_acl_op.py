@@ -213,3 +213,17 @@ def test_argument_rules(stream):
     with pytest.raises(TypeError, match="args parse failed"):
         acl.op.set_attr_list_int(a, "axes", [1.5])
     assert acl.op.set_attr_int(0, "x", 1) == 100000
+
+
+def test_without_onnx_the_call_itself_says_which_pip_command_fixes_it(tmp_path, stream, monkeypatch, capsys):
+    import sys
+
+    x = Tensor([4], np.float32, np.arange(4))
+    monkeypatch.setitem(sys.modules, "onnx", None)
+    with pytest.raises(ImportError, match=r"pip install 'aclsim\[models\]'"):
+        acl.op.compile_and_execute("Relu", [x.desc], [x.buf], [x.desc], [x.buf], 0, 0, 0, None, stream)
+    (tmp_path / "ops.json").write_text(json.dumps([{"op": "Relu", "input_desc": [{"format": "ND", "shape": [4],
+                                                    "type": "float"}], "output_desc": [{"format": "ND", "shape": [4],
+                                                                                        "type": "float"}]}]))
+    assert cli(["atc", f"--singleop={tmp_path / 'ops.json'}", f"--output={tmp_path / 'm'}"]) == 1
+    assert "pip install 'aclsim[models]'" in capsys.readouterr().err

@@ -180,6 +180,7 @@ def _submit(fn: str, op_type: str, in_descs: Any, inputs: Any, out_descs: Any, o
     outs = _tensors(fn, "output", _list(out_descs, fn), _list(outputs, fn), Code.ERROR_OP_OUTPUT_NOT_MATCH, True)
     attrs = dict(_handles.get(attr, Attr, fn, "operator attribute")) if attr else {}
     _check_type(fn, op_type)
+    ops.require_runtime()  # at the call, not when the stream reaches it: without onnx the user hears why now
     if need_model:
         _require_model(fn, op_type, [d for d, _ in ins], [d for d, _ in outs])
 

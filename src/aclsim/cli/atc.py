@@ -115,8 +115,10 @@ def _model(args: argparse.Namespace) -> int:
 
 
 def _singleop(args: argparse.Namespace) -> int:
+    from ..models.ops import require_runtime
     from ..models.singleop import write_models
 
+    require_runtime()  # the models it writes run on ONNX Runtime: say so now rather than at execute
     if not args.output:
         return _fail("--singleop needs --output=DIR")
     try:

@@ -216,6 +216,12 @@ def _freeze(v: Any) -> Any:
     return tuple(_freeze(x) for x in v) if isinstance(v, (list, tuple)) else v
 
 
+def require_runtime() -> None:
+    """Operators run as one-node ONNX graphs: MissingDependency (with the pip command) without onnx/onnxruntime."""
+    require("onnx")
+    require("onnxruntime")
+
+
 def run(op_type: str, xs: list[np.ndarray], attrs: dict[str, Any], out_dtypes: list[np.dtype]) -> list[np.ndarray]:
     """Compute `op_type` on `xs`; UnknownOperator / OperatorError when it cannot."""
     build = _OPS.get(op_type)

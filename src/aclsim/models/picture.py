@@ -282,9 +282,9 @@ def _open(data: bytes, kind: str = "JPEG") -> Any:
 
 def jpeg_info(data: bytes) -> JpegInfo:
     """Width, height, colour components and subsampling from the JPEG header (nothing decoded)."""
+    im = _open(data)  # first: without Pillow it raises MissingPillow with the install hint
     from PIL import JpegImagePlugin
 
-    im = _open(data)
     comps = len(im.getbands())
     fmt = JPEG_GRAY if im.mode == "L" else JPEG_FORMAT.get(JpegImagePlugin.get_sampling(im), JPEG_UNKNOWN)
     return JpegInfo(im.width, im.height, comps, fmt)
