@@ -1,12 +1,13 @@
-"""Write a small random-weight image classifier as ONNX (input data[1,3,32,32] float32, output prob[1,10]).
+"""Write a small random-weight image classifier as ONNX (input data[1,3,32,32] float32, output prob[1,10]),
+and optionally a test picture for it.
 
-    python examples/models/make_model.py tiny.onnx
+    python examples/models/make_model.py tiny.onnx --picture picture.jpg
     aclsim atc --model=tiny.onnx --framework=5 --output=tiny --soc_version=Ascend310P3
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
 
 import numpy as np
 import onnx
@@ -36,5 +37,19 @@ def classifier(size: int = 32, classes: int = 10, seed: int = 0) -> onnx.ModelPr
     return model
 
 
+def picture(path: str, seed: int = 0) -> None:
+    """A random 80x60 RGB JPEG (needs Pillow: pip install 'aclsim[images]')."""
+    from PIL import Image
+
+    Image.fromarray(np.random.default_rng(seed).integers(0, 256, (60, 80, 3), dtype=np.uint8)).save(path)
+
+
 if __name__ == "__main__":
-    onnx.save(classifier(), sys.argv[1] if len(sys.argv) > 1 else "tiny.onnx")
+    ap = argparse.ArgumentParser(description="Write a small random-weight ONNX image classifier "
+                                 "(input data[1,3,32,32] float32, output prob[1,10]) to convert with aclsim atc.")
+    ap.add_argument("output", nargs="?", default="tiny.onnx", help="ONNX file to write (default tiny.onnx)")
+    ap.add_argument("--picture", metavar="JPG", help="also write a random 80x60 JPEG picture to classify")
+    args = ap.parse_args()
+    onnx.save(classifier(), args.output)
+    if args.picture:
+        picture(args.picture)
