@@ -337,3 +337,20 @@ __all__ += ["ReduceOrder", "block_reduce_max", "block_reduce_min", "block_reduce
             "repeat_reduce_sum", "whole_reduce_max", "whole_reduce_min", "whole_reduce_sum"]
 __all__ += ["GatherMaskMode", "GatherMaskParams", "GatherRepeatParams", "gather", "gather_mask", "gatherb",  # gather.py
             "get_gather_mask_remain_count", "scatter"]
+from .aipp import (  # noqa: E402
+    AippChannelPaddingParams,
+    AippColorSpaceConvParams,
+    AippDataTypeConvParams,
+    AippInputFormat,
+    AippPaddingParams,
+    AippParams,
+    AippSingleLineParams,
+    AippSwapParams,
+    LoadImageToLocalParams,
+    load_image_to_local,
+    set_aipp_functions,
+)
+
+__all__ += ["AippChannelPaddingParams", "AippColorSpaceConvParams", "AippDataTypeConvParams",  # aipp.py
+            "AippInputFormat", "AippPaddingParams", "AippParams", "AippSingleLineParams", "AippSwapParams",
+            "LoadImageToLocalParams", "load_image_to_local", "set_aipp_functions"]
