@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from . import context as ctx
 from .context import fail
 from .mask import lane_flags, lanes_per_repeat, normal_bits, register
 from .pipes import access
@@ -238,33 +239,22 @@ _WORD = {2: np.uint16, 4: np.uint32, 8: np.uint64}  # an element's written-flags
 _WRITTEN = {2: 0x0101, 4: 0x01010101, 8: 0x0101010101010101}
 
 
-def _strided_views(api: str, t: LocalTensor, repeats: int, blk: int, stride: int, last: int
-                   ) -> tuple[np.ndarray, np.ndarray] | None:
-    """(values, written-flag words) of an operand as (repeat, block, element) views, after the checks;
-    None when the full view would leave the local memory (the fancy-index path handles that)."""
-    isz = t.dtype.itemsize
-    epb = BLOCK // isz
-    t.bounds(last + 1, api)
-    if t.lo & 31:
-        t.misaligned(api)
-    pool = t.buf.pool
-    if pool.name != "UB":
-        t.not_ub(api)
-    if t.lo + (((repeats - 1) * stride + 7 * blk) * epb + epb) * isz > pool.size:
-        return None
-    shape, strides = (repeats, 8, epb), (stride * BLOCK, blk * BLOCK, isz)
-    # np.ndarray over the pool's buffers: a tenth of as_strided's cost, same view
-    values = np.ndarray(shape, t.arr.dtype, pool.bytes, t.lo, strides)
-    flags = np.ndarray(shape, _WORD[isz], pool.wview, t.lo, strides)
-    return values, flags
-
-
 @functools.lru_cache(maxsize=256)
 def _lane_layout(key: bytes, epb: int) -> tuple[int, tuple[tuple, ...] | None]:
     """(last enabled lane, the enabled lanes as at most MAX_PIECES (repeat, block, element) index pieces, or
     None for more) of a NORMAL-mode mask; `key` is its lane flags' bytes. A mask of the first n lanes, the
-    common form, is one or two pieces."""
-    idx = np.flatnonzero(np.frombuffer(key, bool))
+    common form, is one or two pieces; a mask that enables the same evenly spaced lanes in every block of a
+    block range (every other lane, ...) is one strided piece."""
+    on = np.frombuffer(key, bool)
+    idx = np.flatnonzero(on)
+    per_block = on.reshape(-1, epb)
+    used = np.flatnonzero(per_block.any(axis=1))
+    lanes = np.flatnonzero(per_block[used[0]])
+    if (len(lanes) > 1 and used[-1] - used[0] == len(used) - 1 and (per_block[used] == per_block[used[0]]).all()
+            and np.unique(np.diff(lanes)).size == 1 and lanes[1] - lanes[0] > 1):
+        step = int(lanes[1] - lanes[0])
+        piece = (slice(None), slice(int(used[0]), int(used[-1]) + 1), slice(int(lanes[0]), int(lanes[-1]) + 1, step))
+        return int(idx[-1]), (piece,)
     cut = np.flatnonzero(np.diff(idx) != 1)
     pieces: list[tuple] = []
     for s, e in zip(idx[np.r_[0, cut + 1]].tolist(), (idx[np.r_[cut, len(idx) - 1]] + 1).tolist(), strict=True):
@@ -283,65 +273,118 @@ def _lane_layout(key: bytes, epb: int) -> tuple[int, tuple[tuple, ...] | None]:
     return int(idx[-1]), (tuple(pieces) if len(pieces) <= MAX_PIECES else None)
 
 
-def _unwritten(t: LocalTensor, flags: np.ndarray, blk: int, stride: int, repeats: int) -> bool:
-    """Whether any byte of the operand's blocks (every lane, enabled or not) is unwritten: when none is, the
-    per-lane checks and marks have nothing to find or change (contiguous blocks: one memchr)."""
-    if blk == 1 and stride == 8:
-        return t.buf.pool.written.find(0, t.lo, t.lo + repeats * 8 * BLOCK) >= 0
-    return bool((flags != _WRITTEN[t.dtype.itemsize]).any())
+class Plan:
+    """The lanes and per-operand geometry of one mask/repeat shape (lane bits, repeat count, strides, element
+    size). It depends on no tensor, so calls of the same shape reuse it (`cached`); each call still checks
+    its operands (live, in bounds, aligned, in UB, written) and reports them to the sanitizer."""
+
+    __slots__ = ("bits", "contiguous", "ends", "flags", "lasts", "on", "pieces", "rep", "repeats", "shape", "total",
+                 "vstrides")
+
+    def __init__(self, rep: Repeat, isz: int, repeats: int, total: int, flags: np.ndarray | None, bits: int) -> None:
+        self.rep, self.repeats, self.total, self.flags, self.bits = rep, repeats, total, flags, bits
+        self.contiguous = (flags is None or total == repeats * flags.size) and all(s == (1, 8) for s in rep.strides)
+        if isz == 1:  # 128 lanes of 8 blocks of 32: the element-index path only
+            return
+        epb = BLOCK // isz
+        lanes = 8 * epb
+        self.pieces = None
+        if flags is None:  # COUNTER mode: the first `total` elements, repeat after repeat
+            self.on = (np.arange(repeats * lanes) < total).reshape(repeats, 8, epb)
+            last_lane = (total - 1) % lanes
+        else:
+            self.on = flags.reshape(8, epb)
+            last_lane, self.pieces = _lane_layout(flags.tobytes(), epb)
+        b_last, e_last = divmod(last_lane, epb)
+        # per operand: its last enabled element, the end byte of its full (repeat, block, element) view, the view's
+        # byte strides
+        self.lasts = [((repeats - 1) * stride + b_last * blk) * epb + e_last for blk, stride in rep.strides]
+        self.ends = [(((repeats - 1) * stride + 7 * blk) * epb + epb) * isz for blk, stride in rep.strides]
+        self.vstrides = [(stride * BLOCK, blk * BLOCK, isz) for blk, stride in rep.strides]
+        self.shape = (repeats, 8, epb)
 
 
-def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor], rep: Repeat, repeats: int,
-             total: int, flags: np.ndarray | None) -> bool:
-    """The mask/repeat call on strided views (lanes left out by the mask are computed, then discarded);
-    False if it must take the element-index path."""
-    isz = dst.dtype.itemsize
-    epb = BLOCK // isz
-    lanes = 8 * epb
-    pieces = None
-    if flags is None:  # COUNTER mode: the first `total` elements, repeat after repeat
-        on = (np.arange(repeats * lanes) < total).reshape(repeats, 8, epb)
-        last_lane = (total - 1) % lanes
-    else:
-        on = flags.reshape(8, epb)
-        last_lane, pieces = _lane_layout(flags.tobytes(), epb)
-    b_last, e_last = divmod(last_lane, epb)
-    views, lasts = [], []
-    for t, (blk, stride) in zip((dst, *srcs), rep.strides, strict=True):
-        lasts.append(((repeats - 1) * stride + b_last * blk) * epb + e_last)
-        v = _strided_views(api, t, repeats, blk, stride, lasts[-1])
-        if v is None:
+_PLANS: dict[tuple, Plan] = {}
+MAX_PLANS = 4096
+
+
+def cached(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor], mask: Any, times: Any,
+           params: Any) -> bool:
+    """`elementwise` for a call `(mask, repeat_times, params)` in NORMAL mask mode with the plan of an earlier call
+    of the same shape (the mask register is set as that call set it); False to take the general path."""
+    core = ctx.CORE
+    reg = core.vmask if core is not None else None
+    if reg is None or reg.counter:
+        return False
+    kind = type(mask)
+    key = (mask if kind is int else tuple(mask) if kind is list or kind is tuple else None, times, type(params),
+           *vars(params).values(), dst.dtype.itemsize)
+    p = _PLANS.get(key)
+    if p is None:
+        if key[0] is None:
             return False
-        views.append(v)
-    word = _WRITTEN[isz]
-    for t, (_, fl), (blk, stride) in zip(srcs, views[1:], rep.strides[1:], strict=True):
-        if not _unwritten(t, fl, blk, stride, repeats):
+        rep = repeat_of(api, mask, times, params.strides(), True)
+        repeats, total, flags = plan(api, rep, dst.dtype.itemsize)
+        p = Plan(rep, dst.dtype.itemsize, repeats, total, flags, reg.bits)
+        if len(_PLANS) < MAX_PLANS:
+            _PLANS[key] = p
+    else:
+        reg.bits = p.bits
+    if p.total > 0 and p.repeats > 0:
+        _execute(api, fn, dst, srcs, p)
+    return True
+
+
+def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor], p: Plan) -> bool:
+    """The mask/repeat call on strided (repeat, block, element) views (lanes left out by the mask are computed,
+    then discarded); False if a view would leave the local memory (the element-index path handles that)."""
+    isz = dst.dtype.itemsize
+    views = []
+    for t, last, end, vst in zip((dst, *srcs), p.lasts, p.ends, p.vstrides, strict=True):
+        t.bounds(last + 1, api)
+        if t.lo & 31:
+            t.misaligned(api)
+        pool = t.buf.pool
+        if pool.name != "UB":
+            t.not_ub(api)
+        if t.lo + end > pool.size:
+            return False
+        # np.ndarray over the pool's buffer: a tenth of as_strided's cost, same view
+        views.append(np.ndarray(p.shape, t.arr.dtype, pool.bytes, t.lo, vst))
+    word, wtype = _WRITTEN[isz], _WORD[isz]
+    # every byte up to an operand's last lane written (one memchr): no lane can be unwritten, nothing to mark
+    for t, (blk, stride), last, vst in zip(srcs, p.rep.strides[1:], p.lasts[1:], p.vstrides[1:], strict=True):
+        pool = t.buf.pool
+        if pool.written.find(0, t.lo, t.lo + (last + 1) * isz) < 0:
             continue
-        bad = (fl != word) & on
+        bad = (np.ndarray(p.shape, wtype, pool.wview, t.lo, vst) != word) & p.on
         if bad.any():
             r, b, e = np.unravel_index(int(np.argmax(bad)), bad.shape)
-            t.uninit(api, t.lo + ((r * stride + b * blk) * epb + e) * isz, total)
-    marked = not _unwritten(dst, views[0][1], *rep.strides[0], repeats)
-    if dst.buf.pool.watch:
-        for t, last in zip(srcs, lasts[1:], strict=True):
+            epb = BLOCK // isz
+            t.uninit(api, t.lo + ((r * stride + b * blk) * epb + e) * isz, p.total)
+    dpool = dst.buf.pool
+    dfl = (np.ndarray(p.shape, wtype, dpool.wview, dst.lo, p.vstrides[0])
+           if dpool.written.find(0, dst.lo, dst.lo + (p.lasts[0] + 1) * isz) >= 0 else None)
+    if dpool.watch:
+        for t, last in zip(srcs, p.lasts[1:], strict=True):
             _watched(t, last, False, api)
-        _watched(dst, lasts[0], True, api)
-    dv, dfl = views[0]
-    xs = [v for v, _ in views[1:]]
-    if pieces is not None:  # a few runs of lanes: computed on slices of the views, run by run
-        for ix in pieces:
+        _watched(dst, p.lasts[0], True, api)
+    dv, xs = views[0], views[1:]
+    if p.pieces is not None:  # a few runs of lanes: computed on slices of the views, run by run
+        for ix in p.pieces:
             fn(*[x[ix] for x in xs], out=dv[ix])
-            if not marked:
+            if dfl is not None:
                 dfl[ix] = word
         return True
     # Many runs: boolean indexing over (block, element) picks the same lanes of every repeat, twice as fast
     # as a ufunc's where= and a tenth of copyto(where=) (COUNTER mode: the first lanes)
+    on = p.on
     lanes = (slice(None), on) if on.ndim == 2 else on
     sel = [x[lanes] for x in xs]
     out = np.empty(sel[0].shape if sel else dv[lanes].shape, dv.dtype)
     fn(*sel, out=out)
     dv[lanes] = out
-    if not marked:
+    if dfl is not None:
         dfl[lanes] = word
     return True
 
@@ -369,12 +412,17 @@ def elementwise(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTe
     repeats, total, flags = plan(api, rep, isz, per_repeat_count)
     if total <= 0 or repeats <= 0:
         return
-    if (flags is None or total == repeats * flags.size) and all(s == (1, 8) for s in rep.strides):
+    _execute(api, fn, dst, srcs, Plan(rep, isz, repeats, total, flags, 0))
+
+
+def _execute(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor], p: Plan) -> None:
+    total, repeats, flags, rep = p.total, p.repeats, p.flags, p.rep
+    if p.contiguous:
         xs = [s.read(total, api) for s in srcs]  # contiguous: the count form's fast path
         fn(*xs, out=dst.write(total, api))
         return
-    if isz > 1 and not _may_chain(dst, srcs, rep, repeats) and _strided(api, fn, dst, srcs, rep, repeats, total,
-                                                                          flags):
+    isz = dst.dtype.itemsize
+    if isz > 1 and not _may_chain(dst, srcs, rep, repeats) and _strided(api, fn, dst, srcs, p):
         return
     idx = [indices(repeats, total, flags, blk, stride, isz) for blk, stride in rep.strides]
     di, sis = idx[0], idx[1:]
