@@ -102,3 +102,26 @@ def test_sparse_lanes_change_exactly_the_enabled_lanes(dtype, bits, dst_blk):
     z = z0.copy()
     kernel[1](x, y, z)
     np.testing.assert_array_equal(z, want)
+
+
+def test_a_full_mask_into_strided_blocks_marks_exactly_those_blocks_written():
+    even_blocks = [0x00FF_00FF_00FF_00FF]  # float32 lanes of blocks 0, 2, 4, 6
+
+    @asc.jit
+    def kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, read_gap: bool):
+        a, d = _bufs(asc.float32, 2 * 128, 2)
+        asc.data_copy(a, _gm(x), 128)
+        for _ in range(2):  # dst blocks 0, 2, 4, ...: the odd blocks stay unwritten
+            asc.relu(d, a, 64, 2, asc.UnaryRepeatParams(2, 1, 16, 8))
+        src = d[8:] if read_gap else d  # d[8:]: its even blocks are d's odd ones
+        asc.adds(src, src, 1.0, even_blocks, 2, asc.UnaryRepeatParams())
+        asc.data_copy(_gm(z), d, asc.DataCopyParams(16, 1, 1, 0))  # d's even blocks, back to back
+
+    x = np.random.default_rng(5).uniform(-2, 2, 128).astype(np.float32)
+    z = np.zeros(128, np.float32)
+    kernel[1](x, z, False)
+    want = np.maximum(x, 0)
+    want[:64] += np.float32(1)  # 2 repeats of d's even blocks: the first 8 blocks of relu(x)
+    np.testing.assert_array_equal(z, want)
+    with pytest.raises(asc.AscError, match=r"asc\.adds: reads .* element 0 .* never written"):
+        kernel[1](x, z, True)

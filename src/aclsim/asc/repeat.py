@@ -278,8 +278,8 @@ class Plan:
     size). It depends on no tensor, so calls of the same shape reuse it (`cached`); each call still checks
     its operands (live, in bounds, aligned, in UB, written) and reports them to the sanitizer."""
 
-    __slots__ = ("bits", "contiguous", "ends", "flags", "lasts", "on", "pieces", "rep", "repeats", "shape", "total",
-                 "vstrides")
+    __slots__ = ("bits", "blocks", "contiguous", "ends", "flags", "lasts", "on", "pieces", "rep", "repeats", "shape", "total",
+                 "unique", "views", "vstrides")
 
     def __init__(self, rep: Repeat, isz: int, repeats: int, total: int, flags: np.ndarray | None, bits: int) -> None:
         self.rep, self.repeats, self.total, self.flags, self.bits = rep, repeats, total, flags, bits
@@ -302,6 +302,37 @@ class Plan:
         self.ends = [(((repeats - 1) * stride + 7 * blk) * epb + epb) * isz for blk, stride in rep.strides]
         self.vstrides = [(stride * BLOCK, blk * BLOCK, isz) for blk, stride in rep.strides]
         self.shape = (repeats, 8, epb)
+        dblk, dstride = rep.strides[0]
+        self.unique = dblk >= 1 and (repeats == 1 or dstride >= 8 * dblk)  # no two dst lanes share an element
+        # per piece, per operand: (byte offset, shape, strides) of the piece's view, to build it in one call; a piece
+        # of whole blocks (a full mask's) is also seen as (repeat, block) items of 32 bytes: an operand whose blocks
+        # are not back to back is then gathered (scattered) block by block, which numpy does in one loop, instead
+        # of an 8-element inner loop per block
+        self.views = None if self.pieces is None else [
+            [_piece_view(self.shape, vst, isz, ix) for vst in self.vstrides] for ix in self.pieces]
+        self.blocks = None if self.pieces is None else [_block_views(rep, repeats, ix) for ix in self.pieces]
+
+
+BLOCK_ITEM = np.dtype((np.void, BLOCK))
+
+
+def _block_views(rep: Repeat, repeats: int, ix: tuple) -> list[tuple[int, tuple, tuple, bool]] | None:
+    """Per operand (byte offset, shape, strides, back to back) of a whole-block piece as (repeat, block) items of
+    32 bytes; None for a piece of partial blocks or when every operand's blocks are back to back already."""
+    if len(ix) != 2:
+        return None
+    b0, b1 = ix[1].start, ix[1].stop
+    nb = b1 - b0
+    out = [(b0 * blk * BLOCK, (repeats, nb), (stride * BLOCK, blk * BLOCK), blk == 1 and (repeats == 1 or stride == nb))
+           for blk, stride in rep.strides]
+    return None if all(o[3] for o in out) else out
+
+
+def _piece_view(shape: tuple, strides: tuple, isz: int, ix: tuple) -> tuple[int, tuple, tuple]:
+    """(byte offset, shape, strides) of `view[ix]` for a view of `shape` and byte `strides` (no memory is read)."""
+    base = np.empty(1, np.dtype(f"u{isz}"))
+    v = np.lib.stride_tricks.as_strided(base, shape, strides)[ix]
+    return v.__array_interface__["data"][0] - base.__array_interface__["data"][0], v.shape, v.strides
 
 
 _PLANS: dict[tuple, Plan] = {}
@@ -335,12 +366,40 @@ def cached(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor]
     return True
 
 
+WRITTEN_BLOCK = np.frombuffer(b"\x01" * BLOCK, BLOCK_ITEM)  # the written-flags of a whole block
+
+
+def _by_blocks(fn: Callable, ops: Sequence[LocalTensor], blocks: list[tuple[int, tuple, tuple, bool]],
+               dt: np.dtype, mark: bool) -> None:
+    """Compute a whole-block piece on contiguous values: sources' blocks gathered, the result's scattered (and
+    its blocks marked written when `mark`)."""
+    n = blocks[0][1][0] * blocks[0][1][1] * BLOCK // dt.itemsize
+    vals = []
+    for k, (t, (off, shape, st, flat)) in enumerate(zip(ops, blocks, strict=True)):
+        buf = t.buf.pool.bytes
+        if flat:
+            vals.append(np.ndarray((n,), dt, buf, t.lo + off))
+            continue
+        v = np.empty(n, dt)
+        if k:  # a source (the destination may be one too: in place)
+            v.view(BLOCK_ITEM).reshape(shape)[...] = np.ndarray(shape, BLOCK_ITEM, buf, t.lo + off, st)
+        vals.append(v)
+    fn(*vals[1:], out=vals[0])
+    (off, shape, st, flat), dst = blocks[0], ops[0]
+    if not flat:
+        np.ndarray(shape, BLOCK_ITEM, dst.buf.pool.bytes, dst.lo + off, st)[...] = vals[0].view(BLOCK_ITEM).reshape(shape)
+    if mark:
+        np.ndarray(shape, BLOCK_ITEM, dst.buf.pool.wview, dst.lo + off, st)[...] = WRITTEN_BLOCK
+
+
 def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor], p: Plan) -> bool:
     """The mask/repeat call on strided (repeat, block, element) views (lanes left out by the mask are computed,
-    then discarded); False if a view would leave the local memory (the element-index path handles that)."""
+    then discarded); False if a view would leave the local memory or a source's blocks may overlap the
+    destination's other than element for element (then a repeat may read what an earlier one wrote: the
+    element-index path handles both)."""
     isz = dst.dtype.itemsize
-    views = []
-    for t, last, end, vst in zip((dst, *srcs), p.lasts, p.ends, p.vstrides, strict=True):
+    ops = (dst, *srcs)
+    for t, last, end in zip(ops, p.lasts, p.ends, strict=True):
         t.bounds(last + 1, api)
         if t.lo & 31:
             t.misaligned(api)
@@ -349,8 +408,12 @@ def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTenso
             t.not_ub(api)
         if t.lo + end > pool.size:
             return False
-        # np.ndarray over the pool's buffer: a tenth of as_strided's cost, same view
-        views.append(np.ndarray(p.shape, t.arr.dtype, pool.bytes, t.lo, vst))
+    dpool, d_lo = dst.buf.pool, dst.lo
+    d_hi, dst_strides = d_lo + p.ends[0], p.rep.strides[0]
+    for s, end, st in zip(srcs, p.ends[1:], p.rep.strides[1:], strict=True):  # whole blocks of every repeat count
+        if s.buf.pool is dpool and s.lo < d_hi and d_lo < s.lo + end \
+                and not (p.unique and s.lo == d_lo and st == dst_strides):
+            return False
     word, wtype = _WRITTEN[isz], _WORD[isz]
     # every byte up to an operand's last lane written (one memchr): no lane can be unwritten, nothing to mark
     for t, (blk, stride), last, vst in zip(srcs, p.rep.strides[1:], p.lasts[1:], p.vstrides[1:], strict=True):
@@ -362,22 +425,27 @@ def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTenso
             r, b, e = np.unravel_index(int(np.argmax(bad)), bad.shape)
             epb = BLOCK // isz
             t.uninit(api, t.lo + ((r * stride + b * blk) * epb + e) * isz, p.total)
-    dpool = dst.buf.pool
-    dfl = (np.ndarray(p.shape, wtype, dpool.wview, dst.lo, p.vstrides[0])
-           if dpool.written.find(0, dst.lo, dst.lo + (p.lasts[0] + 1) * isz) >= 0 else None)
+    unmarked = dpool.written.find(0, d_lo, d_lo + (p.lasts[0] + 1) * isz) >= 0
+    dfl = np.ndarray(p.shape, wtype, dpool.wview, d_lo, p.vstrides[0]) if unmarked else None
     if dpool.watch:
         for t, last in zip(srcs, p.lasts[1:], strict=True):
             _watched(t, last, False, api)
         _watched(dst, p.lasts[0], True, api)
-    dv, xs = views[0], views[1:]
-    if p.pieces is not None:  # a few runs of lanes: computed on slices of the views, run by run
-        for ix in p.pieces:
-            fn(*[x[ix] for x in xs], out=dv[ix])
+    dt = dst.arr.dtype
+    if p.views is not None:  # a few runs of lanes: computed on views of the pieces, run by run
+        for ix, geometry, blocks in zip(p.pieces, p.views, p.blocks, strict=True):
+            if blocks is not None:
+                _by_blocks(fn, ops, blocks, dt, unmarked)
+                continue
+            vs = [np.ndarray(shape, dt, t.buf.pool.bytes, t.lo + off, st)
+                  for t, (off, shape, st) in zip(ops, geometry, strict=True)]
+            fn(*vs[1:], out=vs[0])
             if dfl is not None:
                 dfl[ix] = word
         return True
     # Many runs: boolean indexing over (block, element) picks the same lanes of every repeat, twice as fast
     # as a ufunc's where= and a tenth of copyto(where=) (COUNTER mode: the first lanes)
+    dv, *xs = [np.ndarray(p.shape, dt, t.buf.pool.bytes, t.lo, vst) for t, vst in zip(ops, p.vstrides, strict=True)]
     on = p.on
     lanes = (slice(None), on) if on.ndim == 2 else on
     sel = [x[lanes] for x in xs]
@@ -387,22 +455,6 @@ def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTenso
     if dfl is not None:
         dfl[lanes] = word
     return True
-
-
-def _may_chain(dst: LocalTensor, srcs: Sequence[LocalTensor], rep: Repeat, repeats: int) -> bool:
-    """Whether a source's blocks may overlap the destination's other than element for element (cheap and
-    conservative: whole blocks of every repeat count)."""
-    def extent(t: LocalTensor, blk: int, stride: int) -> tuple[int, int]:
-        return t.lo, t.lo + ((repeats - 1) * stride + 7 * blk + 1) * BLOCK
-
-    (dblk, dstride), d_lo, d_hi = rep.strides[0], *extent(dst, *rep.strides[0])
-    unique = dblk >= 1 and (repeats == 1 or dstride >= 8 * dblk)
-    for s, (blk, stride) in zip(srcs, rep.strides[1:], strict=True):
-        s_lo, s_hi = extent(s, blk, stride)
-        if s.buf.pool is dst.buf.pool and s_lo < d_hi and d_lo < s_hi \
-                and not (unique and s.lo == dst.lo and (blk, stride) == (dblk, dstride)):
-            return True
-    return False
 
 
 def elementwise(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor], rep: Repeat,
@@ -422,7 +474,7 @@ def _execute(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTenso
         fn(*xs, out=dst.write(total, api))
         return
     isz = dst.dtype.itemsize
-    if isz > 1 and not _may_chain(dst, srcs, rep, repeats) and _strided(api, fn, dst, srcs, p):
+    if isz > 1 and _strided(api, fn, dst, srcs, p):
         return
     idx = [indices(repeats, total, flags, blk, stride, isz) for blk, stride in rep.strides]
     di, sis = idx[0], idx[1:]
