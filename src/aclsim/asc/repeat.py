@@ -361,7 +361,9 @@ def cached(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor]
             _PLANS[key] = p
     else:
         reg.bits = p.bits
-    if p.total > 0 and p.repeats > 0:
+    if p.contiguous and p.total > 0:  # the count form's fast path, inline: the commonest mask/repeat call
+        fn(*[s.read(p.total, api) for s in srcs], out=dst.write(p.total, api))
+    elif p.total > 0 and p.repeats > 0:
         _execute(api, fn, dst, srcs, p)
     return True
 
