@@ -261,6 +261,7 @@ def _check_load(p: LoadImageToLocalParams, fmt: AippInputFormat, mode: int, vert
            if int(getattr(p, n)) % 2]
     if odd:
         fail(api, f"LoadImageToLocalParams({text}): {' and '.join(odd)} must be even for {fmt.name}")
+    # The unit would read on into the next source row; no page allows it, so aclsim takes it for the bug it is.
     if int(p.horiz_start_pos) + int(p.horiz_size) > int(p.src_horiz_size):
         fail(api, f"LoadImageToLocalParams({text}): the crop ends at column {p.horiz_start_pos + p.horiz_size}, "
                   f"past the {p.src_horiz_size}-pixel source row")

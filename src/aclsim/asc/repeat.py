@@ -9,6 +9,10 @@ in COUNTER mask mode the mask is the total element count and `repeat_times` does
 (pyasc `copy.md`: "通用的Counter模式：Mask代表整个矢量计算参与计算的元素个数，迭代次数不生效").
 Repeats run in order: when a destination block is a later repeat's source (repeat stride 0
 accumulations), each repeat sees the previous one's result, as on the hardware.
+
+Speed: the lanes and per-operand geometry of a call shape (mask, repeat count, strides, element size) are a
+`Plan`, cached for NORMAL-mode `(mask, repeat_times, params)` calls (`cached`); operands are worked on as
+strided numpy views, never index arrays, unless a repeat may read what an earlier one wrote.
 """
 
 from __future__ import annotations
