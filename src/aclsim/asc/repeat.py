@@ -282,12 +282,13 @@ class Plan:
     size). It depends on no tensor, so calls of the same shape reuse it (`cached`); each call still checks
     its operands (live, in bounds, aligned, in UB, written) and reports them to the sanitizer."""
 
-    __slots__ = ("bits", "blocks", "contiguous", "ends", "flags", "lasts", "on", "pieces", "rep", "repeats", "shape", "total",
+    __slots__ = ("bits", "blocks", "contiguous", "ends", "flags", "lasts", "on", "pieces", "repeats", "shape", "strides", "total",
                  "unique", "views", "vstrides")
 
-    def __init__(self, rep: Repeat, isz: int, repeats: int, total: int, flags: np.ndarray | None, bits: int) -> None:
-        self.rep, self.repeats, self.total, self.flags, self.bits = rep, repeats, total, flags, bits
-        self.contiguous = (flags is None or total == repeats * flags.size) and all(s == (1, 8) for s in rep.strides)
+    def __init__(self, strides: tuple[tuple[int, int], ...], isz: int, repeats: int, total: int,
+                 flags: np.ndarray | None, bits: int) -> None:
+        self.strides, self.repeats, self.total, self.flags, self.bits = strides, repeats, total, flags, bits
+        self.contiguous = (flags is None or total == repeats * flags.size) and all(s == (1, 8) for s in strides)
         if isz == 1:  # 128 lanes of 8 blocks of 32: the element-index path only
             return
         epb = BLOCK // isz
@@ -302,11 +303,11 @@ class Plan:
         b_last, e_last = divmod(last_lane, epb)
         # per operand: its last enabled element, the end byte of its full (repeat, block, element) view, the view's
         # byte strides
-        self.lasts = [((repeats - 1) * stride + b_last * blk) * epb + e_last for blk, stride in rep.strides]
-        self.ends = [(((repeats - 1) * stride + 7 * blk) * epb + epb) * isz for blk, stride in rep.strides]
-        self.vstrides = [(stride * BLOCK, blk * BLOCK, isz) for blk, stride in rep.strides]
+        self.lasts = [((repeats - 1) * stride + b_last * blk) * epb + e_last for blk, stride in strides]
+        self.ends = [(((repeats - 1) * stride + 7 * blk) * epb + epb) * isz for blk, stride in strides]
+        self.vstrides = [(stride * BLOCK, blk * BLOCK, isz) for blk, stride in strides]
         self.shape = (repeats, 8, epb)
-        dblk, dstride = rep.strides[0]
+        dblk, dstride = strides[0]
         self.unique = dblk >= 1 and (repeats == 1 or dstride >= 8 * dblk)  # no two dst lanes share an element
         # per piece, per operand: (byte offset, shape, strides) of the piece's view, to build it in one call; a piece
         # of whole blocks (a full mask's) is also seen as (repeat, block) items of 32 bytes: an operand whose blocks
@@ -314,13 +315,13 @@ class Plan:
         # of an 8-element inner loop per block
         self.views = None if self.pieces is None else [
             [_piece_view(self.shape, vst, isz, ix) for vst in self.vstrides] for ix in self.pieces]
-        self.blocks = None if self.pieces is None else [_block_views(rep, repeats, ix) for ix in self.pieces]
+        self.blocks = None if self.pieces is None else [_block_views(strides, repeats, ix) for ix in self.pieces]
 
 
 BLOCK_ITEM = np.dtype((np.void, BLOCK))
 
 
-def _block_views(rep: Repeat, repeats: int, ix: tuple) -> list[tuple[int, tuple, tuple, bool]] | None:
+def _block_views(strides: tuple[tuple[int, int], ...], repeats: int, ix: tuple) -> list[tuple[int, tuple, tuple, bool]] | None:
     """Per operand (byte offset, shape, strides, back to back) of a whole-block piece as (repeat, block) items of
     32 bytes; None for a piece of partial blocks or when every operand's blocks are back to back already."""
     if len(ix) != 2:
@@ -328,7 +329,7 @@ def _block_views(rep: Repeat, repeats: int, ix: tuple) -> list[tuple[int, tuple,
     b0, b1 = ix[1].start, ix[1].stop
     nb = b1 - b0
     out = [(b0 * blk * BLOCK, (repeats, nb), (stride * BLOCK, blk * BLOCK), blk == 1 and (repeats == 1 or stride == nb))
-           for blk, stride in rep.strides]
+           for blk, stride in strides]
     return None if all(o[3] for o in out) else out
 
 
@@ -339,7 +340,8 @@ def _piece_view(shape: tuple, strides: tuple, isz: int, ix: tuple) -> tuple[int,
     return v.__array_interface__["data"][0] - base.__array_interface__["data"][0], v.shape, v.strides
 
 
-_PLANS: dict[tuple, Plan] = {}
+_PLANS: dict[tuple, Plan] = {}  # by call: (mask, repeat_times, params type and fields, element size)
+_GEOMETRY: dict[tuple, Plan] = {}  # by lanes: (strides, element size, repeats, total, lane flags), for other calls
 MAX_PLANS = 4096
 
 
@@ -360,7 +362,7 @@ def cached(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor]
             return False
         rep = repeat_of(api, mask, times, params.strides(), True)
         repeats, total, flags = plan(api, rep, dst.dtype.itemsize)
-        p = Plan(rep, dst.dtype.itemsize, repeats, total, flags, reg.bits)
+        p = Plan(tuple(rep.strides), dst.dtype.itemsize, repeats, total, flags, reg.bits)
         if len(_PLANS) < MAX_PLANS:
             _PLANS[key] = p
     else:
@@ -415,14 +417,14 @@ def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTenso
         if t.lo + end > pool.size:
             return False
     dpool, d_lo = dst.buf.pool, dst.lo
-    d_hi, dst_strides = d_lo + p.ends[0], p.rep.strides[0]
-    for s, end, st in zip(srcs, p.ends[1:], p.rep.strides[1:], strict=True):  # whole blocks of every repeat count
+    d_hi, dst_strides = d_lo + p.ends[0], p.strides[0]
+    for s, end, st in zip(srcs, p.ends[1:], p.strides[1:], strict=True):  # whole blocks of every repeat count
         if s.buf.pool is dpool and s.lo < d_hi and d_lo < s.lo + end \
                 and not (p.unique and s.lo == d_lo and st == dst_strides):
             return False
     word, wtype = _WRITTEN[isz], _WORD[isz]
     # every byte up to an operand's last lane written (one memchr): no lane can be unwritten, nothing to mark
-    for t, (blk, stride), last, vst in zip(srcs, p.rep.strides[1:], p.lasts[1:], p.vstrides[1:], strict=True):
+    for t, (blk, stride), last, vst in zip(srcs, p.strides[1:], p.lasts[1:], p.vstrides[1:], strict=True):
         pool = t.buf.pool
         if pool.written.find(0, t.lo, t.lo + (last + 1) * isz) < 0:
             continue
@@ -470,11 +472,18 @@ def elementwise(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTe
     repeats, total, flags = plan(api, rep, isz, per_repeat_count)
     if total <= 0 or repeats <= 0:
         return
-    _execute(api, fn, dst, srcs, Plan(rep, isz, repeats, total, flags, 0))
+    strides = tuple(rep.strides)
+    key = (strides, isz, repeats, total, None if flags is None else flags.tobytes())
+    p = _GEOMETRY.get(key)
+    if p is None:
+        p = Plan(strides, isz, repeats, total, flags, 0)
+        if len(_GEOMETRY) < MAX_PLANS:
+            _GEOMETRY[key] = p
+    _execute(api, fn, dst, srcs, p)
 
 
 def _execute(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor], p: Plan) -> None:
-    total, repeats, flags, rep = p.total, p.repeats, p.flags, p.rep
+    total, repeats, flags = p.total, p.repeats, p.flags
     if p.contiguous:
         xs = [s.read(total, api) for s in srcs]  # contiguous: the count form's fast path
         fn(*xs, out=dst.write(total, api))
@@ -482,7 +491,7 @@ def _execute(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTenso
     isz = dst.dtype.itemsize
     if isz > 1 and _strided(api, fn, dst, srcs, p):
         return
-    idx = [indices(repeats, total, flags, blk, stride, isz) for blk, stride in rep.strides]
+    idx = [indices(repeats, total, flags, blk, stride, isz) for blk, stride in p.strides]
     di, sis = idx[0], idx[1:]
     if not _chains(dst, di, srcs, sis):
         xs = [gather(s, si, api) for s, si in zip(srcs, sis, strict=True)]
