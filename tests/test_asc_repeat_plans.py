@@ -125,3 +125,61 @@ def test_a_full_mask_into_strided_blocks_marks_exactly_those_blocks_written():
     np.testing.assert_array_equal(z, want)
     with pytest.raises(asc.AscError, match=r"asc\.adds: reads .* element 0 .* never written"):
         kernel[1](x, z, True)
+
+
+def _masks(rng, lanes: int) -> list[int]:
+    """Masks of the shapes the planner tells apart: first n lanes, whole blocks, evenly spaced lanes in a block
+    range, a few runs, random bits."""
+    epb = lanes // 8
+    b0, b1 = sorted(rng.choice(9, 2, replace=False).tolist())
+    step = int(rng.choice([2, 4]))
+    spaced = sum(1 << (b * epb + e) for b in range(b0, b1) for e in range(int(rng.integers(step)), epb, step))
+    runs = sum(((1 << int(rng.integers(1, 9))) - 1) << int(s) for s in rng.choice(lanes - 8, 3, replace=False))
+    return [(1 << int(rng.integers(1, lanes + 1))) - 1, sum(0xFF << (8 * b) for b in range(b0, b1)) or 1,
+            spaced or 1, runs & ((1 << lanes) - 1), int.from_bytes(rng.bytes(lanes // 8), "little") or 1]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_masks_and_strides_match_a_lane_by_lane_reference(seed):
+    rng = np.random.default_rng(seed)
+    dtype = ["float16", "float32"][seed % 2]
+    dt = getattr(asc, dtype)
+    lanes = 256 // dt.sizeof()
+    epb = lanes // 8
+    reps = int(rng.integers(1, 6))
+    # dst: blocks blk apart, repeats 8 * blk apart (no two lanes share an element); sources anywhere
+    strides = [(int(b), int(8 * b + rng.integers(0, 3))) for b in rng.integers(1, 4, 3)]
+    n = ((reps - 1) * max(r for _, r in strides) + 7 * max(b for b, _ in strides) + 1) * epb
+    masks = _masks(rng, lanes)
+
+    @asc.jit
+    def kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress):
+        a, b, d = _bufs(dt, n, 3)
+        asc.data_copy(a, _gm(x), n)
+        asc.data_copy(b, _gm(y), n)
+        asc.data_copy(d, _gm(z), n)
+        (db, dr), (ab, ar), (bb, br) = strides
+        params = asc.BinaryRepeatParams(db, ab, bb, dr, ar, br)
+        in_place = asc.BinaryRepeatParams(db, db, ab, dr, dr, ar)  # src0 is dst, lane for lane
+        for bits in masks:
+            for _ in range(2):  # the second call of each shape runs on the cached plan
+                asc.mul(d, a, b, [bits & (2**64 - 1), bits >> 64], reps, params)
+                asc.max(d, d, a, [bits & (2**64 - 1), bits >> 64], reps, in_place)
+        asc.data_copy(_gm(z), d, n)
+
+    x, y, z0 = (rng.uniform(-3, 3, n).astype(dtype) for _ in range(3))
+    want = z0.copy()
+
+    def at(k: int, r: int, lane: int) -> int:
+        blk, stride = strides[k]
+        return (r * stride + lane // epb * blk) * epb + lane % epb
+
+    for bits in masks:
+        for _ in range(2):
+            for r in range(reps):
+                for lane in np.flatnonzero(_lanes(bits, lanes)):
+                    d_i, a_i, b_i = at(0, r, lane), at(1, r, lane), at(2, r, lane)
+                    want[d_i] = np.maximum(x[a_i] * y[b_i], x[a_i])
+    z = z0.copy()
+    kernel[1](x, y, z)
+    np.testing.assert_array_equal(z, want)
