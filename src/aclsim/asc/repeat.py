@@ -434,22 +434,22 @@ def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTenso
             epb = BLOCK // isz
             t.uninit(api, t.lo + ((r * stride + b * blk) * epb + e) * isz, p.total)
     unmarked = dpool.written.find(0, d_lo, d_lo + (p.lasts[0] + 1) * isz) >= 0
-    dfl = np.ndarray(p.shape, wtype, dpool.wview, d_lo, p.vstrides[0]) if unmarked else None
     if dpool.watch:
         for t, last in zip(srcs, p.lasts[1:], strict=True):
             _watched(t, last, False, api)
         _watched(dst, p.lasts[0], True, api)
     dt = dst.arr.dtype
     if p.views is not None:  # a few runs of lanes: computed on views of the pieces, run by run
-        for ix, geometry, blocks in zip(p.pieces, p.views, p.blocks, strict=True):
+        for geometry, blocks in zip(p.views, p.blocks, strict=True):
             if blocks is not None:
                 _by_blocks(fn, ops, blocks, dt, unmarked)
                 continue
             vs = [np.ndarray(shape, dt, t.buf.pool.bytes, t.lo + off, st)
                   for t, (off, shape, st) in zip(ops, geometry, strict=True)]
             fn(*vs[1:], out=vs[0])
-            if dfl is not None:
-                dfl[ix] = word
+            if unmarked:  # the flag words have the element's size: the same view over the flags
+                off, shape, st = geometry[0]
+                np.ndarray(shape, wtype, dpool.wview, d_lo + off, st)[...] = word
         return True
     # Many runs: boolean indexing over (block, element) picks the same lanes of every repeat, twice as fast
     # as a ufunc's where= and a tenth of copyto(where=) (COUNTER mode: the first lanes)
@@ -460,8 +460,8 @@ def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTenso
     out = np.empty(sel[0].shape if sel else dv[lanes].shape, dv.dtype)
     fn(*sel, out=out)
     dv[lanes] = out
-    if dfl is not None:
-        dfl[lanes] = word
+    if unmarked:
+        np.ndarray(p.shape, wtype, dpool.wview, d_lo, p.vstrides[0])[lanes] = word
     return True
 
 
