@@ -240,6 +240,8 @@ def misuse(img: asc.GlobalAddress, what: str):
     pipe.init_buffer(qv, 1, 1024)
     dt = asc.float16 if what == "dtype" else asc.int8
     dtc = asc.AippDataTypeConvParams(dtc_round_mode=1 if what == "round" else 0)
+    if what == "edited":
+        dtc.dtc_mean_ch2 = 300  # after construction: refused when set_aipp_functions latches it
     pad = asc.AippPaddingParams(padding_mode=2 if what == "block pad" else 0)
     if what == "xrgb align":
         asc.set_aipp_functions(img_gm[1:], asc.AippInputFormat.XRGB8888_U8, asc.AippParams(asc.int8))
@@ -265,6 +267,7 @@ def misuse(img: asc.GlobalAddress, what: str):
     ("range", r"horiz_size must be in 2\.\.4095"),
     ("past row", r"past the 4-pixel source row"),
     ("xrgb align", r"src0 at GM 0x[0-9a-f]+ is not 4-byte aligned, as XRGB8888_U8 requires"),
+    ("edited", r"dtc_mean_ch2=300 is out of range 0\.\.255"),
     ("round", r"dtc_round_mode=1 is configurable on Atlas 200I/500 A2 only .*aclsim does not emulate it"),
 ])
 def test_misuse_faults_with_the_reason(what, message):

@@ -170,11 +170,19 @@ class AippParams:
         self.dtc_params = dtc_params or AippDataTypeConvParams()
         self.c_padding_params = c_padding_params or AippChannelPaddingParams()
         self.csc_params = csc_params or AippColorSpaceConvParams()
+        self.check()
+
+    def check(self) -> None:
+        """ValueError for a field out of its type's range (run again when set_aipp_functions latches them)."""
+        for name in _SUB_PARAMS:
+            sub = getattr(self, name)
+            if hasattr(sub, "__post_init__"):
+                sub.__post_init__()
         pad = self.padding_params
         for name, owner in [(f"padding_value_ch{k}", pad) for k in range(4)] + [("c_padding_value",
                                                                                    self.c_padding_params)]:
             value = getattr(owner, name)
-            if dt is int8 and not (float(value).is_integer() and -128 <= value <= 127):
+            if self.dtype is int8 and not (float(value).is_integer() and -128 <= value <= 127):
                 raise ValueError(f"asc.AippParams: {name}={value} is not an int8 (the output type)")
 
 
@@ -245,6 +253,7 @@ def set_aipp_functions(*args: Any, **kwargs: Any) -> None:
     latched = copy.copy(config)  # the registers keep the values of now, whatever the program edits later
     for name in _SUB_PARAMS:
         setattr(latched, name, copy.copy(getattr(config, name)))
+    latched.check()
     core.aipp = _Registers(fmt, _bytes(src0), _bytes(src1) if fmt is AippInputFormat.YUV420SP_U8 else None, latched)
 
 
