@@ -14,10 +14,24 @@ from __future__ import annotations
 import builtins
 
 from . import adv
+from .aipp import (
+    AippChannelPaddingParams,
+    AippColorSpaceConvParams,
+    AippDataTypeConvParams,
+    AippInputFormat,
+    AippPaddingParams,
+    AippParams,
+    AippSingleLineParams,
+    AippSwapParams,
+    LoadImageToLocalParams,
+    load_image_to_local,
+    set_aipp_functions,
+)
 from .auto import LocalTensorAuto
 from .bilinear import bilinear_interpolation
 from .context import AscError, AscWarning, get_block_idx, get_block_num
 from .coverage import NotEmulatedError, module_getattr
+from .crosscore import cross_core_set_flag, cross_core_wait_flag, sync_all
 from .cube import load_data, load_data_with_transpose, mmad
 from .cube_types import (
     CO2Layout,
@@ -31,6 +45,9 @@ from .cube_types import (
     LoadData2DParamsV2,
     LoadData2dTransposeParams,
     LoadData2dTransposeParamsV2,
+    LoadData3DParamsV1,
+    LoadData3DParamsV2,
+    LoadData3DParamsV2Pro,
     MmadParams,
     Nd2NzParams,
     QuantModes,
@@ -68,6 +85,7 @@ from .gather import (
     get_gather_mask_remain_count,
     scatter,
 )
+from .img2col import set_load_data_boundary, set_load_data_padding_value
 from .launch import ConstExpr, JITFunction, jit
 from .layout import TransDataTo5HDParams, TransposeParamsExt, TransposeType, trans_data_to_5hd, transpose
 from .mask import MASK_PLACEHOLDER, reset_mask, set_mask_count, set_mask_norm, set_vector_mask
@@ -324,7 +342,6 @@ __all__ += [  # scalar unit (scalar.py)
 ]
 __all__ += ["BlockMode", "DataCopyEnhancedParams", "SliceInfo", "pad_t"]  # data_copy_ext.py
 __all__ += ["print_time_stamp"]  # sysvar.py
-from .crosscore import cross_core_set_flag, cross_core_wait_flag, sync_all  # noqa: E402
 
 __all__ += ["cross_core_set_flag", "cross_core_wait_flag", "sync_all"]  # cores waiting for each other (crosscore.py)
 __all__ += ["LoadData2DParamsV2", "LoadData2dTransposeParams", "LoadData2dTransposeParamsV2",
@@ -337,8 +354,8 @@ __all__ += ["ReduceOrder", "block_reduce_max", "block_reduce_min", "block_reduce
             "repeat_reduce_sum", "whole_reduce_max", "whole_reduce_min", "whole_reduce_sum"]
 __all__ += ["GatherMaskMode", "GatherMaskParams", "GatherRepeatParams", "gather", "gather_mask", "gatherb",  # gather.py
             "get_gather_mask_remain_count", "scatter"]
-from .cube_types import LoadData3DParamsV1, LoadData3DParamsV2, LoadData3DParamsV2Pro  # noqa: E402
-from .img2col import set_load_data_boundary, set_load_data_padding_value  # noqa: E402
-
 __all__ += ["LoadData3DParamsV1", "LoadData3DParamsV2", "LoadData3DParamsV2Pro",  # img2col loads (img2col.py)
             "set_load_data_boundary", "set_load_data_padding_value"]
+__all__ += ["AippChannelPaddingParams", "AippColorSpaceConvParams", "AippDataTypeConvParams",  # aipp.py
+            "AippInputFormat", "AippPaddingParams", "AippParams", "AippSingleLineParams", "AippSwapParams",
+            "LoadImageToLocalParams", "load_image_to_local", "set_aipp_functions"]

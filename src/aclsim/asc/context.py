@@ -108,6 +108,7 @@ class Core:
         self.auto: Any = None  # the UB arena of LocalTensorAuto tensors (auto.Arena), made on first use
         self.addr_types: dict[int, Any] = {}  # UB address -> element type of the tensor get_phy_addr read it from
         self.rsvd_cnt = 0  # elements the last gather_mask kept (the RSVD_CNT register)
+        self.aipp: Any = None  # the AIPP registers set_aipp_functions latched (aipp._Registers)
 
     @property
     def name(self) -> str:

@@ -58,6 +58,7 @@ NOTES: dict[str, str] = {
     "asc.select": "count and mask/repeat forms with a sel_mask tensor (the cmpMask-register form is not emulated)",
     "asc.gather_mask": "normal mode (reduce_mode=False); COUNTER mode not emulated",
     "asc.scatter": "Atlas inference chips (310P) only, as in CANN",
+    "asc.set_aipp_functions": "dtc_round_mode (Atlas 200I/500 A2 only) not emulated; applied by load_image_to_local",
 }
 
 

@@ -9,6 +9,10 @@ in COUNTER mask mode the mask is the total element count and `repeat_times` does
 (pyasc `copy.md`: "通用的Counter模式：Mask代表整个矢量计算参与计算的元素个数，迭代次数不生效").
 Repeats run in order: when a destination block is a later repeat's source (repeat stride 0
 accumulations), each repeat sees the previous one's result, as on the hardware.
+
+Speed: the lanes and per-operand geometry of a call shape (mask, repeat count, strides, element size) are a
+`Plan`, cached for NORMAL-mode `(mask, repeat_times, params)` calls (`cached`); operands are worked on as
+strided numpy views, never index arrays, unless a repeat may read what an earlier one wrote.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from . import context as ctx
 from .context import fail
 from .mask import lane_flags, lanes_per_repeat, normal_bits, register
 from .pipes import access
@@ -238,33 +243,22 @@ _WORD = {2: np.uint16, 4: np.uint32, 8: np.uint64}  # an element's written-flags
 _WRITTEN = {2: 0x0101, 4: 0x01010101, 8: 0x0101010101010101}
 
 
-def _strided_views(api: str, t: LocalTensor, repeats: int, blk: int, stride: int, last: int
-                   ) -> tuple[np.ndarray, np.ndarray] | None:
-    """(values, written-flag words) of an operand as (repeat, block, element) views, after the checks;
-    None when the full view would leave the local memory (the fancy-index path handles that)."""
-    isz = t.dtype.itemsize
-    epb = BLOCK // isz
-    t.bounds(last + 1, api)
-    if t.lo & 31:
-        t.misaligned(api)
-    pool = t.buf.pool
-    if pool.name != "UB":
-        t.not_ub(api)
-    if t.lo + (((repeats - 1) * stride + 7 * blk) * epb + epb) * isz > pool.size:
-        return None
-    shape, strides = (repeats, 8, epb), (stride * BLOCK, blk * BLOCK, isz)
-    # np.ndarray over the pool's buffers: a tenth of as_strided's cost, same view
-    values = np.ndarray(shape, t.arr.dtype, pool.bytes, t.lo, strides)
-    flags = np.ndarray(shape, _WORD[isz], pool.wview, t.lo, strides)
-    return values, flags
-
-
 @functools.lru_cache(maxsize=256)
 def _lane_layout(key: bytes, epb: int) -> tuple[int, tuple[tuple, ...] | None]:
     """(last enabled lane, the enabled lanes as at most MAX_PIECES (repeat, block, element) index pieces, or
     None for more) of a NORMAL-mode mask; `key` is its lane flags' bytes. A mask of the first n lanes, the
-    common form, is one or two pieces."""
-    idx = np.flatnonzero(np.frombuffer(key, bool))
+    common form, is one or two pieces; a mask that enables the same evenly spaced lanes in every block of a
+    block range (every other lane, ...) is one strided piece."""
+    on = np.frombuffer(key, bool)
+    idx = np.flatnonzero(on)
+    per_block = on.reshape(-1, epb)
+    used = np.flatnonzero(per_block.any(axis=1))
+    lanes = np.flatnonzero(per_block[used[0]])
+    if (len(lanes) > 1 and used[-1] - used[0] == len(used) - 1 and (per_block[used] == per_block[used[0]]).all()
+            and np.unique(np.diff(lanes)).size == 1 and lanes[1] - lanes[0] > 1):
+        step = int(lanes[1] - lanes[0])
+        piece = (slice(None), slice(int(used[0]), int(used[-1]) + 1), slice(int(lanes[0]), int(lanes[-1]) + 1, step))
+        return int(idx[-1]), (piece,)
     cut = np.flatnonzero(np.diff(idx) != 1)
     pieces: list[tuple] = []
     for s, e in zip(idx[np.r_[0, cut + 1]].tolist(), (idx[np.r_[cut, len(idx) - 1]] + 1).tolist(), strict=True):
@@ -283,83 +277,192 @@ def _lane_layout(key: bytes, epb: int) -> tuple[int, tuple[tuple, ...] | None]:
     return int(idx[-1]), (tuple(pieces) if len(pieces) <= MAX_PIECES else None)
 
 
-def _unwritten(t: LocalTensor, flags: np.ndarray, blk: int, stride: int, repeats: int) -> bool:
-    """Whether any byte of the operand's blocks (every lane, enabled or not) is unwritten: when none is, the
-    per-lane checks and marks have nothing to find or change (contiguous blocks: one memchr)."""
-    if blk == 1 and stride == 8:
-        return t.buf.pool.written.find(0, t.lo, t.lo + repeats * 8 * BLOCK) >= 0
-    return bool((flags != _WRITTEN[t.dtype.itemsize]).any())
+class Plan:
+    """The lanes and per-operand geometry of one mask/repeat shape (lane bits, repeat count, strides, element
+    size). It depends on no tensor, so calls of the same shape reuse it (`cached`); each call still checks
+    its operands (live, in bounds, aligned, in UB, written) and reports them to the sanitizer."""
+
+    __slots__ = ("bits", "blocks", "contiguous", "ends", "flags", "lasts", "on", "pieces", "repeats", "shape", "strides", "total",
+                 "unique", "views", "vstrides")
+
+    def __init__(self, strides: tuple[tuple[int, int], ...], isz: int, repeats: int, total: int,
+                 flags: np.ndarray | None, bits: int) -> None:
+        self.strides, self.repeats, self.total, self.flags, self.bits = strides, repeats, total, flags, bits
+        self.contiguous = (flags is None or total == repeats * flags.size) and all(s == (1, 8) for s in strides)
+        if isz == 1:  # 128 lanes of 8 blocks of 32: the element-index path only
+            return
+        epb = BLOCK // isz
+        lanes = 8 * epb
+        self.pieces = None
+        if flags is None:  # COUNTER mode: the first `total` elements, repeat after repeat
+            self.on = (np.arange(repeats * lanes) < total).reshape(repeats, 8, epb)
+            last_lane = (total - 1) % lanes
+        else:
+            self.on = flags.reshape(8, epb)
+            last_lane, self.pieces = _lane_layout(flags.tobytes(), epb)
+        b_last, e_last = divmod(last_lane, epb)
+        # per operand: its last enabled element, the end byte of its full (repeat, block, element) view, the view's
+        # byte strides
+        self.lasts = [((repeats - 1) * stride + b_last * blk) * epb + e_last for blk, stride in strides]
+        self.ends = [(((repeats - 1) * stride + 7 * blk) * epb + epb) * isz for blk, stride in strides]
+        self.vstrides = [(stride * BLOCK, blk * BLOCK, isz) for blk, stride in strides]
+        self.shape = (repeats, 8, epb)
+        dblk, dstride = strides[0]
+        self.unique = dblk >= 1 and (repeats == 1 or dstride >= 8 * dblk)  # no two dst lanes share an element
+        # per piece, per operand: (byte offset, shape, strides) of the piece's view, to build it in one call; a piece
+        # of whole blocks (a full mask's) is also seen as (repeat, block) items of 32 bytes: an operand whose blocks
+        # are not back to back is then gathered (scattered) block by block, which numpy does in one loop, instead
+        # of an 8-element inner loop per block
+        self.views = None if self.pieces is None else [
+            [_piece_view(self.shape, vst, isz, ix) for vst in self.vstrides] for ix in self.pieces]
+        self.blocks = None if self.pieces is None else [_block_views(strides, repeats, ix) for ix in self.pieces]
 
 
-def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor], rep: Repeat, repeats: int,
-             total: int, flags: np.ndarray | None) -> bool:
-    """The mask/repeat call on strided views (lanes left out by the mask are computed, then discarded);
-    False if it must take the element-index path."""
-    isz = dst.dtype.itemsize
-    epb = BLOCK // isz
-    lanes = 8 * epb
-    pieces = None
-    if flags is None:  # COUNTER mode: the first `total` elements, repeat after repeat
-        on = (np.arange(repeats * lanes) < total).reshape(repeats, 8, epb)
-        last_lane = (total - 1) % lanes
-    else:
-        on = flags.reshape(8, epb)
-        last_lane, pieces = _lane_layout(flags.tobytes(), epb)
-    b_last, e_last = divmod(last_lane, epb)
-    views, lasts = [], []
-    for t, (blk, stride) in zip((dst, *srcs), rep.strides, strict=True):
-        lasts.append(((repeats - 1) * stride + b_last * blk) * epb + e_last)
-        v = _strided_views(api, t, repeats, blk, stride, lasts[-1])
-        if v is None:
+BLOCK_ITEM = np.dtype((np.void, BLOCK))
+
+
+def _block_views(strides: tuple[tuple[int, int], ...], repeats: int, ix: tuple) -> list[tuple[int, tuple, tuple, bool]] | None:
+    """Per operand (byte offset, shape, strides, back to back) of a whole-block piece as (repeat, block) items of
+    32 bytes; None for a piece of partial blocks or when every operand's blocks are back to back already."""
+    if len(ix) != 2:
+        return None
+    b0, b1 = ix[1].start, ix[1].stop
+    nb = b1 - b0
+    out = [(b0 * blk * BLOCK, (repeats, nb), (stride * BLOCK, blk * BLOCK), blk == 1 and (repeats == 1 or stride == nb))
+           for blk, stride in strides]
+    return None if all(o[3] for o in out) else out
+
+
+def _piece_view(shape: tuple, strides: tuple, isz: int, ix: tuple) -> tuple[int, tuple, tuple]:
+    """(byte offset, shape, strides) of `view[ix]` for a view of `shape` and byte `strides` (no memory is read)."""
+    base = np.empty(1, np.dtype(f"u{isz}"))
+    v = np.lib.stride_tricks.as_strided(base, shape, strides)[ix]
+    return v.__array_interface__["data"][0] - base.__array_interface__["data"][0], v.shape, v.strides
+
+
+_PLANS: dict[tuple, Plan] = {}  # by call: (mask, repeat_times, params type and fields, element size)
+_GEOMETRY: dict[tuple, Plan] = {}  # by lanes: (strides, element size, repeats, total, lane flags), for other calls
+MAX_PLANS = 4096
+
+
+def cached(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor], mask: Any, times: Any,
+           params: Any) -> bool:
+    """`elementwise` for a call `(mask, repeat_times, params)` in NORMAL mask mode with the plan of an earlier call
+    of the same shape (the mask register is set as that call set it); False to take the general path."""
+    core = ctx.CORE
+    reg = core.vmask if core is not None else None
+    if reg is None or reg.counter:
+        return False
+    kind = type(mask)
+    key = (mask if kind is int else tuple(mask) if kind is list or kind is tuple else None, times, type(params),
+           *vars(params).values(), dst.dtype.itemsize)
+    p = _PLANS.get(key)
+    if p is None:
+        if key[0] is None:
             return False
-        views.append(v)
-    word = _WRITTEN[isz]
-    for t, (_, fl), (blk, stride) in zip(srcs, views[1:], rep.strides[1:], strict=True):
-        if not _unwritten(t, fl, blk, stride, repeats):
+        rep = repeat_of(api, mask, times, params.strides(), True)
+        repeats, total, flags = plan(api, rep, dst.dtype.itemsize)
+        p = Plan(tuple(rep.strides), dst.dtype.itemsize, repeats, total, flags, reg.bits)
+        if len(_PLANS) < MAX_PLANS:
+            _PLANS[key] = p
+    else:
+        reg.bits = p.bits
+    if p.contiguous and p.total > 0:  # the count form's fast path, inline: the commonest mask/repeat call
+        fn(*[s.read(p.total, api) for s in srcs], out=dst.write(p.total, api))
+    elif p.total > 0 and p.repeats > 0:
+        _execute(api, fn, dst, srcs, p)
+    return True
+
+
+WRITTEN_BLOCK = np.frombuffer(b"\x01" * BLOCK, BLOCK_ITEM)  # the written-flags of a whole block
+
+
+def _by_blocks(fn: Callable, ops: Sequence[LocalTensor], blocks: list[tuple[int, tuple, tuple, bool]],
+               dt: np.dtype, mark: bool) -> None:
+    """Compute a whole-block piece on contiguous values: sources' blocks gathered, the result's scattered (and
+    its blocks marked written when `mark`)."""
+    n = blocks[0][1][0] * blocks[0][1][1] * BLOCK // dt.itemsize
+    vals = []
+    for k, (t, (off, shape, st, flat)) in enumerate(zip(ops, blocks, strict=True)):
+        buf = t.buf.pool.bytes
+        if flat:
+            vals.append(np.ndarray((n,), dt, buf, t.lo + off))
             continue
-        bad = (fl != word) & on
+        v = np.empty(n, dt)
+        if k:  # a source (the destination may be one too: in place)
+            v.view(BLOCK_ITEM).reshape(shape)[...] = np.ndarray(shape, BLOCK_ITEM, buf, t.lo + off, st)
+        vals.append(v)
+    fn(*vals[1:], out=vals[0])
+    (off, shape, st, flat), dst = blocks[0], ops[0]
+    if not flat:
+        np.ndarray(shape, BLOCK_ITEM, dst.buf.pool.bytes, dst.lo + off, st)[...] = vals[0].view(BLOCK_ITEM).reshape(shape)
+    if mark:
+        np.ndarray(shape, BLOCK_ITEM, dst.buf.pool.wview, dst.lo + off, st)[...] = WRITTEN_BLOCK
+
+
+def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor], p: Plan) -> bool:
+    """The mask/repeat call on strided (repeat, block, element) views (lanes left out by the mask are computed,
+    then discarded); False if a view would leave the local memory or a source's blocks may overlap the
+    destination's other than element for element (then a repeat may read what an earlier one wrote: the
+    element-index path handles both)."""
+    isz = dst.dtype.itemsize
+    ops = (dst, *srcs)
+    for t, last, end in zip(ops, p.lasts, p.ends, strict=True):
+        t.bounds(last + 1, api)
+        if t.lo & 31:
+            t.misaligned(api)
+        pool = t.buf.pool
+        if pool.name != "UB":
+            t.not_ub(api)
+        if t.lo + end > pool.size:
+            return False
+    dpool, d_lo = dst.buf.pool, dst.lo
+    d_hi, dst_strides = d_lo + p.ends[0], p.strides[0]
+    for s, end, st in zip(srcs, p.ends[1:], p.strides[1:], strict=True):  # whole blocks of every repeat count
+        if s.buf.pool is dpool and s.lo < d_hi and d_lo < s.lo + end \
+                and not (p.unique and s.lo == d_lo and st == dst_strides):
+            return False
+    word, wtype = _WRITTEN[isz], _WORD[isz]
+    # every byte up to an operand's last lane written (one memchr): no lane can be unwritten, nothing to mark
+    for t, (blk, stride), last, vst in zip(srcs, p.strides[1:], p.lasts[1:], p.vstrides[1:], strict=True):
+        pool = t.buf.pool
+        if pool.written.find(0, t.lo, t.lo + (last + 1) * isz) < 0:
+            continue
+        bad = (np.ndarray(p.shape, wtype, pool.wview, t.lo, vst) != word) & p.on
         if bad.any():
             r, b, e = np.unravel_index(int(np.argmax(bad)), bad.shape)
-            t.uninit(api, t.lo + ((r * stride + b * blk) * epb + e) * isz, total)
-    marked = not _unwritten(dst, views[0][1], *rep.strides[0], repeats)
-    if dst.buf.pool.watch:
-        for t, last in zip(srcs, lasts[1:], strict=True):
+            epb = BLOCK // isz
+            t.uninit(api, t.lo + ((r * stride + b * blk) * epb + e) * isz, p.total)
+    unmarked = dpool.written.find(0, d_lo, d_lo + (p.lasts[0] + 1) * isz) >= 0
+    if dpool.watch:
+        for t, last in zip(srcs, p.lasts[1:], strict=True):
             _watched(t, last, False, api)
-        _watched(dst, lasts[0], True, api)
-    dv, dfl = views[0]
-    xs = [v for v, _ in views[1:]]
-    if pieces is not None:  # a few runs of lanes: computed on slices of the views, run by run
-        for ix in pieces:
-            fn(*[x[ix] for x in xs], out=dv[ix])
-            if not marked:
-                dfl[ix] = word
+        _watched(dst, p.lasts[0], True, api)
+    dt = dst.arr.dtype
+    if p.views is not None:  # a few runs of lanes: computed on views of the pieces, run by run
+        for geometry, blocks in zip(p.views, p.blocks, strict=True):
+            if blocks is not None:
+                _by_blocks(fn, ops, blocks, dt, unmarked)
+                continue
+            vs = [np.ndarray(shape, dt, t.buf.pool.bytes, t.lo + off, st)
+                  for t, (off, shape, st) in zip(ops, geometry, strict=True)]
+            fn(*vs[1:], out=vs[0])
+            if unmarked:  # the flag words have the element's size: the same view over the flags
+                off, shape, st = geometry[0]
+                np.ndarray(shape, wtype, dpool.wview, d_lo + off, st)[...] = word
         return True
     # Many runs: boolean indexing over (block, element) picks the same lanes of every repeat, twice as fast
     # as a ufunc's where= and a tenth of copyto(where=) (COUNTER mode: the first lanes)
+    dv, *xs = [np.ndarray(p.shape, dt, t.buf.pool.bytes, t.lo, vst) for t, vst in zip(ops, p.vstrides, strict=True)]
+    on = p.on
     lanes = (slice(None), on) if on.ndim == 2 else on
     sel = [x[lanes] for x in xs]
     out = np.empty(sel[0].shape if sel else dv[lanes].shape, dv.dtype)
     fn(*sel, out=out)
     dv[lanes] = out
-    if not marked:
-        dfl[lanes] = word
+    if unmarked:
+        np.ndarray(p.shape, wtype, dpool.wview, d_lo, p.vstrides[0])[lanes] = word
     return True
-
-
-def _may_chain(dst: LocalTensor, srcs: Sequence[LocalTensor], rep: Repeat, repeats: int) -> bool:
-    """Whether a source's blocks may overlap the destination's other than element for element (cheap and
-    conservative: whole blocks of every repeat count)."""
-    def extent(t: LocalTensor, blk: int, stride: int) -> tuple[int, int]:
-        return t.lo, t.lo + ((repeats - 1) * stride + 7 * blk + 1) * BLOCK
-
-    (dblk, dstride), d_lo, d_hi = rep.strides[0], *extent(dst, *rep.strides[0])
-    unique = dblk >= 1 and (repeats == 1 or dstride >= 8 * dblk)
-    for s, (blk, stride) in zip(srcs, rep.strides[1:], strict=True):
-        s_lo, s_hi = extent(s, blk, stride)
-        if s.buf.pool is dst.buf.pool and s_lo < d_hi and d_lo < s_hi \
-                and not (unique and s.lo == dst.lo and (blk, stride) == (dblk, dstride)):
-            return True
-    return False
 
 
 def elementwise(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor], rep: Repeat,
@@ -369,14 +472,26 @@ def elementwise(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTe
     repeats, total, flags = plan(api, rep, isz, per_repeat_count)
     if total <= 0 or repeats <= 0:
         return
-    if (flags is None or total == repeats * flags.size) and all(s == (1, 8) for s in rep.strides):
+    strides = tuple(rep.strides)
+    key = (strides, isz, repeats, total, None if flags is None else flags.tobytes())
+    p = _GEOMETRY.get(key)
+    if p is None:
+        p = Plan(strides, isz, repeats, total, flags, 0)
+        if len(_GEOMETRY) < MAX_PLANS:
+            _GEOMETRY[key] = p
+    _execute(api, fn, dst, srcs, p)
+
+
+def _execute(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor], p: Plan) -> None:
+    total, repeats, flags = p.total, p.repeats, p.flags
+    if p.contiguous:
         xs = [s.read(total, api) for s in srcs]  # contiguous: the count form's fast path
         fn(*xs, out=dst.write(total, api))
         return
-    if isz > 1 and not _may_chain(dst, srcs, rep, repeats) and _strided(api, fn, dst, srcs, rep, repeats, total,
-                                                                          flags):
+    isz = dst.dtype.itemsize
+    if isz > 1 and _strided(api, fn, dst, srcs, p):
         return
-    idx = [indices(repeats, total, flags, blk, stride, isz) for blk, stride in rep.strides]
+    idx = [indices(repeats, total, flags, blk, stride, isz) for blk, stride in p.strides]
     di, sis = idx[0], idx[1:]
     if not _chains(dst, di, srcs, sis):
         xs = [gather(s, si, api) for s, si in zip(srcs, sis, strict=True)]

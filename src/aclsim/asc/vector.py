@@ -24,7 +24,7 @@ from .coverage import not_emulated
 from .dtypes import DataType, bfloat16
 from .enums import CMPMODE, RoundMode, SelMode
 from .params import BinaryRepeatParams, BrcbRepeatParams, CopyRepeatParams, UnaryRepeatParams
-from .repeat import Repeat, elementwise, form, gather, mark, repeat_of
+from .repeat import Repeat, cached, elementwise, form, gather, mark, repeat_of
 from .tensors import LocalTensor
 
 ARITH = ("float16", "float32", "int16", "int32")
@@ -57,6 +57,15 @@ def _overlap(api: str, dst: LocalTensor, src: LocalTensor, count: int) -> None:
 def _run(api: str, fn: Callable, types: tuple[str, ...], dst: LocalTensor, srcs: tuple[LocalTensor, ...],
          args: tuple, kwargs: dict, params: type | None = UnaryRepeatParams) -> None:
     """Both call forms of an element-wise instruction: `fn(*source values, out=destination values)`."""
+    if len(args) == 3 and not kwargs and type(args[2]) is params:  # (mask, repeat_times, params): plans are cached
+        dt = dst.dtype
+        if dt.name not in types:
+            _check_types(api, types, dt, *srcs)
+        for s in srcs:  # (a loop: a third of any()'s generator cost)
+            if s.dtype is not dt:
+                _check_types(api, types, dt, *srcs)
+        if cached(api, fn, dst, srcs, *args):
+            return
     n = form(api, args, kwargs, params)
     if n is None:
         return
