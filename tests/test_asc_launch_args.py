@@ -73,6 +73,18 @@ def test_anything_else_is_refused_at_the_launch_naming_the_argument(value, kind)
         scale_kernel[1](np.zeros(64, np.float32), np.zeros(64, np.float32), 64, value)
 
 
+@pytest.mark.parametrize("value", [[1.0, 2.0, 3.0], (1, 2), 7, 2.5])
+def test_a_plain_value_for_a_gm_address_is_refused_naming_the_argument(value):
+    # a list used to pass by value: the launch had no host array, so it was queued and never ran
+    with pytest.raises(TypeError, match=rf"kernel argument 'x' is a GM address, not a {type(value).__name__}"):
+        scale_kernel[1](value, np.zeros(64, np.float32), 64, 1.0)
+
+
+def test_an_array_of_a_type_ascend_c_lacks_is_refused_naming_the_argument():
+    with pytest.raises(TypeError, match=r"kernel argument 'z': numpy dtype .*float64.* has no Ascend C element type"):
+        scale_kernel[1](np.zeros(64, np.float32), np.zeros(64), 64, 1.0)
+
+
 def test_torch_cpu_tensors_run_and_come_back():
     torch = pytest.importorskip("torch")
     x = torch.arange(4 * 64, dtype=torch.float16)

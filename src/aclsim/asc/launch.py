@@ -270,19 +270,19 @@ class JITFunction:
             return v
         if has_array_interface(v):
             ref = array_of(v)
-            return GlobalAddress(ref.addr, from_numpy(ref.dtype))
-        if self.signature.parameters[name].annotation in (GlobalAddress, "asc.GlobalAddress", "GlobalAddress") \
-                and isinstance(v, int) and not isinstance(v, bool):
-            raise TypeError(f"kernel argument {name!r} is a GM address: pass asc.GlobalAddress(ptr, dtype) (or a "
-                            "DeviceArray / numpy array) so the kernel knows its element type")
+            return GlobalAddress(ref.addr, _element_type(name, ref.dtype))
         plain, value = by_value(v)
         if plain and not isinstance(v, np.ndarray):
+            if self.signature.parameters[name].annotation in (GlobalAddress, "asc.GlobalAddress", "GlobalAddress"):
+                hint = " so the kernel knows its element type" if isinstance(v, int) else ""
+                raise TypeError(f"kernel argument {name!r} is a GM address, not a {type(v).__name__}: pass "
+                                f"asc.GlobalAddress(ptr, dtype), a DeviceArray or a host array (numpy, torch){hint}")
             return value
         view = host_view(name, v)
         if view is None:
             raise TypeError(f"kernel argument {name!r}: a {type(v).__module__}.{type(v).__qualname__} cannot be "
                             f"passed to a kernel; accepted: {ACCEPTED}")
-        dt = from_numpy(view.dtype)
+        dt = _element_type(name, view.dtype)
         rt = get_runtime()
         alloc = rt.malloc(max(view.nbytes, 1), C.ACL_MEM_MALLOC_HUGE_FIRST)
         hosts.append((view, alloc))
@@ -290,6 +290,14 @@ class JITFunction:
             src = np.ascontiguousarray(view)
             rt.memcpy(alloc.start, src.nbytes, src.ctypes.data, src.nbytes, C.ACL_MEMCPY_HOST_TO_DEVICE)
         return GlobalAddress(alloc.start, dt)
+
+
+def _element_type(name: str, dtype: np.dtype) -> Any:
+    """The Ascend C element type of a host or device array argument; TypeError naming the argument."""
+    try:
+        return from_numpy(dtype)
+    except TypeError as e:
+        raise TypeError(f"kernel argument {name!r}: {e}") from None
 
 
 _PENDING: list[tuple[Task, str]] = []  # launches queued with device memory only, until they run
