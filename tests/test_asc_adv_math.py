@@ -103,7 +103,7 @@ def test_count_limits_the_elements_and_the_rest_stays():
 def test_temp_buffer_below_the_documented_minimum_is_refused():
     x = np.ones(N, np.float16)
     with pytest.raises(asc.AscError, match=r"asc\.adv\.tanh: temp_buffer holds 512 bytes but asc\.adv\.tanh needs "
-                                           r"at least 1024"):
+                                           r"at least 1024 \(the minValue of its host helper GetTanhMaxMinTmpSize\)"):
         unary_kernel[1](x, np.zeros(N, np.float16), "tanh", -1, 512)
     unary_kernel[1](x, np.zeros(N, np.float16), "tanh", -1, 1024)  # half tanh: 4 repeats of 256 bytes
 

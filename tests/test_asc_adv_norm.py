@@ -71,7 +71,7 @@ def test_rmsnorm_divides_by_the_original_h_when_h_is_padded():
     (asc.adv.RmsNormTiling(), "out", r"asc\.adv\.rmsnorm: the tiling has no shape"),
     (_tiling(1, 8, 60), "out", r"h_length \(60 x float32\) must be a multiple of 32 bytes"),
     (_tiling(1, 8, 64), "dst_on_gamma", r"dst \(UB offset \d+\) overlaps a source"),
-    (_tiling(1, 8, 64), "small_tmp", r"temp_buffer holds 256 bytes but asc\.adv\.rmsnorm needs at least 288"),
+    (_tiling(1, 8, 64), "small_tmp", r"temp_buffer holds 256 bytes but asc\.adv\.rmsnorm needs at least 288 \(the minValue of its host helper GetRmsNormMaxMinTmpSize\)"),
 ])
 def test_rmsnorm_misuse_fails_at_the_call(tiling, case, message):
     x = np.ones(8 * 64, np.float32)

@@ -97,7 +97,7 @@ def bad_call(x: asc.GlobalAddress, case: str):
     ("basic", r"basic_block=True needs a basic-block shape .* got \[6, 64\]"),
     ("partial_overlap", r"dst \(UB offset \d+\) overlaps a source"),
     ("stats_overlap", r"sum \(UB offset \d+, 256 bytes\) and max \(UB offset \d+, 256 bytes\) overlap"),
-    ("small_tmp", r"temp_buffer holds 512 bytes but asc\.adv\.softmax needs at least 544"),  # (8 + 64 + 64) * 4
+    ("small_tmp", r"temp_buffer holds 512 bytes but asc\.adv\.softmax needs at least 544 \(the minValue of its host helper GetSoftMaxMinTmpSize\)"),  # (8 + 64 + 64) * 4
 ])
 def test_softmax_misuse_fails_at_the_call(case, message):
     with pytest.raises(asc.AscError, match=message):

@@ -84,7 +84,7 @@ def check_temp(api: str, tmp: Any, need: int, *operands: tuple[LocalTensor, int]
         fail(api, f"temp_buffer must be a uint8 LocalTensor (LocalTensor<uint8_t>), got {t.dtype.name}")
     if t.get_length() < need:
         fail(api, f"temp_buffer holds {t.get_length()} bytes but asc.{api} needs at least {need} "
-                  f"(the minValue of its host helper GetXxxMaxMinTmpSize)")
+                  f"(the minValue of its host helper {_tmp_size_helper(api)})")
     t.span(need // t.dtype.itemsize, api)
     if t.buf.pool.name != "UB":
         t.not_ub(api)
@@ -93,3 +93,13 @@ def check_temp(api: str, tmp: Any, need: int, *operands: tuple[LocalTensor, int]
         if _overlaps(t, size, op, nbytes):
             fail(api, f"temp_buffer (UB offset {t.lo}, {size} bytes) overlaps an operand (UB offset {op.lo}): "
                       "the shared temporary buffer must not overlap the source or destination")
+
+
+# host helpers whose names do not follow Get<Name>MaxMinTmpSize (asc-devkit impl/adv_api/tiling/)
+_HELPERS = {"softmax": "GetSoftMaxMinTmpSize", "quant": "GetAscendQuantMaxMinTmpSize", "rmsnorm": "GetRmsNormMaxMinTmpSize"}
+
+
+def _tmp_size_helper(api: str) -> str:
+    """The Ascend C host helper that gives `api`'s temporary-buffer sizes, e.g. adv.tanh -> GetTanhMaxMinTmpSize."""
+    name = api.rsplit(".", 1)[-1]
+    return _HELPERS.get(name) or "Get" + "".join(p.capitalize() for p in name.split("_")) + "MaxMinTmpSize"
