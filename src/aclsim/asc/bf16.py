@@ -36,6 +36,16 @@ def is_bfloat16(dtype: Any) -> bool:
     return np.dtype(dtype).name == "bfloat16"
 
 
+def round_bits(x: Any) -> np.ndarray:
+    """float32 -> bfloat16 bit patterns (uint16), rounded to the nearest even, in plain numpy (no ml_dtypes):
+    what the Cube's and the vector unit's float32 -> bfloat16 conversions give; a NaN stays a quiet NaN of
+    the same sign."""
+    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
+    nan = (u & 0x7FFFFFFF) > 0x7F800000
+    r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    return np.where(nan, (u >> 16).astype(np.uint16) | 0x40, r)
+
+
 def values(bits: np.ndarray, api: str | None = None) -> np.ndarray:
     """bfloat16 bit patterns viewed as ml_dtypes bfloat16 values (same memory)."""
     return bits.view(np.uint16).view(ml_bfloat16(api))

@@ -62,13 +62,6 @@ def as_float(a: np.ndarray, dt: DataType) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.int32 if dt is int8 else np.float32)
 
 
-def to_bfloat16(x: np.ndarray) -> np.ndarray:
-    """float32 -> bfloat16 bit patterns, round to nearest even (NaN kept quiet)."""
-    bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
-    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
-    return np.where(np.isnan(x), 0x7FC0, rounded).astype(np.uint16)
-
-
 def _pool_of(t: Any, api: str, role: str, pools: tuple[str, ...]) -> None:
     """`t` must be a live LocalTensor in one of `pools`, aligned as that memory requires."""
     if not isinstance(t, LocalTensor):

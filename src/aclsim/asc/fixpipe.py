@@ -28,8 +28,9 @@ from typing import Any
 import numpy as np
 
 from . import context as ctx
+from .bf16 import round_bits
 from .context import fail
-from .cube import _pool_of, to_bfloat16
+from .cube import _pool_of
 from .cube_types import CO2Layout, FixpipeConfig, FixpipeParamsV220, QuantModes
 from .data_copy import _gm_rows, _store
 from .dtypes import DataType, bfloat16, float16, float32, int8, int32, uint8, uint64
@@ -250,5 +251,5 @@ def _convert(c: np.ndarray, mv: Move, want: DataType) -> np.ndarray:
     if mv.relu:
         c = np.maximum(c, 0)
     if want is bfloat16:
-        return to_bfloat16(c)
+        return round_bits(c)
     return np.ascontiguousarray(c, dtype=want.np)

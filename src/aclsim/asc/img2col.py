@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from . import context as ctx
+from .bf16 import round_bits
 from .context import fail
-from .cube import _pool_of, _room, c0, to_bfloat16, up
+from .cube import _pool_of, _room, c0, up
 from .cube_types import LoadData3DParamsV1, LoadData3DParamsV2, LoadData3DParamsV2Pro
 from .dtypes import DataType, bfloat16, float16, float32, int8, int32, uint8, uint32
 from .tensors import LocalTensor
@@ -138,7 +139,7 @@ def set_load_data_boundary(boundary: int) -> None:
 
 def _bits(value: np.ndarray, dt: DataType) -> int:
     """The register bits of `value` converted to `dt` (little-endian, the low `dt.itemsize` bytes)."""
-    v = to_bfloat16(value.astype(np.float32)) if dt is bfloat16 else value.astype(dt.np)
+    v = round_bits(value.astype(np.float32)) if dt is bfloat16 else value.astype(dt.np)
     return int.from_bytes(v.tobytes(), "little")
 
 

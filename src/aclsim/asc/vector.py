@@ -19,6 +19,7 @@ import numpy as np
 
 from . import context as ctx
 from . import masked
+from .bf16 import round_bits
 from .context import fail
 from .coverage import not_emulated
 from .dtypes import DataType, bfloat16
@@ -403,11 +404,9 @@ def _to_f16(x: np.ndarray, mode: RoundMode) -> np.ndarray:
 
 def _to_bf16(x: np.ndarray, mode: RoundMode) -> np.ndarray:
     """float32 -> bfloat16 bit patterns (uint16) with the given rounding."""
-    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
     if mode in (RoundMode.CAST_NONE, RoundMode.CAST_RINT):
-        nan = (u & 0x7FFFFFFF) > 0x7F800000
-        r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
-        return np.where(nan, (u >> 16).astype(np.uint16) | 0x40, r)
+        return round_bits(x)
+    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
     t = u & 0xFFFF0000  # truncated toward zero
     exact = t == u
     away = np.where(exact, t, t + 0x10000)  # next magnitude up, same sign

@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 
 from .. import context as ctx
+from ..bf16 import round_bits
 from ..context import fail
-from ..cube import as_float, c0, to_bfloat16
+from ..cube import as_float, c0
 from ..cube_types import CubeFormat, LayoutMode
 from ..data_copy import _gm_rows, _store
 from ..dtypes import DataType, bfloat16, float16, int8, int32
@@ -322,7 +323,7 @@ class Matmul:
             scale = (bits & 0xFFFFE000).astype(np.uint32).view(np.float32)  # 10-bit mantissa (fixpipe docs)
             return (acc.astype(np.float32) * scale).astype(np.float16)
         if ct is bfloat16:
-            return to_bfloat16(acc)
+            return round_bits(acc)
         if ct is int8:
             fail(f"Matmul.{api}", "int8 output (requantisation) is not emulated")
         if (acc.dtype == np.int32) != (ct is int32):
