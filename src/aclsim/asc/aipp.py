@@ -31,7 +31,7 @@ from . import context as ctx
 from .context import fail
 from .coverage import NotEmulatedError
 from .cube import _pool_of
-from .data_copy import _gm_rows
+from .data_copy import gm_rows
 from .dtypes import DataType, as_dtype, float16, int8, uint8
 from .pipes import access
 from .tensors import GlobalTensor, LocalTensor
@@ -285,11 +285,11 @@ def _channels(reg: _Registers, p: LoadImageToLocalParams, vert: int, api: str) -
     fmt, sw = reg.fmt, reg.config.swap_params
     horiz, x0, y0, w = int(p.horiz_size), int(p.horiz_start_pos), int(p.vert_start_pos), int(p.src_horiz_size)
     bpp = _BYTES_PER_PIXEL[fmt]
-    px = _gm_rows(reg.src0[(y0 * w + x0) * bpp:], vert, horiz * bpp, w * bpp, api, False)
+    px = gm_rows(reg.src0[(y0 * w + x0) * bpp:], vert, horiz * bpp, w * bpp, api, False)
     px = px.reshape(vert, horiz, bpp).astype(np.int64)
     if fmt is AippInputFormat.YUV420SP_U8:  # U, V: one pair per 2 x 2 pixels, rows of w bytes in src1
         rows, width = (vert - 1) // 2 + 1, (horiz - 1) // 2 * 2 + 2
-        uv = _gm_rows(reg.src1[(y0 // 2) * w + x0:], rows, width, w, api, False).astype(np.int64)
+        uv = gm_rows(reg.src1[(y0 // 2) * w + x0:], rows, width, w, api, False).astype(np.int64)
         pair = uv[np.arange(vert)[:, None, None] // 2, (np.arange(horiz) // 2 * 2)[None, :, None] + np.array([0, 1])]
         return np.concatenate([px, pair[..., ::-1] if sw.is_swap_uv else pair], axis=2)
     if fmt is AippInputFormat.YUV400_U8:

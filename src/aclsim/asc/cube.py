@@ -33,7 +33,7 @@ from .cube_types import (
     MmadParams,
     Nd2NzParams,
 )
-from .data_copy import _gm_rows
+from .data_copy import gm_rows
 from .dtypes import DataType, bfloat16, int8
 from .enums import TPosition
 from .tensors import GlobalTensor, LocalTensor
@@ -122,7 +122,7 @@ def nd2nz(dst: LocalTensor, src: Any, p: Nd2NzParams) -> None:
         if lo + span > dst.end:
             fail(api, f"{text}: matrix {t} needs L1 bytes {lo}..{lo + span} but dst ends at byte {dst.end} "
                       f"(L1 tensor overflow)")
-        rows = _gm_rows(src[t * int(p.src_nd_matrix_stride)], n, d * isz, sd * isz, api, False)
+        rows = gm_rows(src[t * int(p.src_nd_matrix_stride)], n, d * isz, sd * isz, api, False)
         data = np.zeros((n, blocks * 32), np.uint8)
         data[:, : d * isz] = rows
         out = _strided(pool.bytes[lo:], shape=(blocks, n, 32), strides=(c0s * 32, ns * 32, 1), writeable=True)

@@ -44,7 +44,7 @@ def data_copy(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
         raise TypeError("data_copy(dst, src, count), (dst, src, DataCopyParams[, DataCopyEnhancedParams]) or "
                         "(dst, src, dst_slices, src_slices[, dim_value])")
     if isinstance(param, DataCopyParams):
-        _blocked(dst, src, param)
+        blocked(dst, src, param)
     elif isinstance(param, Nd2NzParams):
         from .cube import nd2nz  # the Cube path imports this module
 
@@ -57,7 +57,7 @@ def data_copy(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
         _count(dst, src, int(param))
 
 
-def _same_type(dst: Any, src: Any, api: str) -> None:
+def same_type(dst: Any, src: Any, api: str) -> None:
     if not isinstance(dst, _TENSORS) or not isinstance(src, _TENSORS):
         raise TypeError(f"asc.{api}: dst and src must be LocalTensor/GlobalTensor, got "
                         f"{type(dst).__name__}, {type(src).__name__}")
@@ -87,7 +87,7 @@ def _warn_truncated(count: int, dt: Any, nbytes: int, moved: int) -> None:
 
 def _count(dst: Any, src: Any, count: int) -> None:
     api = "data_copy"
-    _same_type(dst, src, api)
+    same_type(dst, src, api)
     if count <= 0:
         if count < 0:
             fail(api, f"count must be >= 0, got {count}")
@@ -133,13 +133,13 @@ def _count(dst: Any, src: Any, count: int) -> None:
     if src.buf.pool.watch:
         access("MTE3", src.buf.pool, slo, slo + moved, False, api)
     gm, off, where = dst.region(moved, api)
-    _store(gm[off : off + moved], src.buf.pool.bytes[slo : slo + moved], dt, api)
+    store(gm[off : off + moved], src.buf.pool.bytes[slo : slo + moved], dt, api)
     launch.bytes_written += moved
     if launch.observe:
         core.emit_gm(where, off, off + moved, True, dt.itemsize, api)
 
 
-def _store(gm: np.ndarray, ub: np.ndarray, dt: Any, api: str) -> None:
+def store(gm: np.ndarray, ub: np.ndarray, dt: Any, api: str) -> None:
     """UB -> GM bytes: a plain store, or a read-modify-write while set_atomic_* is on."""
     atomic = ctx.CORE.atomic
     if atomic is None:
@@ -193,7 +193,7 @@ def _rows(buf: np.ndarray, start: int, rows: int, width: int, pitch: int) -> np.
     return np.ndarray((rows, width), np.uint8, buf, start, (pitch, 1))
 
 
-def _local_rows(t: LocalTensor, rows: int, width: int, pitch: int, api: str, read: bool, pipe: str,
+def local_rows(t: LocalTensor, rows: int, width: int, pitch: int, api: str, read: bool, pipe: str,
                 skip: int = 0) -> np.ndarray:
     """Checked (rows, width) byte view of a local tensor, blocks `pitch` apart, data `skip` bytes in,
     moved by `pipe`."""
@@ -212,7 +212,7 @@ def _local_rows(t: LocalTensor, rows: int, width: int, pitch: int, api: str, rea
     return _rows(pool.bytes, t.lo + skip, rows, width, pitch)
 
 
-def _gm_rows(g: GlobalTensor, rows: int, width: int, pitch: int, api: str, write: bool) -> np.ndarray:
+def gm_rows(g: GlobalTensor, rows: int, width: int, pitch: int, api: str, write: bool) -> np.ndarray:
     span = (rows - 1) * pitch + width
     gm, off, where = g.region(span, api)
     core = ctx.CORE
@@ -229,9 +229,9 @@ def _gm_rows(g: GlobalTensor, rows: int, width: int, pitch: int, api: str, write
     return _rows(gm, off, rows, width, pitch)
 
 
-def _blocked(dst: Any, src: Any, p: DataCopyParams) -> None:
+def blocked(dst: Any, src: Any, p: DataCopyParams) -> None:
     api = "data_copy"
-    _same_type(dst, src, api)
+    same_type(dst, src, api)
     bc, bl = int(p.block_count), int(p.block_len)
     if not (1 <= bc <= 4095 and 1 <= bl <= 65535) or p.src_stride < 0 or p.dst_stride < 0:
         fail(api, f"DataCopyParams(block_count={bc}, block_len={bl}, src_stride={p.src_stride}, "
@@ -239,14 +239,14 @@ def _blocked(dst: Any, src: Any, p: DataCopyParams) -> None:
                   "(32-byte blocks), strides >= 0")
     width = bl * 32
     spitch, dpitch = (bl + int(p.src_stride)) * 32, (bl + int(p.dst_stride)) * 32
-    s = (_gm_rows(src, bc, width, spitch, api, False) if isinstance(src, GlobalTensor)
-         else _local_rows(src, bc, width, spitch, api, True,
+    s = (gm_rows(src, bc, width, spitch, api, False) if isinstance(src, GlobalTensor)
+         else local_rows(src, bc, width, spitch, api, True,
                           "MTE3" if isinstance(dst, GlobalTensor) else local_copy_pipe(src.buf.pool, dst.buf.pool)))
     if isinstance(dst, GlobalTensor):
-        _store(_gm_rows(dst, bc, width, dpitch, api, True), s, dst.dtype, api)
+        store(gm_rows(dst, bc, width, dpitch, api, True), s, dst.dtype, api)
     else:
         pipe = "MTE2" if isinstance(src, GlobalTensor) else local_copy_pipe(src.buf.pool, dst.buf.pool)
-        _local_rows(dst, bc, width, dpitch, api, False, pipe)[...] = s
+        local_rows(dst, bc, width, dpitch, api, False, pipe)[...] = s
 
 
 def data_copy_pad(dst: Any, src: Any, params: Any, pad_params: Any = None) -> None:
@@ -258,7 +258,7 @@ def data_copy_pad(dst: Any, src: Any, params: Any, pad_params: Any = None) -> No
                   "32-byte-rounded length with data_copy and handle the tail yourself")
     if not isinstance(params, DataCopyExtParams | DataCopyParams):
         raise TypeError(f"asc.{api}: params must be DataCopyExtParams or DataCopyParams, got {type(params).__name__}")
-    _same_type(dst, src, api)
+    same_type(dst, src, api)
     dt = dst.dtype
     isz = dt.itemsize
     bc, blen = int(params.block_count), int(params.block_len)
@@ -279,16 +279,16 @@ def data_copy_pad(dst: Any, src: Any, params: Any, pad_params: Any = None) -> No
                 fail(api, f"left/right padding must be at most 32 bytes, got {left} and {right} bytes")
         block = -(-(left + blen + right) // 32) * 32
         dpitch = block + int(params.dst_stride) * 32
-        s = _gm_rows(src, bc, blen, blen + int(params.src_stride), api, False)
-        _local_rows(dst, bc, blen, dpitch, api, False, "MTE2", skip=left)[...] = s
+        s = gm_rows(src, bc, blen, blen + int(params.src_stride), api, False)
+        local_rows(dst, bc, blen, dpitch, api, False, "MTE2", skip=left)[...] = s
         if left or right:
             v = np.array([pad_params.padding_value])
             value = ((v.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16) if dt is bfloat16
                      else v.astype(dt.np)).view(np.uint8)
             for skip, n in ((0, left), (left + blen, right)):
                 if n:
-                    _local_rows(dst, bc, n, dpitch, api, False, "MTE2", skip=skip)[...] = np.tile(value, n // isz)
+                    local_rows(dst, bc, n, dpitch, api, False, "MTE2", skip=skip)[...] = np.tile(value, n // isz)
         return
     block = -(-blen // 32) * 32  # UB -> GM: only the real bytes of each 32-byte-padded block land in GM
-    s = _local_rows(src, bc, blen, block + int(params.src_stride) * 32, api, True, "MTE3")
-    _store(_gm_rows(dst, bc, blen, blen + int(params.dst_stride), api, True), s, dt, api)
+    s = local_rows(src, bc, blen, block + int(params.src_stride) * 32, api, True, "MTE3")
+    store(gm_rows(dst, bc, blen, blen + int(params.dst_stride), api, True), s, dt, api)

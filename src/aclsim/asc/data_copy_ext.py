@@ -24,7 +24,7 @@ from typing import Any
 
 from .context import fail
 from .coverage import not_emulated
-from .data_copy import _blocked, _gm_rows, _local_rows, _same_type, _store
+from .data_copy import blocked, gm_rows, local_rows, same_type, store
 from .enums import BlockMode, DeqScale, pad_t
 from .params import DataCopyParams
 from .tensors import GlobalTensor, LocalTensor
@@ -98,7 +98,7 @@ def copy_enhanced(dst: Any, src: Any, params: DataCopyParams, enhanced: DataCopy
     if not plain:
         raise not_emulated(f"asc.data_copy with {enhanced} (block modes, dequantisation, ReLU and padding are the "
                            "Cube's CO1 -> CO2 path)")
-    _blocked(dst, src, params)  # sid_store_mode only selects how the hardware multiplexes inputs
+    blocked(dst, src, params)  # sid_store_mode only selects how the hardware multiplexes inputs
 
 
 def _lines(slices: Sequence[SliceInfo], shape: list[int]) -> tuple[int, list[int]]:
@@ -118,7 +118,7 @@ def copy_slices(dst: Any, src: Any, dst_slices: Sequence[SliceInfo], src_slices:
                 dim_value: int = 1) -> None:
     """Move the sliced sub-tensor of src into the slices of dst (GM -> UB or UB -> GM)."""
     api = "data_copy"
-    _same_type(dst, src, api)
+    same_type(dst, src, api)
     n = int(dim_value)
     if not 1 <= n <= MAX_DIMS:
         fail(api, f"dim_value must be 1..{MAX_DIMS}, got {n}")
@@ -156,7 +156,7 @@ def copy_slices(dst: Any, src: Any, dst_slices: Sequence[SliceInfo], src_slices:
     for so, do in zip(s_lines, d_lines, strict=False):  # one blocked DMA per selected line, as CANN issues them
         s, d = src[s_start + so], dst[d_start + do]
         if to_ub:
-            _local_rows(d, rows, width, d_pitch, api, False, "MTE2")[...] = _gm_rows(s, rows, width, s_pitch, api, False)
+            local_rows(d, rows, width, d_pitch, api, False, "MTE2")[...] = gm_rows(s, rows, width, s_pitch, api, False)
         else:
-            _store(_gm_rows(d, rows, width, d_pitch, api, True), _local_rows(s, rows, width, s_pitch, api, True, "MTE3"),
+            store(gm_rows(d, rows, width, d_pitch, api, True), local_rows(s, rows, width, s_pitch, api, True, "MTE3"),
                    d.dtype, api)

@@ -32,7 +32,7 @@ from .bf16 import round_bits
 from .context import fail
 from .cube import _pool_of
 from .cube_types import CO2Layout, FixpipeConfig, FixpipeParamsV220, QuantModes
-from .data_copy import _gm_rows, _store
+from .data_copy import gm_rows, store
 from .dtypes import DataType, bfloat16, float16, float32, int8, int32, uint8, uint64
 from .tensors import GlobalTensor, LocalTensor
 
@@ -194,13 +194,13 @@ def l0c_to_gm(dst: Any, src: Any, mv: Move) -> None:
         g = dst[t * mv.dst_nd_stride]
         isz = want.itemsize
         if mv.nz2nd:
-            rows = _gm_rows(g, m, n * isz, ds * isz, api, True)
-            _store(rows, out.view(np.uint8).reshape(m, -1), want, api)
+            rows = gm_rows(g, m, n * isz, ds * isz, api, True)
+            store(rows, out.view(np.uint8).reshape(m, -1), want, api)
         else:
             for first, col, width, count in _nz_blocks(n, oc0, want):
-                blocks = _gm_rows(g[first * ds * 32 // isz], count, m * width * isz, ds * 32, api, True)
+                blocks = gm_rows(g[first * ds * 32 // isz], count, m * width * isz, ds * 32, api, True)
                 nz = out[:, col : col + count * width].reshape(m, count, width).transpose(1, 0, 2)
-                _store(blocks, np.ascontiguousarray(nz).view(np.uint8).reshape(count, -1), want, api)
+                store(blocks, np.ascontiguousarray(nz).view(np.uint8).reshape(count, -1), want, api)
 
 
 def _nz_blocks(n: int, oc0: int, want: DataType) -> list[tuple[int, int, int, int]]:

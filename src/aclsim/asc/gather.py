@@ -38,7 +38,7 @@ from .mask import lanes_per_repeat, register, reset_mask
 from .repeat import BLOCK, form, lane_grid, lane_index, mark, repeat_of
 from .repeat import gather as take
 from .tensors import LocalTensor
-from .vector import _check_types
+from .vector import check_types
 
 B16_32 = ("float16", "float32", "int16", "uint16", "int32", "uint32")
 
@@ -101,7 +101,7 @@ def gather(dst: LocalTensor, src: LocalTensor, src_offset: LocalTensor, src_base
            **kwargs: Any) -> None:
     """dst[i] = src at byte src_base + src_offset[i]; `(count)` or `(mask, repeat_times, dst_rep_stride)`."""
     api = "gather"
-    _check_types(api, B16_32, dst.dtype, src)
+    check_types(api, B16_32, dst.dtype, src)
     got = _elements(api, src, src_offset, src_base, args, kwargs)
     if got is None:
         return
@@ -119,7 +119,7 @@ def scatter(dst: LocalTensor, src: LocalTensor, dst_offset: LocalTensor, dst_bas
     if chip.separated:  # dav_c220's ScatterImpl is ASCENDC_REPORT_NOT_SUPPORT; dav_m200 (310P) has vscatter
         fail(api, f"Scatter is not supported on {chip.name} (CANN implements it for Atlas inference chips such as "
                   "Ascend310P3 only)")
-    _check_types(api, B16_32, dst.dtype, src)
+    check_types(api, B16_32, dst.dtype, src)
     got = _elements(api, dst, dst_offset, dst_base, args, kwargs)
     if got is None:
         return
@@ -158,7 +158,7 @@ def gatherb(dst: LocalTensor, src0: LocalTensor, offset: LocalTensor, repeat_tim
     only, and the mask register is reset to every lane, as CANN's A2 GatherbImpl does
     (`impl/basic_api/dav_c220/kernel_operator_vec_gather_impl.h`)."""
     api = "gatherb"
-    _check_types(api, ("uint16", "uint32"), dst.dtype, src0)
+    check_types(api, ("uint16", "uint32"), dst.dtype, src0)
     reset_mask()
     if not isinstance(repeat_params, GatherRepeatParams):
         raise TypeError(f"asc.{api}: repeat_params must be asc.GatherRepeatParams, got {type(repeat_params).__name__}")
@@ -179,7 +179,7 @@ def gather_mask(dst: LocalTensor, src0: LocalTensor, src1_pattern: Any, reduce_m
                 params: GatherMaskParams, gather_mask_mode: int = GatherMaskMode.DEFAULT) -> int:
     """Keep the src0 elements the pattern selects, packed from dst[0]; returns how many were kept."""
     api = "gather_mask"
-    _check_types(api, B16_32, dst.dtype, src0)
+    check_types(api, B16_32, dst.dtype, src0)
     if not isinstance(params, GatherMaskParams):
         raise TypeError(f"asc.{api}: params must be asc.GatherMaskParams, got {type(params).__name__}")
     GatherMaskMode(gather_mask_mode)

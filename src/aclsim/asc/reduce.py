@@ -30,7 +30,7 @@ from .context import fail
 from .mask import lanes_per_repeat
 from .repeat import BLOCK, lane_grid, lane_index, mark, read_lanes, repeat_of
 from .tensors import LocalTensor
-from .vector import _check_types
+from .vector import check_types
 
 FLOAT = ("float16", "float32")
 _BITS = {2: np.uint16, 4: np.uint32}
@@ -48,7 +48,7 @@ class ReduceOrder(IntEnum):
 def _lanes(api: str, dst: LocalTensor, src: LocalTensor, mask: Any, times: Any, blk: Any, stride: Any,
            is_set_mask: Any) -> tuple[np.ndarray, np.ndarray]:
     """(values, enabled) as (repeat, lane) arrays of a mask/repeat source; disabled lanes hold 0."""
-    _check_types(api, FLOAT, src.dtype, dst)
+    check_types(api, FLOAT, src.dtype, dst)
     rep = repeat_of(api, mask, times, [(blk, stride)], is_set_mask)
     isz = src.dtype.itemsize
     on = lane_grid(api, rep, isz)
@@ -231,7 +231,7 @@ def _reduce(api: str, dst: LocalTensor, src: LocalTensor, tmp: LocalTensor, args
             fail(api, f"count must be >= 0, got {count}")
         if count == 0:
             return  # a NOP on A2/A3
-        _check_types(api, FLOAT, dt, dst)
+        check_types(api, FLOAT, dt, dst)
         vals = src.read(count, api)
         on = np.ones(count, bool)
     tmp.span(1, api)  # the work buffer must be live and aligned; its contents are scratch

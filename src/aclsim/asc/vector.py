@@ -35,7 +35,7 @@ SHIFT = ("int16", "uint16", "int32", "uint32")
 B16_32 = ("float16", "float32", "int16", "uint16", "int32", "uint32")
 
 
-def _check_types(api: str, types: tuple[str, ...], dt: DataType, *others: LocalTensor) -> None:
+def check_types(api: str, types: tuple[str, ...], dt: DataType, *others: LocalTensor) -> None:
     for t in others:
         if t.dtype is not dt:
             fail(api, f"operands mix {dt.name} and {t.dtype.name}: convert one with asc.cast first")
@@ -61,10 +61,10 @@ def _run(api: str, fn: Callable, types: tuple[str, ...], dst: LocalTensor, srcs:
     if len(args) == 3 and not kwargs and type(args[2]) is params:  # (mask, repeat_times, params): plans are cached
         dt = dst.dtype
         if dt.name not in types:
-            _check_types(api, types, dt, *srcs)
+            check_types(api, types, dt, *srcs)
         for s in srcs:  # (a loop: a third of any()'s generator cost)
             if s.dtype is not dt:
-                _check_types(api, types, dt, *srcs)
+                check_types(api, types, dt, *srcs)
         if cached(api, fn, dst, srcs, *args):
             return
     n = form(api, args, kwargs, params)
@@ -72,7 +72,7 @@ def _run(api: str, fn: Callable, types: tuple[str, ...], dst: LocalTensor, srcs:
         return
     dt = dst.dtype
     if dt.name not in types or any(s.dtype is not dt for s in srcs):
-        _check_types(api, types, dt, *srcs)
+        check_types(api, types, dt, *srcs)
     if type(n) is Repeat:
         elementwise(api, fn, dst, srcs, n)
         return
@@ -88,7 +88,7 @@ def _binary(api: str, fn: Callable, types: tuple[str, ...], dst: LocalTensor, a:
         count = args[0]
         dt = dst.dtype
         if a.dtype is not dt or b.dtype is not dt or dt.name not in types:
-            _check_types(api, types, dt, a, b)
+            check_types(api, types, dt, a, b)
         x = a.read(count, api)
         y = b.read(count, api)
         _overlap(api, dst, a, count)
@@ -174,7 +174,7 @@ def _ternary(api: str, fn: Callable, dst: LocalTensor, a: LocalTensor, b: LocalT
     if n is None:
         return
     dt = dst.dtype
-    _check_types(api, FLOAT, dt, a, b)
+    check_types(api, FLOAT, dt, a, b)
     if type(n) is Repeat:
         (ds, s0, s1) = n.strides
         strides = {id(dst): ds, id(a): s0, id(b): s1}
@@ -261,7 +261,7 @@ def axpy(dst: LocalTensor, src: LocalTensor, scalar: Any, *args: Any, **kwargs: 
     n = form("axpy", args, kwargs, UnaryRepeatParams)
     if type(n) is Repeat:
         n.strides = [n.strides[0], n.strides[1], n.strides[0]]  # the accumulator is dst itself
-        _check_types("axpy", FLOAT, dst.dtype, src)
+        check_types("axpy", FLOAT, dst.dtype, src)
         elementwise("axpy", op, dst, (src, dst), n)
     elif n is not None:
         _run("axpy", op, FLOAT, dst, (src, dst), (n,), {})
@@ -327,7 +327,7 @@ def copy(dst: LocalTensor, src: LocalTensor, mask: Any, repeat_time: int, repeat
     api = "copy"
     if not isinstance(repeat_params, CopyRepeatParams):
         raise TypeError(f"asc.copy: repeat_params must be asc.CopyRepeatParams, got {type(repeat_params).__name__}")
-    _check_types(api, B16_32, dst.dtype, src)
+    check_types(api, B16_32, dst.dtype, src)
     rep = repeat_of(api, mask, repeat_time, repeat_params.strides(), is_set_mask)
     elementwise(api, _copy, dst, (src,), rep, per_repeat_count=True)
 
@@ -337,7 +337,7 @@ def brcb(dst: LocalTensor, src0: LocalTensor, repeat_times: int, repeat_params: 
     api = "brcb"
     if not isinstance(repeat_params, BrcbRepeatParams):
         raise TypeError(f"asc.brcb: repeat_params must be asc.BrcbRepeatParams, got {type(repeat_params).__name__}")
-    _check_types(api, ("float16", "float32", "int16", "uint16", "int32", "uint32"), dst.dtype, src0)
+    check_types(api, ("float16", "float32", "int16", "uint16", "int32", "uint32"), dst.dtype, src0)
     rep = repeat_of(api, 0, repeat_times, [(repeat_params.dst_blk_stride, repeat_params.dst_rep_stride)], True)
     if rep.times == 0:
         return
@@ -361,7 +361,7 @@ def duplicate(dst: LocalTensor, scalar: Any, *args: Any, **kwargs: Any) -> None:
     dt = dst.dtype
     types = ("float16", "float32", "bfloat16", "int16", "int32", "uint16", "uint32")
     if dt.name not in types:
-        _check_types(api, types, dt)
+        check_types(api, types, dt)
     value = _to_bf16(np.array([scalar], np.float32), RoundMode.CAST_RINT)[0] if dt is bfloat16 else scalar
 
     def fill(out: np.ndarray) -> None:
@@ -390,7 +390,7 @@ def _pick(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, mode: RoundMode, odd_hi
     raise AssertionError(mode)
 
 
-def _to_f16(x: np.ndarray, mode: RoundMode) -> np.ndarray:
+def to_f16(x: np.ndarray, mode: RoundMode) -> np.ndarray:
     near = x.astype(np.float16)
     if mode in (RoundMode.CAST_NONE, RoundMode.CAST_RINT):
         return near
@@ -420,7 +420,7 @@ def _to_bf16(x: np.ndarray, mode: RoundMode) -> np.ndarray:
     return (chosen.view(np.uint32) >> 16).astype(np.uint16)
 
 
-_INT_ROUND = {
+INT_ROUND = {
     RoundMode.CAST_NONE: np.rint, RoundMode.CAST_RINT: np.rint, RoundMode.CAST_FLOOR: np.floor,
     RoundMode.CAST_CEIL: np.ceil, RoundMode.CAST_TRUNC: np.trunc,
     RoundMode.CAST_ROUND: lambda v: np.trunc(v + np.copysign(0.5, v)),
@@ -480,14 +480,14 @@ def cast(dst: LocalTensor, src: LocalTensor, round_mode: int, *args: Any, **kwar
         if dd is bfloat16:
             return _to_bf16(x, mode)
         if dd.name == "float16" and x.dtype.itemsize > 2 and x.dtype.kind == "f":
-            return _to_f16(x, mode)
+            return to_f16(x, mode)
         if dd is sd and dd.is_float:  # float32 -> float32: round to an integral value (vconv_f322f32r/f/c/a/z)
-            return _INT_ROUND[mode](x.astype(np.float64)).astype(dd.np)
+            return INT_ROUND[mode](x.astype(np.float64)).astype(dd.np)
         if dd.is_float:
             return x.astype(dd.np)
         info = np.iinfo(dd.np)
         if x.dtype.kind == "f":
-            return np.clip(_INT_ROUND[mode](x.astype(np.float64)), info.min, info.max).astype(dd.np)
+            return np.clip(INT_ROUND[mode](x.astype(np.float64)), info.min, info.max).astype(dd.np)
         return np.clip(x.astype(np.int64), info.min, info.max).astype(dd.np)
 
     if type(n) is Repeat:
@@ -530,7 +530,7 @@ def compare(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, cmp_mode: in
     n = form(api, args, kwargs, BinaryRepeatParams)
     if n is None:
         return
-    _check_types(api, ARITH, src0.dtype, src1)
+    check_types(api, ARITH, src0.dtype, src1)
     _compare(api, dst, (src0, src1), cmp_mode, n, _CMP[CMPMODE(cmp_mode)])
 
 
@@ -541,7 +541,7 @@ def compare_scalar(dst: LocalTensor, src0: LocalTensor, src1_scalar: Any, cmp_mo
     n = form(api, args, kwargs, UnaryRepeatParams)
     if n is None:
         return
-    _check_types(api, ARITH, src0.dtype)
+    check_types(api, ARITH, src0.dtype)
     fn, value = _CMP[CMPMODE(cmp_mode)], src0.dtype.np.type(src1_scalar)
     _compare(api, dst, (src0,), cmp_mode, n, lambda x: fn(x, value))
 
@@ -559,10 +559,10 @@ def select(dst: LocalTensor, sel_mask: LocalTensor, src0: LocalTensor, src1: Any
     mode = SelMode(sel_mode)
     dt = dst.dtype
     if mode == SelMode.VSEL_TENSOR_SCALAR_MODE:
-        _check_types(api, FLOAT, dt, src0)
+        check_types(api, FLOAT, dt, src0)
         other: Any = dt.np.type(src1)
     else:
-        _check_types(api, FLOAT, dt, src0, src1)
+        check_types(api, FLOAT, dt, src0, src1)
     if type(n) is Repeat:
         masked.select(api, dst, sel_mask, src0, src1 if mode != SelMode.VSEL_TENSOR_SCALAR_MODE else other, mode, n)
         return

@@ -22,7 +22,7 @@ from ..bf16 import round_bits
 from ..context import fail
 from ..cube import as_float, c0
 from ..cube_types import CubeFormat, LayoutMode
-from ..data_copy import _gm_rows, _store
+from ..data_copy import gm_rows, store
 from ..dtypes import DataType, bfloat16, float16, int8, int32
 from ..enums import TPosition
 from ..gang import KernelReturn
@@ -381,14 +381,14 @@ class Matmul:
         if isinstance(dst, GlobalTensor):
             pitch = cols if sequential else self.org[1]
             g = dst[row * pitch + col]
-            out = _gm_rows(g, rows, cols * isz, pitch * isz, f"Matmul.{api}", True)
+            out = gm_rows(g, rows, cols * isz, pitch * isz, f"Matmul.{api}", True)
             data = np.ascontiguousarray(vals).view(np.uint8).reshape(rows, -1)
             if atomic:
                 fn = (None, np.add, np.minimum, np.maximum)[atomic]
                 gv = out.view(ct.np)
                 fn(gv, vals, out=gv)
             else:
-                _store(out, data, ct, f"Matmul.{api}")
+                store(out, data, ct, f"Matmul.{api}")
             return
         if not isinstance(dst, LocalTensor):
             raise TypeError(f"Matmul.{api}: C goes to a GlobalTensor or a UB LocalTensor, got {type(dst).__name__}")
@@ -462,4 +462,4 @@ class MatmulIterator:
 def _read(g: GlobalTensor, rows: int, cols: int, pitch: int, api: str) -> np.ndarray:
     """A rows x cols ND block of GM (row stride `pitch` elements) as a numpy array."""
     isz = g.dtype.itemsize
-    return _gm_rows(g, rows, cols * isz, pitch * isz, f"Matmul.{api}", False).view(g.dtype.np)
+    return gm_rows(g, rows, cols * isz, pitch * isz, f"Matmul.{api}", False).view(g.dtype.np)
