@@ -2,6 +2,9 @@
 
 The Pythonic face lives here (`Device`, `Stream`, `Event`, `DeviceArray`, `AclError`);
 the pyACL facade is `aclsim.acl`; kernels are written with `aclsim.simt` and `aclsim.asc`.
+
+PYTEST_DONT_REWRITE: under `aclsim run pytest ...` this package is imported before pytest loads its
+plugin (aclsim.check.pytest_plugin); the marker keeps pytest from warning that it cannot rewrite it.
 """
 
 from __future__ import annotations
