@@ -734,3 +734,22 @@ def test_observers_see_the_load_and_the_store_of_an_update():
     first = [(e.api, e.write) for e in events[:2]]  # x[i] += 1.5
     assert first == [("load", False), ("store", True)]
     assert np.array_equal(np.asarray(events[1].lanes), np.arange(10))
+
+
+# ------------------------------------------------------------------------- chunking
+@simt.kernel
+def big_local(out: Ptr[np.float64]):
+    scratch = simt.local.array(4096, np.float64)  # 32 KiB per thread: chunks hold at most 2,048 threads
+    i = simt.grid(1)
+    scratch[4095] = i * 0.5
+    scratch[0] = scratch[4095] + 1
+    out[i] = scratch[0]
+
+
+def test_threads_with_large_local_arrays_run_in_bounded_chunks():
+    from aclsim.simt import kernel as kernel_module
+
+    n = 1 << 14  # unbounded, one chunk would hold 512 MiB of local arrays
+    assert big_local.compile().local_bytes * 256 * (kernel_module.CHUNK_LANES // 256) > kernel_module.CHUNK_LOCAL_BYTES
+    (out,) = run(big_local, n // 256, 256, np.zeros(n))
+    assert out.tolist() == (np.arange(n) * 0.5 + 1).tolist()
