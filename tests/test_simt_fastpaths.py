@@ -747,9 +747,9 @@ def big_local(out: Ptr[np.float64]):
 
 
 def test_threads_with_large_local_arrays_run_in_bounded_chunks():
-    from aclsim.simt import kernel as kernel_module
+    from aclsim.simt.kernel import CHUNK_LANES, CHUNK_LOCAL_BYTES
 
     n = 1 << 14  # unbounded, one chunk would hold 512 MiB of local arrays
-    assert big_local.compile().local_bytes * 256 * (kernel_module.CHUNK_LANES // 256) > kernel_module.CHUNK_LOCAL_BYTES
+    assert big_local.compile().local_bytes * min(n, CHUNK_LANES) > CHUNK_LOCAL_BYTES
     (out,) = run(big_local, n // 256, 256, np.zeros(n))
     assert out.tolist() == (np.arange(n) * 0.5 + 1).tolist()
