@@ -232,8 +232,9 @@ def add_previous_block(out: Ptr[np.float32], per_block: Ptr[np.float32], n: np.u
         out[i] += per_block[b - 1]  # b - 1 is out of range only in block 0, where no lane loads it
 
 
-def test_per_block_values_under_a_mask_that_excludes_the_out_of_range_block():
-    n, tpb = (1 << 18) + 5000, 128  # two chunks: block 0 only in the first
+@pytest.mark.parametrize("n", [(1 << 18) + 5000, 1 << 18])  # a partial last block, or whole blocks only
+def test_per_block_values_under_a_mask_that_excludes_the_out_of_range_block(n):
+    tpb = 128
     nb = -(-n // tpb)
     out = np.arange(n, dtype=np.float32)
     per_block = np.random.default_rng(6).random(nb, dtype=np.float32)

@@ -185,6 +185,13 @@ def load(C: Any, P: Any, idx: Any, m: Any, line: int) -> Any:
             if box is not None:
                 C.bytes_read += (C.N if m is True else int(np.count_nonzero(mask_array(C.N, m)))) * P.isz
                 return np.array(box, order="C").reshape(C.N)
+            if type(m) is slice and m.start % C.tpb == 0 and m.stop % C.tpb == 0:  # whole blocks run
+                box = C.lattice_view(idx, P.view, (m.start // C.tpb, m.stop // C.tpb))
+                if box is not None:
+                    C.bytes_read += (m.stop - m.start) * P.isz
+                    out = np.zeros(C.N, P.dtype)
+                    out[m] = box.reshape(-1)
+                    return out
     v = val(idx)
     if type(v) in _UNIFORM_INDEX and not C.observe:  # (a uniform Idx)
         k = int(v)
