@@ -277,7 +277,8 @@ _INT_RANGE = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
 
 
 def store_binop(C: Any, P: Any, idx: Any, op: str, a: Any, b: Any, m: Any, line: int) -> None:
-    """P[idx] = a <op> b; a contiguous float store is computed straight into device memory (no temporary).
+    """P[idx] = a <op> b; a contiguous store (or a shared-memory window) whose operands already have the
+    element type is computed straight into memory (no temporary).
 
     One operand may be a pending (op, x, y) of the same kind (`p[i] = a * x[i] + y[i]`): it is computed
     into the destination first, then combined with the other operand in place, which is exact because
