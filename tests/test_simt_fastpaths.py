@@ -754,3 +754,42 @@ def test_threads_with_large_local_arrays_run_in_bounded_chunks():
     assert big_local.compile().local_bytes * min(n, CHUNK_LANES) > CHUNK_LOCAL_BYTES
     (out,) = run(big_local, n // 256, 256, np.zeros(n))
     assert out.tolist() == (np.arange(n) * 0.5 + 1).tolist()
+
+
+# ------------------------------------------------------------------------- fast paths against the observed path
+def _cases():
+    rng = np.random.default_rng(16)
+    n = 20
+    a, b = rng.random((n, n), dtype=np.float32), rng.random((n, n), dtype=np.float32)
+    xs = np.arange(3, 60, dtype=np.int32)
+    x = rng.standard_normal(300).astype(np.float32)
+    return {
+        "affine": (affine_load, (3, 2), (4, 3), xs, np.zeros(72, np.int32), 2, -1, 7, 9, 5),
+        "guarded matmul": (mm, (2, 2), (16, 16), a, b, np.zeros((n, n), np.float32), n, n),
+        "tiled matmul": (tiled_mm, (2, 2), (TPB2, TPB2), a[:16, :16].copy(), b[:16, :16].copy(),
+                         np.zeros((16, 16), np.float32)),
+        "updates": (updates, 3, TILE, np.abs(x[:192]) * 3, np.arange(192, dtype=np.int32), 150, 1.5),
+        "data mask": (clamp_negative, 2, 256, x, np.full(300, 7, np.float32), 300),
+        "reverse": (reverse, 4, 256, x, np.zeros(300, np.float32), 300),
+        "per block": (add_previous_block, 10, 32, x, rng.random(10, dtype=np.float32), 300),
+        "shared tuple": (shared_patterns, 1, (16, 4), np.zeros(64, np.int32)),
+        "loops under a guard": (guarded_loops, 1, 40, np.arange(1, 7, dtype=np.int32), np.zeros(120, np.int32), 27,
+                                6, (np.arange(40) % 4).astype(np.int32)),
+    }
+
+
+@pytest.mark.parametrize("case", list(_cases()))
+def test_each_fast_path_gives_what_the_observed_per_element_path_gives(case):
+    kernel, grid, block, *args = _cases()[case]
+    fast = run(kernel, grid, block, *[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    from aclsim.runtime import get_runtime
+
+    log = AccessLog()  # an observer: memory accesses take the per-element path that reports each lane
+    get_runtime().bus.subscribe(log)
+    try:
+        slow = run(kernel, grid, block, *[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    finally:
+        get_runtime().bus.unsubscribe(log)
+    assert log.events
+    for f, s in zip(fast, slow, strict=True):
+        assert f.tolist() == s.tolist()
