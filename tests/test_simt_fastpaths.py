@@ -1,8 +1,10 @@
 """Fast paths of the SIMT engine give the general path's results, faults and reports.
 
-Each fast path (uniform loops, scalar arithmetic with literals, structured loads, shared-memory
-windows, fused stores) is run next to the same computation forced onto the general per-lane path
-(bounds or indices loaded per lane) and against a numpy reference computed here.
+Each fast path (uniform loops and their deferred merges, scalar arithmetic with literals, affine
+and contiguous loads and stores, shared-memory windows and views, fused stores, in-place updates,
+per-block conditions, chunk sizes) is run against a numpy reference computed here, and next to the
+same computation forced onto the general per-lane path (bounds or indices loaded per lane, or an
+access observer subscribed, which makes every access report its lanes). Faults keep their line.
 """
 
 from __future__ import annotations
