@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import aclsim
 from aclsim import simt
-from aclsim.simt import Ptr, threadIdx
+from aclsim.simt import Ptr, cuda, threadIdx
 
 
 @pytest.fixture(autouse=True)
@@ -795,3 +795,51 @@ def test_each_fast_path_gives_what_the_observed_per_element_path_gives(case):
     assert log.events
     for f, s in zip(fast, slow, strict=True):
         assert f.tolist() == s.tolist()
+
+
+@cuda.jit  # numba's face: parameter types come from the launch arguments
+def uniform_typed(start, stop, step, out):
+    n = np.int64(0)
+    acc = np.int64(0)
+    for k in range(start, stop, step):
+        n += 1
+        acc += k
+        if n == 40:  # a marker the same in both paths
+            out[2] = 1
+    out[0] = n
+    out[1] = acc
+
+
+@cuda.jit
+def per_lane_typed(a, b, s, out):
+    t = cuda.threadIdx.x
+    n = np.int64(0)
+    acc = np.int64(0)
+    for k in range(a[t], b[t], s[t]):
+        n += 1
+        acc += k
+        if n == 40:
+            out[2] = 1
+    out[0] = n
+    out[1] = acc
+
+
+_TYPES = [(np.int32, np.int32, np.int32), (np.uint32, np.uint32, np.int32), (np.int64, np.int32, np.int32),
+          (np.int16, np.int16, np.int16), (np.uint32, np.int64, np.int32)]
+
+
+@pytest.mark.parametrize("types", _TYPES, ids=lambda t: "-".join(np.dtype(x).name for x in t))
+@settings(max_examples=15, deadline=None)
+@given(st.integers(-30, 30), st.integers(-30, 30), st.integers(-5, 5).filter(bool))
+def test_uniform_loop_counters_follow_c_types_like_the_per_lane_loop(types, start, stop, step):
+    ta, tb, ts = (np.dtype(t) for t in types)
+    # unsigned bounds stay small: a counter from 2^32 - 1 down, or down past 0, would run ~2^32 times
+    start, stop = (abs(start) if ta.kind == "u" else start), (abs(stop) if tb.kind == "u" else stop)
+    if step < 0 and (ta.kind == "u" or tb.kind == "u"):
+        stop = max(stop, 0)
+    vals = [np.array([v], t) for v, t in ((start, ta), (stop, tb), (step, ts))]
+    fast, slow = aclsim.zeros(3, np.int64), aclsim.zeros(3, np.int64)
+    uniform_typed[1, 1](vals[0][0], vals[1][0], vals[2][0], fast)
+    per_lane_typed[1, 1](*(aclsim.to_device(v) for v in vals), slow)
+    aclsim.Stream.default().synchronize()
+    assert fast.copy_to_host().tolist() == slow.copy_to_host().tolist()
