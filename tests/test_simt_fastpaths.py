@@ -1,8 +1,10 @@
 """Fast paths of the SIMT engine give the general path's results, faults and reports.
 
-Each fast path (uniform loops, scalar arithmetic with literals, structured loads, shared-memory
-windows, fused stores) is run next to the same computation forced onto the general per-lane path
-(bounds or indices loaded per lane) and against a numpy reference computed here.
+Each fast path (uniform loops and their deferred merges, scalar arithmetic with literals, affine
+and contiguous loads and stores, shared-memory windows and views, fused stores, in-place updates,
+per-block conditions, chunk sizes) is run against a numpy reference computed here, and next to the
+same computation forced onto the general per-lane path (bounds or indices loaded per lane, or an
+access observer subscribed, which makes every access report its lanes). Faults keep their line.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from hypothesis import strategies as st
 
 import aclsim
 from aclsim import simt
-from aclsim.simt import Ptr, threadIdx
+from aclsim.simt import Ptr, cuda, threadIdx
 
 
 @pytest.fixture(autouse=True)
@@ -232,8 +234,9 @@ def add_previous_block(out: Ptr[np.float32], per_block: Ptr[np.float32], n: np.u
         out[i] += per_block[b - 1]  # b - 1 is out of range only in block 0, where no lane loads it
 
 
-def test_per_block_values_under_a_mask_that_excludes_the_out_of_range_block():
-    n, tpb = (1 << 18) + 5000, 128  # two chunks: block 0 only in the first
+@pytest.mark.parametrize("n", [(1 << 18) + 5000, 1 << 18])  # a partial last block, or whole blocks only
+def test_per_block_values_under_a_mask_that_excludes_the_out_of_range_block(n):
+    tpb = 128
     nb = -(-n // tpb)
     out = np.arange(n, dtype=np.float32)
     per_block = np.random.default_rng(6).random(nb, dtype=np.float32)
@@ -734,3 +737,109 @@ def test_observers_see_the_load_and_the_store_of_an_update():
     first = [(e.api, e.write) for e in events[:2]]  # x[i] += 1.5
     assert first == [("load", False), ("store", True)]
     assert np.array_equal(np.asarray(events[1].lanes), np.arange(10))
+
+
+# ------------------------------------------------------------------------- chunking
+@simt.kernel
+def big_local(out: Ptr[np.float64]):
+    scratch = simt.local.array(4096, np.float64)  # 32 KiB per thread: chunks hold at most 2,048 threads
+    i = simt.grid(1)
+    scratch[4095] = i * 0.5
+    scratch[0] = scratch[4095] + 1
+    out[i] = scratch[0]
+
+
+def test_threads_with_large_local_arrays_run_in_bounded_chunks():
+    from aclsim.simt.kernel import CHUNK_LANES, CHUNK_LOCAL_BYTES
+
+    n = 1 << 14  # unbounded, one chunk would hold 512 MiB of local arrays
+    assert big_local.compile().local_bytes * min(n, CHUNK_LANES) > CHUNK_LOCAL_BYTES
+    (out,) = run(big_local, n // 256, 256, np.zeros(n))
+    assert out.tolist() == (np.arange(n) * 0.5 + 1).tolist()
+
+
+# ------------------------------------------------------------------------- fast paths against the observed path
+def _cases():
+    rng = np.random.default_rng(16)
+    n = 20
+    a, b = rng.random((n, n), dtype=np.float32), rng.random((n, n), dtype=np.float32)
+    xs = np.arange(3, 60, dtype=np.int32)
+    x = rng.standard_normal(300).astype(np.float32)
+    return {
+        "affine": (affine_load, (3, 2), (4, 3), xs, np.zeros(72, np.int32), 2, -1, 7, 9, 5),
+        "guarded matmul": (mm, (2, 2), (16, 16), a, b, np.zeros((n, n), np.float32), n, n),
+        "tiled matmul": (tiled_mm, (2, 2), (TPB2, TPB2), a[:16, :16].copy(), b[:16, :16].copy(),
+                         np.zeros((16, 16), np.float32)),
+        "updates": (updates, 3, TILE, np.abs(x[:192]) * 3, np.arange(192, dtype=np.int32), 150, 1.5),
+        "data mask": (clamp_negative, 2, 256, x, np.full(300, 7, np.float32), 300),
+        "reverse": (reverse, 4, 256, x, np.zeros(300, np.float32), 300),
+        "per block": (add_previous_block, 10, 32, x, rng.random(10, dtype=np.float32), 300),
+        "shared tuple": (shared_patterns, 1, (16, 4), np.zeros(64, np.int32)),
+        "loops under a guard": (guarded_loops, 1, 40, np.arange(1, 7, dtype=np.int32), np.zeros(120, np.int32), 27,
+                                6, (np.arange(40) % 4).astype(np.int32)),
+    }
+
+
+@pytest.mark.parametrize("case", list(_cases()))
+def test_each_fast_path_gives_what_the_observed_per_element_path_gives(case):
+    kernel, grid, block, *args = _cases()[case]
+    fast = run(kernel, grid, block, *[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    from aclsim.runtime import get_runtime
+
+    log = AccessLog()  # an observer: memory accesses take the per-element path that reports each lane
+    get_runtime().bus.subscribe(log)
+    try:
+        slow = run(kernel, grid, block, *[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    finally:
+        get_runtime().bus.unsubscribe(log)
+    assert log.events
+    for f, s in zip(fast, slow, strict=True):
+        assert f.tolist() == s.tolist()
+
+
+@cuda.jit  # numba's face: parameter types come from the launch arguments
+def uniform_typed(start, stop, step, out):
+    n = np.int64(0)
+    acc = np.int64(0)
+    for k in range(start, stop, step):
+        n += 1
+        acc += k
+        if n == 40:  # a marker the same in both paths
+            out[2] = 1
+    out[0] = n
+    out[1] = acc
+
+
+@cuda.jit
+def per_lane_typed(a, b, s, out):
+    t = cuda.threadIdx.x
+    n = np.int64(0)
+    acc = np.int64(0)
+    for k in range(a[t], b[t], s[t]):
+        n += 1
+        acc += k
+        if n == 40:
+            out[2] = 1
+    out[0] = n
+    out[1] = acc
+
+
+_TYPES = [(np.int32, np.int32, np.int32), (np.uint32, np.uint32, np.int32), (np.int64, np.int32, np.int32),
+          (np.int16, np.int16, np.int16), (np.uint32, np.int64, np.int32)]
+
+
+@pytest.mark.parametrize("types", _TYPES, ids=lambda t: "-".join(np.dtype(x).name for x in t))
+@settings(max_examples=15, deadline=None)
+@given(st.integers(-30, 30), st.integers(-30, 30), st.integers(-5, 5).filter(bool))
+def test_uniform_loop_counters_follow_c_types_like_the_per_lane_loop(types, start, stop, step):
+    ta, tb, ts = (np.dtype(t) for t in types)
+    # unsigned bounds stay small: a counter from 2^32 - 1 down, or down past 0, would run ~2^32 times
+    start, stop = (abs(start) if ta.kind == "u" else start), (abs(stop) if tb.kind == "u" else stop)
+    if step < 0 and (ta.kind == "u" or tb.kind == "u"):
+        stop = max(stop, 0)
+    vals = [np.array([v], t) for v, t in ((start, ta), (stop, tb), (step, ts))]
+    fast, slow = aclsim.zeros(3, np.int64), aclsim.zeros(3, np.int64)
+    uniform_typed[1, 1](vals[0][0], vals[1][0], vals[2][0], fast)
+    per_lane_typed[1, 1](*(aclsim.to_device(v) for v in vals), slow)
+    aclsim.Stream.default().synchronize()
+    assert fast.copy_to_host().tolist() == slow.copy_to_host().tolist()

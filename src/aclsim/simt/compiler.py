@@ -197,6 +197,7 @@ class Codegen:
         self.ret = "C.ret" if kind == "kernel" else "r_ret"
         self.consts: dict[str, Any] = {}
         self.shared_bytes = 0  # per block, declared in this function
+        self.local_bytes = 0  # per thread, declared here and in the device functions called
         self.grid_groups: set[str] = set()  # names bound to this_grid()
         self.ptr_locals = False  # whether a local name is bound to a pointer or array
         self.grid_sync = False  # whether this function (or one it calls) syncs the grid
@@ -545,6 +546,8 @@ class Codegen:
             raise self.refuse(call, f"the element type {dtype}", "use a numpy bool, integer or float type")
         if kind == "shared":
             self.shared_bytes += int(np.prod(shape)) * dtype.itemsize
+        else:
+            self.local_bytes += int(np.prod(shape)) * dtype.itemsize
         self.emit(f"v_{target.id} = C.{kind}({key!r}, {target.id!r}, {shape!r}, {self._obj(dtype)})")
 
     def if_(self, s: ast.If) -> None:
@@ -1011,6 +1014,7 @@ class Codegen:
                 raise self.refuse(node, f"calling {fname} with {len(args)} arguments (it takes {fn.nparams})")
             self.grid_sync |= fn.grid_sync
             self.iterates |= fn.iterates
+            self.local_bytes += fn.local_bytes
             if fn.ret_arity and not tuple_ok:
                 raise self.refuse(node, f"{fname}() as a single value (it returns {fn.ret_arity} values)",
                                   f"unpack it: {', '.join('abcdefgh'[:fn.ret_arity])} = {fname}(...)")
@@ -1107,10 +1111,12 @@ class Compiled:
     """A generated function and what calling it needs."""
 
     def __init__(self, pyfunc: Any, source: str, nparams: int, written: set[str], shared_bytes: int,
-                 ret_arity: int | None = None, grid_sync: bool = False, iterates: bool = False) -> None:
+                 ret_arity: int | None = None, grid_sync: bool = False, iterates: bool = False,
+                 local_bytes: int = 0) -> None:
         self.pyfunc = pyfunc
         self.grid_sync = grid_sync  # needs a cooperative launch: every block runs at once
         self.iterates = iterates  # has a loop (here or in a device function it calls)
+        self.local_bytes = local_bytes  # local arrays per thread (bounds the lanes of a chunk)
         self.ret_arity = ret_arity or None  # the number of values a device function returns as a tuple
         self.shared_bytes = shared_bytes
         self.source = source
@@ -1135,7 +1141,7 @@ class Compiler:
         if gen.ptr_locals:  # a store through an alias may write any pointer parameter
             written |= set(params)
         return Compiled(env["_kernel" if kind == "kernel" else "_device"], code, len(params), written, gen.shared_bytes,
-                        gen.ret_arity, gen.grid_sync, gen.iterates)
+                        gen.ret_arity, gen.grid_sync, gen.iterates, gen.local_bytes)
 
     def device(self, dev: Any, node: ast.AST, caller: Source) -> Compiled:
         if dev in self._active:

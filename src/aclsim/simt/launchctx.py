@@ -146,10 +146,11 @@ class LaunchContext:
             return None
         return idx.c if idx.c < 1 << 31 else idx.c - (1 << 32)
 
-    def _chunk_lattice(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-        """(shape, origin) of the chunk's lanes as a box of (bz, by, bx, tz, ty, tx) coordinates in lane
-        order, when its blocks form a box of the grid (part of a row, whole rows, whole slabs)."""
-        gx, gxy, b0, nb = self.gx, self.gx * self.gy, self.b0, self.nb
+    def _chunk_lattice(self, b0: int, nb: int) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        """(shape, origin) of the lanes of blocks [b0, b0 + nb) as a box of (bz, by, bx, tz, ty, tx)
+        coordinates in lane order, when those blocks form a box of the grid (part of a row, whole rows,
+        whole slabs)."""
+        gx, gxy = self.gx, self.gx * self.gy
         bx0, by0, bz0 = b0 % gx, (b0 // gx) % self.gy, b0 // gxy
         if bx0 + nb <= gx:
             box = (1, 1, nb)
@@ -161,18 +162,22 @@ class LaunchContext:
             return None
         return (*box, self.bdz, self.bdy, self.bdx), (bz0, by0, bx0, 0, 0, 0)
 
-    def affine(self, idx: Idx) -> tuple[int, list[int], tuple[int, ...], int, int] | None:
-        """(first, coefficients, shape, lo, hi) of idx over the chunk's box of lanes (see _chunk_lattice):
-        the value at box position p is first + sum(coefficients * p), lo and hi its extremes. idx is
-        c + sum(coef * component) in uint32; with c and the coefficients read as signed, this sum is
-        the index wherever it lies in [0, 2^31). None when the chunk is not a box."""
-        key = (idx.k, idx.c)
-        hit = self._affine.get(key)
-        if hit is not None:
-            return hit
-        box = self._lattice
-        if box is None:
-            box = self._lattice = self._chunk_lattice() or ()
+    def affine(self, idx: Idx, blocks: tuple[int, int] | None = None) -> tuple[int, list[int], tuple[int, ...],
+                                                                              int, int] | None:
+        """(first, coefficients, shape, lo, hi) of idx over the chunk's box of lanes (see _chunk_lattice),
+        or over its blocks [j, k) only: the value at box position p is first + sum(coefficients * p), lo
+        and hi its extremes. idx is c + sum(coef * component) in uint32; with c and the coefficients
+        read as signed, this sum is the index wherever it lies in [0, 2^31). None when not a box."""
+        if blocks is not None:
+            box = self._chunk_lattice(self.b0 + blocks[0], blocks[1] - blocks[0])
+        else:
+            key = (idx.k, idx.c)
+            hit = self._affine.get(key)
+            if hit is not None:
+                return hit
+            box = self._lattice
+            if box is None:
+                box = self._lattice = self._chunk_lattice(self.b0, self.nb) or ()
         if not box:
             return None
         shape, origin = box
@@ -182,7 +187,9 @@ class LaunchContext:
             k * o for k, o in zip(coefs, origin, strict=True))
         lo = first + sum(min(0, k * (n - 1)) for k, n in zip(coefs, shape, strict=True))
         hi = first + sum(max(0, k * (n - 1)) for k, n in zip(coefs, shape, strict=True))
-        self._affine[key] = r = (first, coefs, shape, lo, hi)  # the same index again in this chunk
+        r = (first, coefs, shape, lo, hi)
+        if blocks is None:
+            self._affine[key] = r  # the same index again in this chunk
         return r
 
     def index_range(self, v: Any) -> tuple[int, int] | None:
@@ -194,10 +201,11 @@ class LaunchContext:
             return int(v), int(v)
         return None
 
-    def lattice_view(self, idx: Idx, view: np.ndarray) -> np.ndarray | None:
-        """view[idx] in every lane as a strided view of `view` (no index array), when idx is inside it
-        for every lane of the chunk; None otherwise (and for a uniform index: a scalar does)."""
-        a = self.affine(idx)
+    def lattice_view(self, idx: Idx, view: np.ndarray, blocks: tuple[int, int] | None = None) -> np.ndarray | None:
+        """view[idx] in every lane (of the chunk, or of its blocks [j, k)) as a strided view of `view`
+        (no index array), when idx is inside it in every such lane; None otherwise (and for a uniform
+        index: a scalar does)."""
+        a = self.affine(idx, blocks)
         if a is None:
             return None
         first, coefs, shape, lo, hi = a

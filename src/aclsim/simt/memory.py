@@ -185,6 +185,13 @@ def load(C: Any, P: Any, idx: Any, m: Any, line: int) -> Any:
             if box is not None:
                 C.bytes_read += (C.N if m is True else int(np.count_nonzero(mask_array(C.N, m)))) * P.isz
                 return np.array(box, order="C").reshape(C.N)
+            if type(m) is slice and m.start % C.tpb == 0 and m.stop % C.tpb == 0:  # whole blocks run
+                box = C.lattice_view(idx, P.view, (m.start // C.tpb, m.stop // C.tpb))
+                if box is not None:
+                    C.bytes_read += (m.stop - m.start) * P.isz
+                    out = np.zeros(C.N, P.dtype)
+                    out[m] = box.reshape(-1)
+                    return out
     v = val(idx)
     if type(v) in _UNIFORM_INDEX and not C.observe:  # (a uniform Idx)
         k = int(v)
@@ -270,7 +277,8 @@ _INT_RANGE = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
 
 
 def store_binop(C: Any, P: Any, idx: Any, op: str, a: Any, b: Any, m: Any, line: int) -> None:
-    """P[idx] = a <op> b; a contiguous float store is computed straight into device memory (no temporary).
+    """P[idx] = a <op> b; a contiguous store (or a shared-memory window) whose operands already have the
+    element type is computed straight into memory (no temporary).
 
     One operand may be a pending (op, x, y) of the same kind (`p[i] = a * x[i] + y[i]`): it is computed
     into the destination first, then combined with the other operand in place, which is exact because
