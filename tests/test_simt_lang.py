@@ -496,3 +496,16 @@ def test_rebinding_to_different_arrays_in_some_threads_faults():
     divergent_rebind[1, 4](*d)
     with pytest.raises(aclsim.AclError, match="bound to different arrays in different threads"):
         aclsim.Stream.default().synchronize()
+
+
+def test_a_refused_construct_is_raised_from_the_launch_not_from_inside_the_compiler():
+    import traceback
+
+    @simt.kernel
+    def uses_with(x: Ptr[np.float32]):
+        with open("f"):
+            x[0] = 1.0
+
+    with pytest.raises(simt.SimtError, match=r"a 'with' statement is not supported in a simt kernel") as e:
+        uses_with.compile()
+    assert not [f for f in traceback.extract_tb(e.value.__traceback__) if f.filename.endswith("compiler.py")]

@@ -72,7 +72,10 @@ class Kernel:
     def compile(self) -> compiler.Compiled:
         """Compile now (launches do it on first use); raises SimtError for unsupported constructs."""
         if self.compiled is None:
-            self.compiled = compiler.Compiler().build(compiler.Source(self.fn, "kernel"), "kernel", self.declared)
+            try:
+                self.compiled = compiler.Compiler().build(compiler.Source(self.fn, "kernel"), "kernel", self.declared)
+            except SimtError as e:  # the message names the kernel line: the compiler's frames would only bury it
+                raise e.with_traceback(None) from None
         return self.compiled
 
     @property
