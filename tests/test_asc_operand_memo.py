@@ -55,12 +55,18 @@ def _queue(x, z, depth=1, length=N * 4):
     return xg, zg, q, o.get(asc.float32)
 
 
+EVERY_OTHER = [0x5555_5555_5555_5555] * 2  # the even lanes of a float32 repeat
+
+
 def _n(form: str, n: int) -> tuple:
-    """The first n float32 elements as the arguments of the count form or of the mask/repeat form (full mask)."""
-    return (n,) if form == "count" else (64, n // 64, asc.BinaryRepeatParams())
+    """The arguments over the first n float32 elements: count form, mask/repeat with a full mask (the count
+    form's path), or every other lane (the strided views' path)."""
+    if form == "count":
+        return (n,)
+    return (64 if form == "repeat" else EVERY_OTHER, n // 64, asc.BinaryRepeatParams())
 
 
-FORMS = ["count", "repeat"]
+FORMS = ["count", "repeat", "every other lane"]
 
 
 @asc.jit
@@ -78,7 +84,7 @@ def realloc_reads_unwritten(x: asc.GlobalAddress, z: asc.GlobalAddress, form: st
 @pytest.mark.parametrize("form", FORMS)
 def test_a_reallocated_buffer_is_unwritten_again(form):
     msg = fault(realloc_reads_unwritten, form)
-    assert "asc.add: reads 256 x float32 but element 0" in msg and "ErrorRead2" in msg
+    assert "asc.add: reads " in msg and " but element 0 " in msg and "ErrorRead2" in msg
     assert f":{line_of('READ AGAIN')} in" in msg
 
 
@@ -159,7 +165,7 @@ def dst_reallocated(x: asc.GlobalAddress, z: asc.GlobalAddress, form: str):
     pipe.init_buffer(qo, 1, N * 4)
     a = qi.alloc_tensor(asc.float32)
     asc.data_copy(a, xg, N)
-    for i in range(2):  # the second tile's destination is the same buffer, unwritten by its allocation
+    for i in range(3):  # each tile's destination is the same buffer, unwritten by its allocation
         o = qo.alloc_tensor(asc.float32)
         asc.add(o, a, a, *_n(form, N))
         asc.adds(o, o, float(i), N)  # reads what add wrote
@@ -168,11 +174,11 @@ def dst_reallocated(x: asc.GlobalAddress, z: asc.GlobalAddress, form: str):
     qi.free_tensor(a)
 
 
-@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("form", ["count", "repeat"])
 def test_a_destination_is_marked_again_after_its_buffer_is_reallocated(form):
-    x, z = inputs()
+    x, z = inputs()[0], np.zeros(3 * N, np.float32)
     dst_reallocated[1](x, z, form)
-    np.testing.assert_array_equal(z, np.concatenate([x[:N] + x[:N], x[:N] + x[:N] + np.float32(1)]))
+    np.testing.assert_array_equal(z, np.concatenate([x[:N] + x[:N] + np.float32(i) for i in range(3)]))
 
 
 @asc.jit
@@ -185,6 +191,7 @@ def racy_second_time(x: asc.GlobalAddress, z: asc.GlobalAddress, form: str):
     for b in bufs:
         pipe.init_buffer(b, N * 4)
     a, d = (b.get(asc.float32) for b in bufs)
+    asc.duplicate(d, 0.0, N)  # (every other lane adds only the even lanes)
     for i in range(2):
         asc.data_copy(a, xg[i * N:], N)  # COPY IN
         if i == 0:  # the first tile waits for MTE2; the second forgets to
@@ -206,9 +213,57 @@ def test_the_sanitizer_still_sees_a_remembered_call(form):
     s = Session(["racecheck"], out=io.StringIO())
     racy_second_time[1](x, z, form)
     s.stop()
-    np.testing.assert_array_equal(z, x + x)
+    expect = x + x
+    if form == "every other lane":
+        expect[1::2] = 0
+    np.testing.assert_array_equal(z, expect)
     (f,) = s.findings
     assert f.kind == "pipe-raw-hazard" and f.order[1:] == (line_of("COPY IN"), line_of("USE"))
+
+
+STRIDED = {  # name: (mask, params writing o from a, params reading o into d at the same places)
+    "every other lane": (EVERY_OTHER, (1, 1, 1, 8, 8, 8), (1, 1, 1, 8, 8, 8)),
+    "dst block stride 2": (64, (2, 1, 1, 16, 8, 8), (2, 2, 2, 16, 16, 16)),
+}
+
+
+@asc.jit
+def strided_dst_reallocated(x: asc.GlobalAddress, z: asc.GlobalAddress, form: str):
+    mask, write, read = STRIDED[form]
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    pipe = asc.TPipe()
+    qi, qo = asc.TQue(asc.TPosition.VECIN, 1), asc.TQue(asc.TPosition.VECOUT, 1)
+    pipe.init_buffer(qi, 1, N * 4)
+    pipe.init_buffer(qo, 1, 2 * N * 4)
+    buf = asc.TBuf(asc.TPosition.VECCALC)
+    pipe.init_buffer(buf, 2 * N * 4)
+    d = buf.get(asc.float32)
+    a = qi.alloc_tensor(asc.float32)
+    asc.data_copy(a, xg, N)
+    for i in range(3):  # each tile's o is the same buffer, unwritten again by its allocation
+        asc.duplicate(d, 0.0, 2 * N)
+        o = qo.alloc_tensor(asc.float32)
+        asc.add(o, a, a, mask, N // 64, asc.BinaryRepeatParams(*write))  # marks o's lanes
+        asc.add(d, o, o, mask, N // 64, asc.BinaryRepeatParams(*read))  # reads them
+        asc.data_copy(zg[i * 2 * N:], d, 2 * N)
+        qo.free_tensor(o)
+    qi.free_tensor(a)
+
+
+@pytest.mark.parametrize("form", STRIDED)
+def test_a_strided_destination_is_marked_again_after_its_buffer_is_reallocated(form):
+    x = np.random.default_rng(3).uniform(-4, 4, N).astype(np.float32)
+    z = np.zeros(6 * N, np.float32)
+    strided_dst_reallocated[1](x, z, form)
+    _, (blk, *_, rep, _, _), _ = STRIDED[form]
+    r, lane = np.divmod(np.arange(N), 64)  # (repeat, lane) of a's elements, a read contiguously
+    on = lane % 2 == 0 if form == "every other lane" else np.ones(N, bool)
+    where = (r * rep + lane // 8 * blk) * 8 + lane % 8  # the element of o (and d) lane (r, lane) lands on
+    tile = np.zeros(2 * N, np.float32)
+    tile[where[on]] = (x + x)[on] + (x + x)[on]  # o = a + a there, d = o + o
+    np.testing.assert_array_equal(z, np.concatenate([tile] * 3))
 
 
 def test_only_pool_unwrite_clears_written_flags():
