@@ -18,6 +18,7 @@ strided numpy views, never index arrays, unless a repeat may read what an earlie
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -331,7 +332,9 @@ def _block_views(strides: tuple[tuple[int, int], ...], repeats: int, ix: tuple) 
     nb = b1 - b0
     out = [(b0 * blk * BLOCK, (repeats, nb), (stride * BLOCK, blk * BLOCK), blk == 1 and (repeats == 1 or stride == nb))
            for blk, stride in strides]
-    return None if all(o[3] for o in out) else out
+    if all(o[3] for o in out):
+        return None
+    return [(off, shape, st, o[3]) for (off, shape, st), o in zip(_coalesced([o[:3] for o in out]), out, strict=True)]
 
 
 def _coalesced(views: list[tuple[int, tuple, tuple]]) -> list[tuple[int, tuple, tuple]]:
@@ -392,7 +395,7 @@ def cached(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor]
         return True
     if p.contiguous:  # the count form's fast path, inline: the commonest mask/repeat call
         fn(*[s.read(p.total, api) for s in srcs], out=dst.write(p.total, api))
-    elif p.views is None or not _strided(api, fn, dst, srcs, p):
+    elif p.views is None or not _strided(api, fn, dst, srcs, p):  # (a few runs of lanes: straight to the views)
         _execute(api, fn, dst, srcs, p)
     return True
 
@@ -433,7 +436,7 @@ def _views(t: LocalTensor, p: Plan, k: int) -> Views:
                                                                               lo + off, st)]
         if blocks is not None:
             off, shape, st, flat = blocks[k]
-            n = shape[0] * shape[1] * BLOCK // dt.itemsize
+            n = math.prod(shape) * BLOCK // dt.itemsize
             piece[1] = np.ndarray(shape, BLOCK_ITEM, pool.wview, lo + off, st)
             if flat:
                 piece += [None, np.ndarray((n,), dt, pool.bytes, lo + off), None]
