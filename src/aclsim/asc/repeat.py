@@ -374,8 +374,10 @@ def cached(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor]
     """`elementwise` for a call `(mask, repeat_times, params)` in NORMAL mask mode with the plan of an earlier call
     of the same shape (the mask register is set as that call set it); False to take the general path."""
     core = ctx.CORE
-    reg = core.vmask if core is not None else None
-    if reg is None or reg.counter:
+    if core is None:
+        return False
+    reg = core.vmask or register(api)
+    if reg.counter:
         return False
     kind = type(mask)
     key = (mask if kind is int else tuple(mask) if kind is list or kind is tuple else None, times, type(params),
