@@ -396,7 +396,11 @@ def cached(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor]
     if p.total <= 0 or p.repeats <= 0:
         return True
     if p.contiguous:  # the count form's fast path, inline: the commonest mask/repeat call
-        fn(*[s.read(p.total, api) for s in srcs], out=dst.write(p.total, api))
+        n = p.total
+        xs = []
+        for s in srcs:  # (a loop: a comprehension is a call of its own on Python 3.11)
+            xs.append(s.read(n, api))
+        fn(*xs, out=dst.write(n, api))
     elif p.views is None or not _strided(api, fn, dst, srcs, p):  # (a few runs of lanes: straight to the views)
         _execute(api, fn, dst, srcs, p)
     return True
