@@ -12,7 +12,10 @@ accumulations), each repeat sees the previous one's result, as on the hardware.
 
 Speed: the lanes and per-operand geometry of a call shape (mask, repeat count, strides, element size) are a
 `Plan`, cached for NORMAL-mode `(mask, repeat_times, params)` calls (`cached`); operands are worked on as
-strided numpy views, never index arrays, unless a repeat may read what an earlier one wrote.
+strided numpy views, never index arrays, unless a repeat may read what an earlier one wrote. Each operand's
+static checks and views are remembered in its buffer per plan (`tensors.Checked`), a destination keeps its
+last sources (`Bound`), and "every lane written" holds until the UB's written-flags are cleared
+(`Pool.epoch`); liveness, the mask register and the sanitizer's records are done on every call.
 """
 
 from __future__ import annotations
