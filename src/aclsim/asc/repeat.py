@@ -21,6 +21,7 @@ last sources (`Bound`), and "every lane written" holds until the UB's written-fl
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -31,7 +32,7 @@ from . import context as ctx
 from .context import fail
 from .mask import lane_flags, lanes_per_repeat, normal_bits, register
 from .pipes import access
-from .tensors import Checked, LocalTensor, remember
+from .tensors import LO_BITS, Checked, LocalTensor, remember
 
 MAX_REPEAT = 255
 BLOCK = 32
@@ -281,19 +282,26 @@ def _lane_layout(key: bytes, epb: int) -> tuple[int, tuple[tuple, ...] | None]:
     return int(idx[-1]), (tuple(pieces) if len(pieces) <= MAX_PIECES else None)
 
 
+_SERIAL = itertools.count()  # numbers plans, for their memo keys
+
+
 class Plan:
     """The lanes and per-operand geometry of one mask/repeat shape (lane bits, repeat count, strides, element
     size). It depends on no tensor, so calls of the same shape reuse it (`cached`); each call still checks
     its operands (live, in bounds, aligned, in UB, written) and reports them to the sanitizer."""
 
-    __slots__ = ("bits", "blocks", "contiguous", "ends", "flags", "keys", "lasts", "on", "pieces", "repeats", "shape",
-                 "strides", "total", "unique", "views", "vstrides")
+    __slots__ = ("bits", "blocks", "contiguous", "ends", "flags", "keys", "lasts", "on", "pieces", "repeats", "scratch",
+                 "shape", "strides", "total", "unique", "views", "vstrides")
 
     def __init__(self, strides: tuple[tuple[int, int], ...], isz: int, repeats: int, total: int,
                  flags: np.ndarray | None, bits: int) -> None:
         self.strides, self.repeats, self.total, self.flags, self.bits = strides, repeats, total, flags, bits
         self.contiguous = (flags is None or total == repeats * flags.size) and all(s == (1, 8) for s in strides)
-        self.keys = [object() for _ in strides]  # per operand: its geometry's key in a buffer's memo (`_operand`)
+        # per operand: its geometry's base key in a buffer's memo (`_operand`: plus the window's start byte; below
+        # zero, apart from the count form's keys), and the scratch arrays of whole-block pieces, by (piece, operand)
+        serial = next(_SERIAL)
+        self.keys = [-((serial * 8 + k + 1) << LO_BITS) for k in range(len(strides))]
+        self.scratch: dict[tuple[int, int], np.ndarray] = {}
         if isz == 1:  # 128 lanes of 8 blocks of 32: the element-index path only
             return
         epb = BLOCK // isz
@@ -413,44 +421,46 @@ WRITTEN_BLOCK = np.frombuffer(b"\x01" * BLOCK, BLOCK_ITEM)  # the written-flags 
 
 
 class Views:
-    """One operand's numpy views for a plan (kept in `Checked.extra`): `flags` the flag words of its full
-    (repeat, block, element) view (a source's lane check), `full` its values there (the boolean-lane path),
-    `pieces` per piece (values, written-flags, and for a whole-block piece: its blocks in UB or None when back
-    to back, a contiguous value array, the array as blocks). A destination's also keep `bound`: the sources
-    and steps of its last call (`Bound`)."""
+    """One operand's numpy views for a plan (kept in `Checked.extra`): `full` its values as (repeat, block,
+    element) (the boolean-lane path), `pieces` per piece (values, and for the destination its written-flags;
+    for a whole-block piece also its blocks in UB or None when back to back, a contiguous value array, the
+    array as blocks). A destination's also keep `bound`: the sources and steps of its last call (`Bound`)."""
 
-    __slots__ = ("bound", "flags", "full", "pieces")
+    __slots__ = ("bound", "full", "pieces")
 
 
 class Bound:
-    """A call's operands tied together: the sources' views (by identity) and checks, whether the views may be
-    used (all in the destination's pool, no overlap the element-index path must handle), the pool epoch at
-    which the sources' lanes were seen written and the destination's marked (`full`), and per piece the step
-    numpy runs: (gathers, source values, destination values, scatter, destination flags, flag value)."""
+    """A call's operands tied together: the sources' buffers and checks (`Checked`: their windows), whether
+    the views may be used (all in the destination's pool, no overlap the element-index path must handle),
+    the pool epoch at which the sources' lanes were seen written and the destination's marked (`full`), and
+    per piece the step numpy runs: (gathers, source values, destination values, scatter, destination flags,
+    flag value)."""
 
-    __slots__ = ("arrs", "checks", "full", "ok", "steps")
+    __slots__ = ("bufs", "checks", "full", "ok", "steps")
 
 
 def _views(t: LocalTensor, p: Plan, k: int) -> Views:
-    """Build operand k's views of plan p on tensor t (checked already)."""
+    """Build operand k's views of plan p on tensor t (checked already); the scratch arrays of whole-block
+    pieces are the plan's (per operand: a call fills and uses them before it returns)."""
     pool, lo, dt = t.buf.pool, t.lo, t.arr.dtype
     v = Views()
     v.bound = None
-    v.flags = np.ndarray(p.shape, _WORD[dt.itemsize], pool.wview, lo, p.vstrides[k])
-    v.full = np.ndarray(p.shape, dt, pool.bytes, lo, p.vstrides[k])
+    v.full = np.ndarray(p.shape, dt, pool.bytes, lo, p.vstrides[k]) if p.views is None else None
     v.pieces = []
-    for geometry, blocks in zip(p.views or (), p.blocks or (), strict=True):
+    for i, (geometry, blocks) in enumerate(zip(p.views or (), p.blocks or (), strict=True)):
         off, shape, st = geometry[k]
-        piece = [np.ndarray(shape, dt, pool.bytes, lo + off, st), np.ndarray(shape, _WORD[dt.itemsize], pool.wview,
-                                                                              lo + off, st)]
+        piece = [np.ndarray(shape, dt, pool.bytes, lo + off, st),
+                 np.ndarray(shape, _WORD[dt.itemsize], pool.wview, lo + off, st) if k == 0 else None]
         if blocks is not None:
             off, shape, st, flat = blocks[k]
-            n = math.prod(shape) * BLOCK // dt.itemsize
-            piece[1] = np.ndarray(shape, BLOCK_ITEM, pool.wview, lo + off, st)
+            piece[1] = np.ndarray(shape, BLOCK_ITEM, pool.wview, lo + off, st) if k == 0 else None
             if flat:
+                n = math.prod(shape) * BLOCK // dt.itemsize
                 piece += [None, np.ndarray((n,), dt, pool.bytes, lo + off), None]
             else:
-                scratch = np.empty(n, dt)
+                scratch = p.scratch.get((i, k))
+                if scratch is None:
+                    scratch = p.scratch[i, k] = np.empty(math.prod(shape) * BLOCK // dt.itemsize, dt)
                 piece += [np.ndarray(shape, BLOCK_ITEM, pool.bytes, lo + off, st), scratch,
                           scratch.view(BLOCK_ITEM).reshape(shape)]
         v.pieces.append(piece)
@@ -460,8 +470,9 @@ def _views(t: LocalTensor, p: Plan, k: int) -> Views:
 def _operand(t: LocalTensor, p: Plan, k: int, api: str) -> Checked:
     """Operand k of plan p on tensor t: checked to be live, in bounds, aligned and in UB, with its views
     (`extra` None when a view would leave the local memory), remembered in its buffer's memo."""
-    c = t.buf.memo.get(p.keys[k])
-    if c is not None and c.arr is t.arr:
+    key = p.keys[k] + t.lo
+    c = t.buf.memo.get(key)
+    if c is not None and (c.arr is t.arr or c.same(t)):
         if t.gen != t.buf.gen:
             t.dead(api)
         return c
@@ -473,14 +484,14 @@ def _operand(t: LocalTensor, p: Plan, k: int, api: str) -> Checked:
     if pool.name != "UB":
         t.not_ub(api)
     fits = t.lo + p.ends[k] <= pool.size
-    c = Checked(t.arr, t.lo, t.lo + (last + 1) * t.dtype.itemsize, None, _views(t, p, k) if fits else None)
-    return remember(t.buf, p.keys[k], c)
+    c = Checked(t, t.lo + (last + 1) * t.dtype.itemsize, None, _views(t, p, k) if fits else None)
+    return remember(t.buf, key, c)
 
 
 def _bind(api: str, dst: LocalTensor, srcs: Sequence[LocalTensor], p: Plan, views: Views) -> Bound:
     """Check the sources of a call (as `_operand`) and tie them to the destination's views."""
     bd = Bound()
-    bd.arrs = [s.arr for s in srcs]
+    bd.bufs = [s.buf for s in srcs]
     bd.checks = [_operand(s, p, k, api) for k, s in enumerate(srcs, 1)]
     bd.steps = []
     bd.full = -1
@@ -509,23 +520,23 @@ def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTenso
     """The mask/repeat call on strided (repeat, block, element) views (lanes left out by the mask are computed,
     then discarded); False if a view would leave the local memory or a source's blocks may overlap the
     destination's other than element for element (then a repeat may read what an earlier one wrote: the
-    element-index path handles both). The operands' checks and views are remembered per (buffer, view,
+    element-index path handles both). The operands' checks and views are remembered per (buffer, window,
     plan) and whether their lanes are all written per UB epoch (`tensors.Checked`); a call with the
     destination's last sources reuses their tie (`Bound`); liveness is checked on every call."""
     b = dst.buf
-    dc = b.memo.get(p.keys[0])
-    if dc is None or dc.arr is not dst.arr or dst.gen != b.gen:
+    dc = b.memo.get(p.keys[0] + dst.lo)
+    if dc is None or dst.gen != b.gen or (dc.arr is not dst.arr and not dc.same(dst)):
         dc = _operand(dst, p, 0, api)
     views = dc.extra
     if views is None:
         return False
     bd = views.bound
     if bd is not None:
-        for s, a in zip(srcs, bd.arrs, strict=True):
-            if s.arr is not a:
+        for s, c, sb in zip(srcs, bd.checks, bd.bufs, strict=True):
+            if s.buf is not sb or (c.arr is not s.arr and not c.same(s)):
                 bd = None
                 break
-            if s.gen != s.buf.gen:
+            if s.gen != sb.gen:
                 s.dead(api)
     if bd is None:
         bd = _bind(api, dst, srcs, p, views)
@@ -556,21 +567,26 @@ def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTenso
         fn(*sel, out=out)
         dv[lanes] = out
         if unmarked:
-            views.flags[lanes] = _WRITTEN[dst.dtype.itemsize]
+            _flags(dst, p, 0)[lanes] = _WRITTEN[dst.dtype.itemsize]
     bd.full = dc.full = pool.epoch
     return True
+
+
+def _flags(t: LocalTensor, p: Plan, k: int) -> np.ndarray:
+    """Operand k's written-flags as words of its element size, over its (repeat, block, element) view."""
+    return np.ndarray(p.shape, _WORD[t.dtype.itemsize], t.buf.pool.wview, t.lo, p.vstrides[k])
 
 
 def _written(api: str, dst: LocalTensor, srcs: Sequence[LocalTensor], p: Plan, bd: Bound, dc: Checked) -> bool:
     """Check that the sources' lanes were all written; whether the destination's lanes must be marked."""
     isz = dst.dtype.itemsize
     pool = dst.buf.pool
-    for t, c, (blk, stride) in zip(srcs, bd.checks, p.strides[1:], strict=True):
+    for k, (t, c, (blk, stride)) in enumerate(zip(srcs, bd.checks, p.strides[1:], strict=True), 1):
         if c.full == pool.epoch:
             continue
         # every byte up to the last lane written (one memchr): no lane can be unwritten
         if pool.written.find(0, c.lo, c.hi) >= 0:
-            bad = (c.extra.flags != _WRITTEN[isz]) & p.on
+            bad = (_flags(t, p, k) != _WRITTEN[isz]) & p.on
             if bad.any():
                 r, b, e = np.unravel_index(int(np.argmax(bad)), bad.shape)
                 epb = BLOCK // isz

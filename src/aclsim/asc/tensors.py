@@ -168,29 +168,38 @@ def _door() -> GlobalMemory:
     return core.launch.gm if core is not None else GlobalMemory(get_runtime())
 
 
-MEMO_SIZE = 32  # operand geometries remembered per buffer
+MEMO_SIZE = 128  # operand windows remembered per buffer
+LO_BITS = 24  # a memo key is a geometry's base plus the window's start byte (local memories are < 16 MiB)
 
 
 class Checked:
     """What the static checks of one vector operand geometry found on one tensor window, kept in its buffer's
-    `memo` so that calls of the same shape skip them.
+    `memo` (under the geometry's base key plus the window's start byte) so that calls of the same shape skip them.
 
-    `arr` is the tensor's view the checks were made on: every change of a tensor's start, end or element type
-    gives it a new `arr`, so `memo[key].arr is t.arr` means the bounds, alignment and UB checks hold for `t`.
-    Liveness (the generation) is still checked on every call. `full` is the pool epoch at which every byte
-    (lane) of the geometry was seen written: it stays true until a flag is cleared (`Pool.unwrite`).
-    `hi` is the end byte the written check covers, `view` the operand's values (the contiguous forms),
-    `extra` what a repeat plan keeps (repeat.py).
+    The window is (lo, end, dtype) in the buffer: the bounds, alignment and UB checks hold for any tensor with
+    the same window (`same`); `arr` is the view object of the last tensor seen, a quicker test of the same
+    (a tensor's `arr` is replaced whenever its start, end or element type change). Liveness (the generation)
+    is still checked on every call. `full` is the pool epoch at which every byte (lane) of the geometry was
+    seen written: it stays true until a flag is cleared (`Pool.unwrite`). `hi` is the end byte the written
+    check covers, `view` the operand's values (the contiguous forms), `extra` what a repeat plan keeps.
     """
 
-    __slots__ = ("arr", "extra", "full", "hi", "lo", "view")
+    __slots__ = ("arr", "dtype", "end", "extra", "full", "hi", "lo", "view")
 
-    def __init__(self, arr: np.ndarray, lo: int, hi: int, view: np.ndarray | None, extra: Any = None) -> None:
-        self.arr, self.lo, self.hi, self.view, self.extra = arr, lo, hi, view, extra
+    def __init__(self, t: LocalTensor, hi: int, view: np.ndarray | None, extra: Any = None) -> None:
+        self.arr, self.lo, self.end, self.dtype = t.arr, t.lo, t.end, t.dtype
+        self.hi, self.view, self.extra = hi, view, extra
         self.full = -1
 
+    def same(self, t: LocalTensor) -> bool:
+        """Whether `t` is the window the checks were made on (then its view object is the quick test from now on)."""
+        if self.lo == t.lo and self.end == t.end and self.dtype is t.dtype:
+            self.arr = t.arr
+            return True
+        return False
 
-def remember(buf: Buffer, key: Any, c: Checked) -> Checked:
+
+def remember(buf: Buffer, key: int, c: Checked) -> Checked:
     """Keep `c` in `buf`'s memo under `key` (a bounded memo: cleared when full)."""
     memo = buf.memo
     if len(memo) >= MEMO_SIZE:
@@ -217,7 +226,7 @@ class Buffer:
         self.site: tuple[str, int] | None = None  # where it was allocated / released last
         self.released_by = "free_tensor"
         self.views: dict[DataType, np.ndarray] = {}
-        self.memo: dict[Any, Checked] = {}  # vector operand geometry (a count or a repeat plan's) -> its checks
+        self.memo: dict[int, Checked] = {}  # vector operand (geometry, window start) -> its checks (`Checked`)
         self.tag = 0  # set_user_tag / get_user_tag
 
     def tensor(self, dtype: DataType) -> LocalTensor:
@@ -391,9 +400,10 @@ class LocalTensor(HasShapeInfo):
 
     def checked(self, count: int, api: str) -> Checked:
         """The checks of the first `count` elements as a vector operand (live, in bounds, aligned, in UB),
-        remembered on the buffer for the next call with the same tensor and count."""
-        c = self.buf.memo.get(count)
-        if c is not None and c.arr is self.arr:
+        remembered on the buffer for the next call with the same window and count."""
+        key = (count << LO_BITS) + self.lo
+        c = self.buf.memo.get(key)
+        if c is not None and (c.arr is self.arr or c.same(self)):
             return c
         hi = self.lo + count * self.dtype.itemsize
         if hi > self.end:
@@ -403,7 +413,7 @@ class LocalTensor(HasShapeInfo):
         if self.buf.pool.name != "UB":
             self.not_ub(api)
         arr = self.arr
-        return remember(self.buf, count, Checked(arr, self.lo, hi, arr if count == len(arr) else arr[:count]))
+        return remember(self.buf, key, Checked(self, hi, arr if count == len(arr) else arr[:count]))
 
     # The two hot paths below inline `span` and the memo hit of `checked` (they run for every vector operand).
     def read(self, count: int, api: str) -> np.ndarray:
@@ -411,8 +421,8 @@ class LocalTensor(HasShapeInfo):
         b = self.buf
         if self.gen != b.gen:
             self.dead(api)
-        c = b.memo.get(count)
-        if c is None or c.arr is not self.arr:
+        c = b.memo.get((count << LO_BITS) + self.lo)
+        if c is None or (c.arr is not self.arr and not c.same(self)):
             c = self.checked(count, api)
         pool = b.pool
         if c.full != pool.epoch:
@@ -440,8 +450,8 @@ class LocalTensor(HasShapeInfo):
         b = self.buf
         if self.gen != b.gen:
             self.dead(api)
-        c = b.memo.get(count)
-        if c is None or c.arr is not self.arr:
+        c = b.memo.get((count << LO_BITS) + self.lo)
+        if c is None or (c.arr is not self.arr and not c.same(self)):
             c = self.checked(count, api)
         pool = b.pool
         if c.full != pool.epoch:
