@@ -273,3 +273,38 @@ def test_only_pool_unwrite_clears_written_flags():
     offenders = [f"{p.relative_to(root)}:{i}" for p in root.rglob("*.py") if p.name != "context.py"
                  for i, line in enumerate(p.read_text().splitlines(), 1) if clears.search(line)]
     assert offenders == []
+
+
+@asc.jit
+def many_windows(x: asc.GlobalAddress, z: asc.GlobalAddress, form: str, past: bool):
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    pipe = asc.TPipe()
+    bufs = [asc.TBuf(asc.TPosition.VECCALC) for _ in range(2)]
+    for b in bufs:
+        pipe.init_buffer(b, 2 * N * 4)
+    a, d = (b.get(asc.float32) for b in bufs)
+    asc.data_copy(a, xg, 2 * N - 64)  # the last 64 elements of a stay unwritten
+    asc.duplicate(d, 0.0, 2 * N)
+    for _ in range(2):
+        for k in range(4):  # more windows than the memo keeps
+            asc.add(d[k * 64:], a[k * 64:], a[k * 64:], *_n(form, 64))
+    asc.data_copy(zg, d, 2 * N)
+    if past:
+        asc.add(d[N:], a[N:], a[N:], *_n(form, N))  # PAST THE MEMO
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_windows_past_a_full_memo_are_checked_and_computed_in_full(form, monkeypatch):
+    from aclsim.asc import tensors
+
+    monkeypatch.setattr(tensors, "MEMO_SIZE", 2)
+    msg = fault(many_windows, form, True)
+    assert "ErrorRead2" in msg and f":{line_of('PAST THE MEMO')} in" in msg
+    x, z = inputs()
+    many_windows[1](x, z, form, False)
+    want = np.zeros(2 * N, np.float32)
+    lanes = np.arange(N) if form != "every other lane" else np.arange(0, N, 2)
+    want[lanes] = x[lanes] + x[lanes]
+    np.testing.assert_array_equal(z, want)

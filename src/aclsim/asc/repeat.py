@@ -298,10 +298,11 @@ class Plan:
         self.strides, self.repeats, self.total, self.flags, self.bits = strides, repeats, total, flags, bits
         self.contiguous = (flags is None or total == repeats * flags.size) and all(s == (1, 8) for s in strides)
         # per operand: its geometry's base key in a buffer's memo (`_operand`: plus the window's start byte; below
-        # zero, apart from the count form's keys), and the scratch arrays of whole-block pieces, by (piece, operand)
+        # zero, apart from the count form's keys), and the scratch arrays of whole-block pieces (values, as blocks)
+        # by (piece, operand)
         serial = next(_SERIAL)
         self.keys = [-((serial * 8 + k + 1) << LO_BITS) for k in range(len(strides))]
-        self.scratch: dict[tuple[int, int], np.ndarray] = {}
+        self.scratch: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         if isz == 1:  # 128 lanes of 8 blocks of 32: the element-index path only
             return
         epb = BLOCK // isz
@@ -460,9 +461,9 @@ def _views(t: LocalTensor, p: Plan, k: int) -> Views:
             else:
                 scratch = p.scratch.get((i, k))
                 if scratch is None:
-                    scratch = p.scratch[i, k] = np.empty(math.prod(shape) * BLOCK // dt.itemsize, dt)
-                piece += [np.ndarray(shape, BLOCK_ITEM, pool.bytes, lo + off, st), scratch,
-                          scratch.view(BLOCK_ITEM).reshape(shape)]
+                    vals = np.empty(math.prod(shape) * BLOCK // dt.itemsize, dt)
+                    scratch = p.scratch[i, k] = (vals, vals.view(BLOCK_ITEM).reshape(shape))
+                piece += [np.ndarray(shape, BLOCK_ITEM, pool.bytes, lo + off, st), *scratch]
         v.pieces.append(piece)
     return v
 
@@ -498,9 +499,11 @@ def _bind(api: str, dst: LocalTensor, srcs: Sequence[LocalTensor], p: Plan, view
     dpool, d_lo = dst.buf.pool, dst.lo
     d_hi, dst_strides = d_lo + p.ends[0], p.strides[0]
     # a source whose whole blocks (of every repeat count) meet the destination's other than element for element
-    bd.ok = all(c.extra is not None and s.buf.pool is dpool for s, c in zip(srcs, bd.checks, strict=True)) and not any(
-        s.lo < d_hi and d_lo < s.lo + end and not (p.unique and s.lo == d_lo and st == dst_strides)
-        for s, end, st in zip(srcs, p.ends[1:], p.strides[1:], strict=True))
+    bd.ok = True
+    for s, c, end, st in zip(srcs, bd.checks, p.ends[1:], p.strides[1:], strict=True):
+        if c.extra is None or s.buf.pool is not dpool or (
+                s.lo < d_hi and d_lo < s.lo + end and not (p.unique and s.lo == d_lo and st == dst_strides)):
+            bd.ok = False
     if bd.ok:
         word = _WRITTEN[dst.dtype.itemsize]
         for i, d in enumerate(views.pieces):

@@ -168,7 +168,7 @@ def _door() -> GlobalMemory:
     return core.launch.gm if core is not None else GlobalMemory(get_runtime())
 
 
-MEMO_SIZE = 128  # operand windows remembered per buffer
+MEMO_SIZE = 256  # operand windows remembered per buffer
 LO_BITS = 24  # a memo key is a geometry's base plus the window's start byte (local memories are < 16 MiB)
 
 
@@ -200,11 +200,11 @@ class Checked:
 
 
 def remember(buf: Buffer, key: int, c: Checked) -> Checked:
-    """Keep `c` in `buf`'s memo under `key` (a bounded memo: cleared when full)."""
+    """Keep `c` in `buf`'s memo under `key` while it has room: a kernel cycling through more windows of one
+    buffer than that keeps hitting the first ones (emptying a full memo would make every call a miss)."""
     memo = buf.memo
-    if len(memo) >= MEMO_SIZE:
-        memo.clear()
-    memo[key] = c
+    if len(memo) < MEMO_SIZE or key in memo:
+        memo[key] = c
     return c
 
 
