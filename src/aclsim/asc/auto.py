@@ -16,7 +16,7 @@ import weakref
 from typing import Any
 
 from . import context as ctx
-from .context import ZEROS, Pool, fail
+from .context import Pool, fail
 from .dtypes import as_dtype
 from .enums import TPosition
 from .tensors import FIXED, Buffer, LocalTensor
@@ -81,7 +81,7 @@ class LocalTensorAuto(LocalTensor):
         a = arena(core)
         lo = a.take(size, api)
         b = Buffer(a.pool, lo, size, None, 0, TPosition.VECCALC, FIXED)
-        a.pool.written[lo : lo + size] = ZEROS[:size]
+        a.pool.unwrite(lo, lo + size)
         a.pool.watch = False  # the compiler inserts this core's synchronisation from here on: nothing to judge
         weakref.finalize(b, a.give, lo, size)
         t = b.tensor(dt)

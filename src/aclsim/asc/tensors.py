@@ -168,11 +168,51 @@ def _door() -> GlobalMemory:
     return core.launch.gm if core is not None else GlobalMemory(get_runtime())
 
 
+MEMO_SIZE = 256  # operand windows remembered per buffer
+LO_BITS = 24  # a memo key is a geometry's base plus the window's start byte (local memories are < 16 MiB)
+
+
+class Checked:
+    """What the static checks of one vector operand geometry found on one tensor window, kept in its buffer's
+    `memo` (under the geometry's base key plus the window's start byte) so that calls of the same shape skip them.
+
+    The window is (lo, end, dtype) in the buffer: the bounds, alignment and UB checks hold for any tensor with
+    the same window (`same`); `arr` is the view object of the last tensor seen, a quicker test of the same
+    (a tensor's `arr` is replaced whenever its start, end or element type change). Liveness (the generation)
+    is still checked on every call. `full` is the pool epoch at which every byte (lane) of the geometry was
+    seen written: it stays true until a flag is cleared (`Pool.unwrite`). `hi` is the end byte the written
+    check covers, `view` the operand's values (the contiguous forms), `extra` what a repeat plan keeps.
+    """
+
+    __slots__ = ("arr", "dtype", "end", "extra", "full", "hi", "lo", "view")
+
+    def __init__(self, t: LocalTensor, hi: int, view: np.ndarray | None, extra: Any = None) -> None:
+        self.arr, self.lo, self.end, self.dtype = t.arr, t.lo, t.end, t.dtype
+        self.hi, self.view, self.extra = hi, view, extra
+        self.full = -1
+
+    def same(self, t: LocalTensor) -> bool:
+        """Whether `t` is the window the checks were made on (then its view object is the quick test from now on)."""
+        if self.lo == t.lo and self.end == t.end and self.dtype is t.dtype:
+            self.arr = t.arr
+            return True
+        return False
+
+
+def remember(buf: Buffer, key: int, c: Checked) -> Checked:
+    """Keep `c` in `buf`'s memo under `key` while it has room: a kernel cycling through more windows of one
+    buffer than that keeps hitting the first ones (emptying a full memo would make every call a miss)."""
+    memo = buf.memo
+    if len(memo) < MEMO_SIZE or key in memo:
+        memo[key] = c
+    return c
+
+
 class Buffer:
     """One block of local memory carved by TPipe.init_buffer (or a raw LocalTensor region)."""
 
-    __slots__ = ("__weakref__", "end", "gen", "index", "lo", "owner", "pool", "position", "released_by", "site",
-                 "state", "tag", "views")
+    __slots__ = ("__weakref__", "end", "gen", "index", "lo", "memo", "owner", "pool", "position", "released_by",
+                 "site", "state", "tag", "views")
 
     def __init__(self, pool: Pool, lo: int, size: int, owner: Any, index: int, position: int, state: int) -> None:
         self.pool = pool
@@ -186,6 +226,7 @@ class Buffer:
         self.site: tuple[str, int] | None = None  # where it was allocated / released last
         self.released_by = "free_tensor"
         self.views: dict[DataType, np.ndarray] = {}
+        self.memo: dict[int, Checked] = {}  # vector operand (geometry, window start) -> its checks (`Checked`)
         self.tag = 0  # set_user_tag / get_user_tag
 
     def tensor(self, dtype: DataType) -> LocalTensor:
@@ -357,28 +398,41 @@ class LocalTensor(HasShapeInfo):
             self.misaligned(api)
         return hi
 
-    # The two hot paths below inline `span` (they run for every vector instruction operand).
+    def checked(self, count: int, api: str) -> Checked:
+        """The checks of the first `count` elements as a vector operand (live, in bounds, aligned, in UB),
+        remembered on the buffer for the next call with the same window and count."""
+        key = (count << LO_BITS) + self.lo
+        c = self.buf.memo.get(key)
+        if c is not None and (c.arr is self.arr or c.same(self)):
+            return c
+        hi = self.lo + count * self.dtype.itemsize
+        if hi > self.end:
+            self.overflow(count, api)
+        if self.lo & 31:
+            self.misaligned(api)
+        if self.buf.pool.name != "UB":
+            self.not_ub(api)
+        arr = self.arr
+        return remember(self.buf, key, Checked(self, hi, arr if count == len(arr) else arr[:count]))
+
+    # The two hot paths below inline `span` and the memo hit of `checked` (they run for every vector operand).
     def read(self, count: int, api: str) -> np.ndarray:
         """Vector source: the first `count` elements, checked to be live, in UB, in bounds, aligned and written."""
         b = self.buf
         if self.gen != b.gen:
             self.dead(api)
-        lo = self.lo
-        hi = lo + count * self.dtype.itemsize
-        if hi > self.end:
-            self.overflow(count, api)
-        if lo & 31:
-            self.misaligned(api)
+        c = b.memo.get((count << LO_BITS) + self.lo)
+        if c is None or (c.arr is not self.arr and not c.same(self)):
+            c = self.checked(count, api)
         pool = b.pool
-        if pool.name != "UB":
-            self.not_ub(api)
-        bad = pool.written.find(0, lo, hi)
-        if bad >= 0:
-            self.uninit(api, bad, count)
+        if c.full != pool.epoch:
+            bad = pool.written.find(0, c.lo, c.hi)
+            if bad >= 0:
+                self.uninit(api, bad, count)
+            c.full = pool.epoch
         if pool.watch:
-            access("V", pool, lo, hi, False, api)
-        arr = self.arr
-        return arr if count == len(arr) else arr[:count]
+            access("V", pool, c.lo, c.hi, False, api)
+        return c.view
 
     def uninit(self, api: str, bad: int, count: int) -> None:
         isz = self.dtype.itemsize
@@ -396,22 +450,18 @@ class LocalTensor(HasShapeInfo):
         b = self.buf
         if self.gen != b.gen:
             self.dead(api)
-        lo = self.lo
-        n = count * self.dtype.itemsize
-        if lo + n > self.end:
-            self.overflow(count, api)
-        if lo & 31:
-            self.misaligned(api)
+        c = b.memo.get((count << LO_BITS) + self.lo)
+        if c is None or (c.arr is not self.arr and not c.same(self)):
+            c = self.checked(count, api)
         pool = b.pool
-        if pool.name != "UB":
-            self.not_ub(api)
-        w = pool.written
-        if w.find(0, lo, lo + n) >= 0:  # (a memchr: cheaper than marking bytes already marked)
-            w[lo : lo + n] = ONES[:n]
+        if c.full != pool.epoch:
+            w, lo, hi = pool.written, c.lo, c.hi
+            if w.find(0, lo, hi) >= 0:  # (a memchr: cheaper than marking bytes already marked)
+                w[lo:hi] = ONES[: hi - lo]
+            c.full = pool.epoch
         if pool.watch:
-            access("V", pool, lo, lo + n, True, api)
-        arr = self.arr
-        return arr if count == len(arr) else arr[:count]
+            access("V", pool, c.lo, c.hi, True, api)
+        return c.view
 
     # -- scalar access -----------------------------------------------------------------------
     def get_value(self, index: int) -> Any:

@@ -87,7 +87,7 @@ class TQueBind:
         b.state = ALLOCATED
         b.site = _caller()
         pool = b.pool
-        pool.written[b.lo : b.end] = ctx.ZEROS[: b.end - b.lo]  # a fresh tensor holds nothing meaningful
+        pool.unwrite(b.lo, b.end)  # a fresh tensor holds nothing meaningful
         if pool.watch:
             pipes.sync("queue", api)
         if isinstance(dtype, DataType):

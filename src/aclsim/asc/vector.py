@@ -84,7 +84,8 @@ def _run(api: str, fn: Callable, types: tuple[str, ...], dst: LocalTensor, srcs:
 
 def _binary(api: str, fn: Callable, types: tuple[str, ...], dst: LocalTensor, a: LocalTensor, b: LocalTensor,
             args: tuple, kwargs: dict) -> None:
-    if len(args) == 1 and not kwargs and args[0] > 0:  # the count form inlined: the hottest path
+    n = len(args)
+    if n == 1 and not kwargs and args[0] > 0:  # the count form inlined: the hottest path
         count = args[0]
         dt = dst.dtype
         if a.dtype is not dt or b.dtype is not dt or dt.name not in types:
@@ -95,6 +96,12 @@ def _binary(api: str, fn: Callable, types: tuple[str, ...], dst: LocalTensor, a:
         _overlap(api, dst, b, count)
         fn(x, y, out=dst.write(count, api))
         return
+    if n == 3 and not kwargs and type(args[2]) is BinaryRepeatParams:  # `_run`'s first step, inlined
+        dt = dst.dtype
+        if a.dtype is not dt or b.dtype is not dt or dt.name not in types:
+            check_types(api, types, dt, a, b)
+        if cached(api, fn, dst, (a, b), args[0], args[1], args[2]):
+            return
     _run(api, fn, types, dst, (a, b), args, kwargs, BinaryRepeatParams)
 
 
