@@ -94,10 +94,11 @@ def _ifloordiv(a: Any, b: Any) -> Any:  # np.floor_divide
     return a // b
 
 
-def _imod(a: Any, b: Any) -> Any:  # np.fmod on integers
+def _imod(a: Any, b: Any) -> Any:  # np.fmod on integers: the sign of the dividend, 0 for b in (0, -1)
     if b == 0 or b == -1:
         return 0
-    return a - _idiv(a, b) * b
+    r = a % b
+    return r - b if r != 0 and (a < 0) != (b < 0) else r
 
 
 def _umod(a: Any, b: Any) -> Any:
@@ -112,7 +113,11 @@ def _wdiv(a: Any, b: Any) -> Any:  # two Python ints (ops._py_cdiv)
 
 
 def _wmod(a: Any, b: Any) -> Any:  # ops._py_crem
-    return 0 if b == 0 else np.int64(a) - np.int64(b) * _wdiv(a, b)
+    if b == 0:
+        return 0
+    x, y = np.int64(a), np.int64(b)
+    r = x % y
+    return r - y if r != 0 and (x < 0) != (y < 0) else r
 
 
 def _fdiv(a: float, b: float) -> float:  # two Python floats (ops.binop)
@@ -164,6 +169,13 @@ def _load_numba() -> bool:
             _env.update(np=np, math=math, JitFault=JitFault)
             _env.update({f.__name__: numba.njit(cache=False)(f) for f in _HELPERS})
     return _numba is not False
+
+
+def _is_literal(node: ast.expr) -> bool:
+    """An int literal such as 2 or -1 (a range step whose sign is known when translating)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is int
 
 
 # ---------------------------------------------------------------------------- translation
@@ -322,7 +334,9 @@ def _launch(nblocks, bdx, bdy, gx, gy, {dims}, {params}):
         self.count()
         lt = self.compare("<", iv, t, b, stop[1])
         gt = self.compare(">", iv, t, b, stop[1])
-        self.emit(f"while (({lt}) if {sv} > 0 else ({gt})):")
+        sign = 1 if len(it.args) < 3 else self.cg.constant(it.args[2]) if _is_literal(it.args[2]) else 0
+        test = lt if sign > 0 else gt if sign < 0 else f"(({lt}) if {sv} > 0 else ({gt}))"
+        self.emit(f"while {test}:")
         self.ind += 1
         self.assign(s.target, iv, t)
         self.emit(f"{iv} = {_nb(t)}({iv} + {st})")
@@ -606,12 +620,15 @@ class JitKernel:
                     saved[id(v.full)] = (v.full, v.full.copy())
             else:
                 args.append(v)
-        try:
+        try:  # (numba compiles on the first launch: a construct it cannot type leaves the kernel to numpy)
             nr, nw = self.launch(C.nblocks, C.bdx, C.bdy, C.gx, C.gy, C.blockDim_x, C.blockDim_y, C.blockDim_z,
                                  C.gridDim_x, C.gridDim_y, C.gridDim_z, *args)
         except JitFault:
             for full, copy in saved.values():
                 full[...] = copy
+            return False
+        except _numba.core.errors.NumbaError:
+            self.run = lambda *a: False  # type: ignore[method-assign]
             return False
         task.work.bytes_read, task.work.bytes_written = int(nr), int(nw)
         return True

@@ -1,0 +1,273 @@
+"""The numba JIT path (simt/jit.py) against the numpy engine: bit-identical memory, identical faults."""
+
+from __future__ import annotations
+
+import math
+import os
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import aclsim
+from aclsim import simt
+from aclsim.simt import Ptr
+
+pytest.importorskip("numba")
+
+
+@pytest.fixture(autouse=True)
+def device(fresh_runtime):
+    with aclsim.Device(0):
+        yield
+
+
+def launch(mode: str, kernel, grid, block, args) -> list[np.ndarray]:
+    """Run on one engine ("0" numpy, "1" JIT) from fresh device copies; the arrays afterwards."""
+    with mock.patch.dict(os.environ, {"ACLSIM_SIMT_JIT": mode}):
+        dev = [aclsim.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
+        kernel[grid, block](*dev)
+        aclsim.Stream.default().synchronize()
+    return [d.copy_to_host() for d in dev if not isinstance(d, (int, float, np.generic))]
+
+
+def same_on_both(kernel, grid, block, *args) -> list[np.ndarray]:
+    """Both engines leave bit-identical memory (NaNs included); returns it."""
+    ref = launch("0", kernel, grid, block, args)
+    got = launch("1", kernel, grid, block, args)
+    assert kernel.__dict__.get("_jit") is not None, "the kernel was not translated"
+    for r, g in zip(ref, got, strict=True):
+        assert r.dtype == g.dtype and r.tobytes() == g.tobytes(), (r, g)
+    return got
+
+
+def fault_message(mode: str, kernel, grid, block, args) -> str:
+    with pytest.raises(aclsim.AclError) as e:
+        launch(mode, kernel, grid, block, args)
+    return str(e.value)
+
+
+# ---------------------------------------------------------------------------- kernels
+@simt.kernel
+def fma_guarded(a: Ptr[np.float32], b: Ptr[np.float32], out: Ptr[np.float32], n: np.int32):
+    i = simt.grid(1)
+    if i < n:
+        out[i] = a[i] * b[i] + 1.5
+
+
+@simt.kernel
+def int_ops(a: Ptr[np.int32], b: Ptr[np.int32], u: Ptr[np.uint32], out: Ptr[np.int32], uo: Ptr[np.uint32],
+            lo: Ptr[np.int64], n: np.int32):
+    i = simt.grid(1)
+    if i < n:
+        x = a[i]
+        y = b[i]
+        out[8 * i] = x / y
+        out[8 * i + 1] = x % y
+        out[8 * i + 2] = x // y
+        out[8 * i + 3] = x * y - (x + y)
+        out[8 * i + 4] = (x << (y & 63)) ^ (x >> (y & 63))
+        out[8 * i + 5] = -x | ~y
+        out[8 * i + 6] = 7 / (y & 3) + (-7) % (y & 3)  # two Python ints: C division, 0 for a zero divisor
+        out[8 * i + 7] = (x & 0xFF) + (1 << (y & 31))
+        uo[2 * i] = u[i] + x  # int32 converts to uint32
+        uo[2 * i + 1] = u[i] / (u[i] >> 3) - y
+        lo[i] = x * np.int64(y) + u[i]
+
+
+@simt.kernel
+def loops(a: Ptr[np.float32], out: Ptr[np.float32], cnt: Ptr[np.int32], n: np.int32, lim: np.int32):
+    i = np.int32(simt.grid(1))  # signed: j below goes negative
+    if i >= n:
+        return
+    acc = np.float32(0)
+    hits = 0
+    for k in range(i, n):
+        if a[k] < 0:
+            continue
+        if hits >= lim:
+            break
+        acc += a[k] * a[i]
+        hits += 1
+    j = n - 1
+    while j > i:
+        if a[j] > 0.9:
+            break
+        j -= 2
+    for k in range(n - 1, i, -3):
+        acc -= a[k]
+    out[i] = acc
+    cnt[2 * i] = hits
+    cnt[2 * i + 1] = j
+
+
+@simt.kernel
+def matmul2d(a: Ptr[np.float32], b: Ptr[np.float32], c: Ptr[np.float32], n: np.uint32):
+    col, row = simt.grid(2)
+    if row < n and col < n:
+        acc = np.float32(0)
+        for k in range(n):
+            acc += a[row * n + k] * b[k * n + col]
+        c[row * n + col] = acc
+
+
+@simt.kernel
+def math_mix(x: Ptr[np.float32], d: Ptr[np.float64], k: Ptr[np.int32], out: Ptr[np.float32], dout: Ptr[np.float64],
+             n: np.int32):
+    i = simt.grid(1)
+    if i < n:
+        v = x[i]
+        w = d[i]
+        out[10 * i] = math.sqrt(v)
+        out[10 * i + 1] = math.floor(v) + math.ceil(v) * math.trunc(v)
+        out[10 * i + 2] = math.fabs(v) - math.copysign(2.0, v)
+        out[10 * i + 3] = math.fmod(v, 0.75)
+        out[10 * i + 4] = simt.rsqrt(v)
+        out[10 * i + 5] = min(v, k[i]) + max(v, 0.25)
+        out[10 * i + 6] = abs(v) + k[i] * v  # int32 * float32 is float32
+        out[10 * i + 7] = np.int32(v * 100) + float(k[i]) / 3
+        out[10 * i + 8] = math.sqrt(k[i]) if not math.isnan(v) else -1.0
+        out[10 * i + 9] = simt.fma(v, v, v) if math.isfinite(v) else np.float32(7)
+        dout[2 * i] = w * v + k[i] / 7.0 - math.floor(w)
+        dout[2 * i + 1] = np.float32(w) + np.uint32(k[i]) * 0.5
+
+
+@simt.kernel
+def sums(x: Ptr[np.float32], s32: Ptr[np.float32], s64: Ptr[np.float64], m: np.int32, n: np.int32):
+    i = simt.grid(1)
+    if i < n:
+        a = np.float32(0)
+        b = np.float64(0)
+        for k in range(m):
+            t = x[(i * 7 + k) % n]
+            a += t * t
+            b += t / 3
+        s32[i] = a
+        s64[i] = b
+
+
+# ---------------------------------------------------------------------------- differential tests
+def test_guarded_elementwise_is_bit_identical():
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal(1000).astype(np.float32), rng.standard_normal(1000).astype(np.float32)
+    a[:3] = [np.inf, np.nan, -0.0]
+    (_, _, out) = same_on_both(fma_guarded, 8, 128, a, b, np.zeros(1000, np.float32), 1000)
+    np.testing.assert_array_equal(out, a * b + np.float32(1.5))
+
+
+I32 = hnp.arrays(np.int32, 64, elements=st.one_of(st.integers(-(1 << 31), (1 << 31) - 1),
+                                                  st.sampled_from([0, -1, 1, -(1 << 31), (1 << 31) - 1])))
+
+
+@settings(max_examples=25, deadline=None)
+@given(a=I32, b=I32, u=hnp.arrays(np.uint32, 64))
+def test_integer_arithmetic_division_and_overflow_are_bit_identical(a, b, u):
+    n = 64
+    _, _, _, out, uo, lo = same_on_both(int_ops, 1, 64, a, b, u, np.zeros(8 * n, np.int32),
+                                        np.zeros(2 * n, np.uint32), np.zeros(n, np.int64), n)
+    with np.errstate(all="ignore"):  # an independent check of C's truncating division where it is defined
+        ok = (b != 0) & ~((a == -(1 << 31)) & (b == -1))
+        q = np.trunc(a[ok].astype(np.float64) / b[ok]).astype(np.int64)
+        assert out[0::8][ok].tolist() == q.astype(np.int32).tolist()
+        assert lo.tolist() == (a.astype(np.int64) * b + u).tolist()
+
+
+def test_loops_with_break_continue_negative_steps_and_early_return():
+    rng = np.random.default_rng(2)
+    a = rng.uniform(-1, 1, 300).astype(np.float32)
+    for lim in (0, 5, 1000):
+        same_on_both(loops, 3, 128, a, np.zeros(300, np.float32), np.zeros(600, np.int32), 300, lim)
+
+
+@pytest.mark.parametrize("n", [16, 50])
+def test_2d_grid_matmul_float32_accumulation(n):
+    rng = np.random.default_rng(n)
+    a, b = rng.random((n, n), dtype=np.float32), rng.random((n, n), dtype=np.float32)
+    blocks = (n + 15) // 16
+    (_, _, c) = same_on_both(matmul2d, (blocks, blocks), (16, 16), a, b, np.zeros((n, n), np.float32), n)
+    ref = np.zeros((n, n), np.float32)
+    for k in range(n):  # the kernel's order of float32 sums
+        ref += a[:, k : k + 1] * b[k : k + 1, :]
+    np.testing.assert_array_equal(c, ref)
+
+
+@settings(max_examples=20, deadline=None)
+@given(x=hnp.arrays(np.float32, 40, elements=st.floats(-1e6, 1e6, width=32) | st.sampled_from(
+    [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40])), k=hnp.arrays(np.int32, 40, elements=st.integers(-1000, 1000)))
+def test_math_and_int_float_mixes_are_bit_identical(x, k):
+    d = x.astype(np.float64) * 1.25
+    same_on_both(math_mix, 1, 64, x, d, k, np.zeros(400, np.float32), np.zeros(80, np.float64), 40)
+
+
+def test_float32_and_float64_accumulation_loops():
+    x = np.random.default_rng(4).standard_normal(500).astype(np.float32)
+    _, s32, s64 = same_on_both(sums, 4, 128, x, np.zeros(500, np.float32), np.zeros(500, np.float64), 200, 500)
+    ref = np.zeros(500, np.float32)
+    for k in range(200):
+        t = x[(np.arange(500) * 7 + k) % 500]
+        ref += t * t
+    np.testing.assert_array_equal(s32, ref)
+
+
+# ---------------------------------------------------------------------------- faults
+@simt.kernel
+def reads_past(x: Ptr[np.float32], out: Ptr[np.float32], n: np.int32):
+    i = simt.grid(1)
+    acc = np.float32(0)
+    for k in range(n):
+        acc += x[i + k]
+    out[i] = acc
+
+
+@simt.kernel
+def writes_before(x: Ptr[np.float32], n: np.int32):
+    i = simt.grid(1)
+    for k in range(3):
+        x[i - n + k] = 1.0
+
+
+@simt.kernel
+def zero_step(x: Ptr[np.int32], n: np.int32):
+    i = simt.grid(1)
+    for k in range(0, 10, x[i]):
+        x[i] += n
+
+
+@pytest.mark.parametrize("kernel, make", [
+    (reads_past, lambda: (np.ones(64, np.float32), np.zeros(64, np.float32), 3)),
+    (writes_before, lambda: (np.ones(64, np.float32), 40)),
+    (zero_step, lambda: (np.array([1] * 30 + [0] + [2] * 33, np.int32), 5)),
+])
+def test_faults_are_reported_exactly_as_by_the_numpy_engine(kernel, make):
+    ref = fault_message("0", kernel, 1, 64, make())
+    assert fault_message("1", kernel, 1, 64, make()) == ref
+    assert kernel.__dict__.get("_jit") is not None
+
+
+def test_a_fault_free_launch_after_a_jit_fault_still_uses_memory_as_left_by_the_numpy_engine():
+    x = np.ones(64, np.float32)
+    out = launch("1", reads_past, 1, 32, (x, np.zeros(64, np.float32), 33))[1]  # reads x[63] at most: in bounds
+    assert out[:32].tolist() == [33.0] * 32
+
+
+# ---------------------------------------------------------------------------- selection
+@simt.kernel
+def with_shared(x: Ptr[np.float32], n: np.int32):
+    s = simt.shared.array(64, np.float32)
+    i = simt.threadIdx.x
+    s[i] = x[i]
+    simt.syncthreads()
+    for k in range(n):
+        x[i] += s[(i + k) % 64]
+
+
+def test_kernels_outside_the_subset_and_jit_off_run_on_the_numpy_engine():
+    x = np.arange(64, dtype=np.float32)
+    got = launch("1", with_shared, 1, 64, (x, 2))[0]
+    assert with_shared.__dict__.get("_jit", 0) is None  # not translated: shared memory
+    np.testing.assert_array_equal(got, x + x + np.roll(x, -1))
+    launch("0", matmul2d, 1, (4, 4), (np.ones(16, np.float32), np.ones(16, np.float32), np.zeros(16, np.float32), 4))
+    assert "_jit" not in matmul2d.__dict__ or matmul2d.__dict__["_jit"] is not None
