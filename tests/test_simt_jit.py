@@ -175,6 +175,7 @@ def test_integer_arithmetic_division_and_overflow_are_bit_identical(a, b, u):
         q = np.trunc(a[ok].astype(np.float64) / b[ok]).astype(np.int64)
         assert out[0::8][ok].tolist() == q.astype(np.int32).tolist()
         assert lo.tolist() == (a.astype(np.int64) * b + u).tolist()
+        assert uo[0::2].tolist() == (u + a.astype(np.uint32)).tolist()  # C: int32 converts to uint32
 
 
 def test_loops_with_break_continue_negative_steps_and_early_return():
@@ -207,11 +208,13 @@ def test_math_and_int_float_mixes_are_bit_identical(x, k):
 def test_float32_and_float64_accumulation_loops():
     x = np.random.default_rng(4).standard_normal(500).astype(np.float32)
     _, s32, s64 = same_on_both(sums, 4, 128, x, np.zeros(500, np.float32), np.zeros(500, np.float64), 200, 500)
-    ref = np.zeros(500, np.float32)
+    ref, ref64 = np.zeros(500, np.float32), np.zeros(500, np.float64)
     for k in range(200):
         t = x[(np.arange(500) * 7 + k) % 500]
         ref += t * t
+        ref64 += t / np.float32(3)  # C: float32 / int is float32, then widened to the double sum
     np.testing.assert_array_equal(s32, ref)
+    np.testing.assert_array_equal(s64, ref64)
 
 
 # ---------------------------------------------------------------------------- faults
