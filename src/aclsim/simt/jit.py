@@ -207,31 +207,24 @@ class _Gen:
         return f"t_{self.ntmp}"
 
     def source(self) -> str:
+        """`_launch`: every thread of the grid in the numpy engine's lane order (blocks, then threads,
+        x fastest), the kernel body inline (a function per thread would cost numba a reference count
+        on every array argument per call: 20 ns a thread)."""
         node = self.src.node
+        self.ind = 7
         self.block(node.body)
         params = ", ".join(x for a in node.args.args
                            for x in ((f"v_{a.arg}", f"o_{a.arg}") if a.arg in self.ptrs else (f"v_{a.arg}",)))
-        dims = ", ".join(_INDICES[6:])
-        head = [f"def _body({', '.join(_INDICES)}, {params}):", "    t_nr = 0", "    t_nw = 0"]
+        head = [f"def _launch({', '.join(_INDICES[6:])}, {params}):", "    t_nr = 0", "    t_nw = 0"]
         head += [f"    v_{n} = {_nb(t)}(0)" for n, t in self.vtypes.items() if n not in self.params]
-        body = "\n".join(head + self.lines + ["    return t_nr, t_nw"])
-        return body + f"""
-
-def _launch(nblocks, bdx, bdy, gx, gy, {dims}, {params}):
-    tpb = np.int64(blockDim_x) * blockDim_y * blockDim_z
-    nr = 0
-    nw = 0
-    for b in range(nblocks):
-        blockIdx_x = np.uint32(b % gx)
-        blockIdx_y = np.uint32((b // gx) % gy)
-        blockIdx_z = np.uint32(b // (gx * gy))
-        for t in range(tpb):
-            r = _body(np.uint32(t % bdx), np.uint32((t // bdx) % bdy), np.uint32(t // (bdx * bdy)),
-                      blockIdx_x, blockIdx_y, blockIdx_z, {dims}, {params})
-            nr += r[0]
-            nw += r[1]
-    return nr, nw
-"""
+        loops = [f"for {v} in range({n}_{d}):" for v, n, d in
+                 (("bz", "gridDim", "z"), ("by", "gridDim", "y"), ("bx", "gridDim", "x"),
+                  ("tz", "blockDim", "z"), ("ty", "blockDim", "y"), ("tx", "blockDim", "x"))]
+        head += ["    " * (k + 1) + text for k, text in enumerate(loops)]
+        head += ["    " * 7 + f"{n}_{d} = np.uint32({v})" for n, vs in (("threadIdx", "txyz"), ("blockIdx", "bxyz"))
+                 for d, v in zip("xyz", (vs[0] + c for c in vs[1:]), strict=True)]
+        head.append("    " * 7 + "t_ret = False")
+        return "\n".join(head + self.lines + ["    return t_nr, t_nw"]) + "\n"
 
     # -- statements -----------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> None:
@@ -293,7 +286,11 @@ def _launch(nblocks, bdx, bdy, gx, gy, {dims}, {params}):
         elif isinstance(s, ast.Continue) and self.loops:
             self.emit("continue")
         elif isinstance(s, ast.Return) and (s.value is None or (isinstance(s.value, ast.Constant) and s.value.value is None)):
-            self.emit("return t_nr, t_nw")
+            if self.loops:  # leave every enclosing loop of the thread (see loop())
+                self.emit("t_ret = True")
+                self.emit("break")
+            else:
+                self.emit("continue")  # the next thread
         else:
             raise _Unsupported(type(s).__name__)
         self.count()
@@ -313,6 +310,13 @@ def _launch(nblocks, bdx, bdy, gx, gy, {dims}, {params}):
         self.loops += 1
         self.nested(body)
         self.loops -= 1
+        self.after_loop(body)
+
+    def after_loop(self, body: list[ast.stmt]) -> None:
+        """After a loop that a `return` may leave: leave the enclosing loop too, or go to the next thread."""
+        if compiler._has(body, (ast.Return,), into_loops=True):
+            self.emit("if t_ret:")
+            self.emit("    break" if self.loops else "    continue")
 
     def for_(self, s: ast.For) -> None:
         """for v in range(...): C's loop with the counter in the common type of start and stop (ops)."""
@@ -344,6 +348,7 @@ def _launch(nblocks, bdx, bdy, gx, gy, {dims}, {params}):
         self.block(s.body)
         self.loops -= 1
         self.ind -= 1
+        self.after_loop(s.body)
 
     def unpack(self, tgt: ast.Tuple, value: ast.expr) -> None:
         if isinstance(value, ast.Tuple) and len(value.elts) == len(tgt.elts):
@@ -602,8 +607,6 @@ class JitKernel:
         self.text = gen.source()
         env = dict(_env)
         exec(compile(self.text, f"<simt jit {kernel.name}>", "exec"), env)
-        self.body = _numba.njit(cache=False, error_model="numpy")(env["_body"])
-        env["_body"] = self.body
         self.launch = _numba.njit(cache=False, error_model="numpy")(env["_launch"])
         self.ptrs = gen.ptrs
         self.names = list(kernel.declared)
@@ -621,8 +624,8 @@ class JitKernel:
             else:
                 args.append(v)
         try:  # (numba compiles on the first launch: a construct it cannot type leaves the kernel to numpy)
-            nr, nw = self.launch(C.nblocks, C.bdx, C.bdy, C.gx, C.gy, C.blockDim_x, C.blockDim_y, C.blockDim_z,
-                                 C.gridDim_x, C.gridDim_y, C.gridDim_z, *args)
+            nr, nw = self.launch(C.blockDim_x, C.blockDim_y, C.blockDim_z, C.gridDim_x, C.gridDim_y, C.gridDim_z,
+                                 *args)
         except JitFault:
             for full, copy in saved.values():
                 full[...] = copy
