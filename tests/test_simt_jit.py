@@ -283,3 +283,19 @@ def test_kernels_outside_the_subset_and_jit_off_run_on_the_numpy_engine():
     np.testing.assert_array_equal(got, x + x + np.roll(x, -1))
     launch("0", matmul2d, 1, (4, 4), (np.ones(16, np.float32), np.ones(16, np.float32), np.zeros(16, np.float32), 4))
     assert "_jit" not in matmul2d.__dict__ or matmul2d.__dict__["_jit"] is not None
+
+
+def test_observed_launches_run_on_the_numpy_engine_and_report_every_access(runtime):
+    class Watch:
+        def __init__(self):
+            self.lines = set()
+
+        def on_kernel_access(self, rec):
+            self.lines.add(rec.line)
+
+    watch = Watch()
+    runtime.bus.subscribe(watch)
+    x = np.ones(64, np.float32)
+    (_, out) = launch("1", reads_past, 1, 32, (x, np.zeros(64, np.float32), 4))
+    assert out[:32].tolist() == [4.0] * 32
+    assert len(watch.lines) == 2  # the load in the loop and the store: events only the numpy engine emits
