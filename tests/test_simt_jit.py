@@ -73,7 +73,8 @@ def int_ops(a: Ptr[np.int32], b: Ptr[np.int32], u: Ptr[np.uint32], out: Ptr[np.i
         out[8 * i + 3] = x * y - (x + y)
         out[8 * i + 4] = (x << (y & 63)) ^ (x >> (y & 63))
         out[8 * i + 5] = -x | ~y
-        out[8 * i + 6] = 7 / (y & 3) + (-7) % (y & 3)  # two Python ints: C division, 0 for a zero divisor
+        w = -100 - 5 * 3  # a Python int: C division and remainder too
+        out[8 * i + 6] = 7 / (y & 3) + (-7) % (y & 3) + w / -7 + w % 3 + (w + 1) % -4
         out[8 * i + 7] = (x & 0xFF) + (1 << (y & 31))
         uo[2 * i] = u[i] + x  # int32 converts to uint32
         uo[2 * i + 1] = u[i] / (u[i] >> 3) - y

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import math
 import os
+import re
 from typing import Any
 
 import numpy as np
@@ -456,6 +457,8 @@ class _Gen:
         if isinstance(node, ast.BinOp):
             op = compiler._BINOPS.get(type(node.op))
             return self.binop(op, *self.ex(node.left), *self.ex(node.right))
+        if _is_literal(node) and isinstance(node, ast.UnaryOp):  # -7: a literal, as the numpy engine folds it
+            return self.literal(-node.operand.value)
         if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
             return self.unary(node.op, *self.ex(node.operand))
         if isinstance(node, ast.Subscript):
@@ -498,7 +501,9 @@ class _Gen:
         if rt is WEAK_INT:
             if op in _ARITH:
                 return f"np.int32(np.int64({a}) {_ARITH[op]} np.int64({b}))", rt
-            if op in ("truediv", "mod"):
+            if op == "mod" or (op == "truediv" and re.fullmatch(r"np\.int32\(-?[1-9]\d*\)", b)):
+                # (by a variable, which is an int32 array after a partial-mask merge in the numpy engine:
+                # there x / 0 gives 1 for x < 0, as a Python int 0, so that case is left to it)
                 return f"np.int32({'_wdiv' if op == 'truediv' else '_wmod'}({a}, {b}))", rt
             raise _Unsupported(op)
         if rt is WEAK_FLOAT:
