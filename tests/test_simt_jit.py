@@ -300,3 +300,60 @@ def test_observed_launches_run_on_the_numpy_engine_and_report_every_access(runti
     (_, out) = launch("1", reads_past, 1, 32, (x, np.zeros(64, np.float32), 4))
     assert out[:32].tolist() == [4.0] * 32
     assert len(watch.lines) == 2  # the load in the loop and the store: events only the numpy engine emits
+
+
+# ---------------------------------------------------------------------------- arrays
+@simt.kernel
+def array_rows(a: simt.Array[np.float32, 2], w: simt.Array[np.float64, 1], out: simt.Array[np.float64, 2]):
+    i, j = simt.grid(2)
+    rows, cols = a.shape
+    if i < rows and j < len(w):
+        acc = np.float64(0)
+        for k in range(cols):
+            acc += a[i, k] * w[k] + a.size + out.ndim
+        out[i, j] = acc + w[j]
+
+
+class Transposed:
+    """A 2-D device array seen transposed (strides in the array protocol)."""
+
+    def __init__(self, dev):
+        self.dev = dev
+
+    @property
+    def __acl_array_interface__(self):
+        d = dict(self.dev.__acl_array_interface__)
+        (r, c), isz = d["shape"], np.dtype(d["typestr"]).itemsize
+        d.update(shape=(c, r), strides=(isz, c * isz))
+        return d
+
+
+@settings(max_examples=15, deadline=None)
+@given(rows=st.integers(1, 9), cols=st.integers(1, 9), step=st.integers(1, 3), transpose=st.booleans())
+def test_array_parameters_with_shapes_and_strides_are_bit_identical(rows, cols, step, transpose):
+    rng = np.random.default_rng(rows * 10 + cols)
+    host = rng.standard_normal((rows * step, cols)).astype(np.float32)
+    w = rng.standard_normal(cols)
+    outs = []
+    for mode in ("0", "1"):
+        with mock.patch.dict(os.environ, {"ACLSIM_SIMT_JIT": mode}), aclsim.Device(0):
+            base = aclsim.to_device(host)
+            a = base[::step] if not transpose else Transposed(aclsim.to_device(host[::step].T.copy()))
+            dw, out = aclsim.to_device(w), aclsim.to_device(np.zeros((rows, cols)))
+            array_rows[(2, 2), (8, 8)](a, dw, out)
+            aclsim.Stream.default().synchronize()
+            outs.append(out.copy_to_host())
+    assert array_rows.__dict__.get("_jit") is not None
+    assert outs[0].tobytes() == outs[1].tobytes()
+
+
+def test_array_index_outside_its_dimension_faults_as_on_the_numpy_engine():
+    @simt.kernel
+    def past_row(a: simt.Array[np.float32, 2], n: np.int32):
+        i = simt.grid(1)
+        for k in range(n):
+            a[i, k] = 1.0  # k reaches the next row's start: in the allocation, outside the dimension
+
+    args = (np.zeros((4, 4), np.float32), 5)
+    ref = fault_message("0", past_row, 1, 4, args)
+    assert "out of bounds" in ref and fault_message("1", past_row, 1, 4, args) == ref

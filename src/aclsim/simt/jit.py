@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from . import compiler, lang
-from .ctype import F32, I32, WEAK_FLOAT, WEAK_INT, common_type
+from .ctype import F32, I32, I64, WEAK_FLOAT, WEAK_INT, common_type
 
 _TYPES = {np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64)}
 U32 = np.dtype(np.uint32)
@@ -187,10 +187,13 @@ class _Gen:
         self.src = compiler.Source(kernel.fn, "kernel")
         self.params = kernel.declared
         for name, t in self.params.items():
-            dt = t.dtype if isinstance(t, lang.PtrType) else t
-            if isinstance(t, lang.ArrayType) or not isinstance(dt, np.dtype) or dt not in _TYPES:
+            dt = t.dtype if isinstance(t, (lang.PtrType, lang.ArrayType)) else t
+            if not isinstance(dt, np.dtype) or dt not in _TYPES:
                 raise _Unsupported(f"parameter {name}: {t}")
-        self.ptrs = {n for n, t in self.params.items() if isinstance(t, lang.PtrType)}
+        self.ptrs = {n for n, t in self.params.items() if isinstance(t, (lang.PtrType, lang.ArrayType))}
+        # array parameters: their number of dimensions; shape and element strides arrive as the hidden
+        # launch values x_<name>_<k> (arrays.launch_types: shape..., strides...)
+        self.arrays = {n: t.ndim for n, t in self.params.items() if isinstance(t, lang.ArrayType)}
         self.cg = compiler.Codegen(self.src, compiler.Compiler(), "kernel", self.params)  # name resolution
         self.vtypes: dict[str, Any] = {n: t for n, t in self.params.items() if n not in self.ptrs}
         self.lines: list[str] = []
@@ -214,8 +217,9 @@ class _Gen:
         node = self.src.node
         self.ind = 7
         self.block(node.body)
-        params = ", ".join(x for a in node.args.args
-                           for x in ((f"v_{a.arg}", f"o_{a.arg}") if a.arg in self.ptrs else (f"v_{a.arg}",)))
+        params = ", ".join([x for a in node.args.args
+                            for x in ((f"v_{a.arg}", f"o_{a.arg}") if a.arg in self.ptrs else (f"v_{a.arg}",))]
+                           + [f"x_{n}_{k}" for n, nd in self.arrays.items() for k in range(2 * nd)])
         head = [f"def _launch({', '.join(_INDICES[6:])}, {params}):", "    t_nr = 0", "    t_nw = 0"]
         head += [f"    v_{n} = {_nb(t)}(0)" for n, t in self.vtypes.items() if n not in self.params]
         loops = [f"for {v} in range({n}_{d}):" for v, n, d in
@@ -354,6 +358,8 @@ class _Gen:
     def unpack(self, tgt: ast.Tuple, value: ast.expr) -> None:
         if isinstance(value, ast.Tuple) and len(value.elts) == len(tgt.elts):
             vals = [self.ex(v) for v in value.elts]
+        elif self.array_attr(value, "shape") and len(tgt.elts) == self.arrays[value.value.id]:
+            vals = [(f"x_{value.value.id}_{k}", I64) for k in range(len(tgt.elts))]
         elif isinstance(value, ast.Call) and self.cg._intrinsic(value.func)[0] in ("grid", "gridsize"):
             vals = self.grid(value)
             if len(vals) != len(tgt.elts):
@@ -389,20 +395,37 @@ class _Gen:
         self.emit(f"v_{name}[{j}] = {self.cast(code, t, dt)}")
         self.emit(f"t_nw += {dt.itemsize}")
 
+    def array_attr(self, node: ast.expr, attr: str) -> bool:
+        """Whether node is `a.<attr>` of an array parameter a."""
+        return (isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name)
+                and node.value.id in self.arrays)
+
     def pointer_name(self, node: ast.Subscript) -> str:
         if not (isinstance(node.value, ast.Name) and node.value.id in self.ptrs):
             raise _Unsupported("indexing")
         return node.value.id
 
     def position(self, node: ast.Subscript) -> str:
-        """The checked element position of p[i] in p's allocation (p's offset in it is o_p)."""
+        """The checked element position of p[i] (or a[i, j]) in its allocation (p's offset in it is o_p)."""
         name = self.pointer_name(node)
-        code, t = self.ex(node.slice)
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        nd = self.arrays.get(name)
+        if len(parts) != (nd or 1):
+            raise _Unsupported("a row view or a wrong number of indices")
+        idx = [self.index(p) for p in parts]
+        if nd:  # each index inside its dimension (arrays._flat), then C order with the array's strides
+            code = " + ".join(f"_chk({i}, x_{name}_{k}) * x_{name}_{nd + k}" for k, i in enumerate(idx))
+        else:
+            code = idx[0]
+        return f"_chk({code} + o_{name}, v_{name}.shape[0])"
+
+    def index(self, node: ast.expr) -> str:
+        code, t = self.ex(node)
         if t is not WEAK_INT and (t is WEAK_FLOAT or t.kind not in "iu"):
             raise _Unsupported("index type")
         if t == np.uint64:  # (memory._CLIP: far outside every allocation either way)
             code = f"min({code}, np.uint64(1 << 50))"
-        return f"_chk(np.int64({code}) + o_{name}, v_{name}.shape[0])"
+        return f"np.int64({code})"
 
     # -- conditions -----------------------------------------------------------------------
     def cond(self, node: ast.expr) -> str:
@@ -446,6 +469,13 @@ class _Gen:
                     raise _Unsupported(f"{node.id} read before its type is known")
                 return f"v_{node.id}", self.vtypes[node.id]
             return self.literal(self.cg._global_value(node))
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in self.arrays:
+            name, nd = node.value.id, self.arrays[node.value.id]
+            if node.attr == "size":  # (arrays.size_of: int64)
+                return "np.int64(" + " * ".join(f"x_{name}_{k}" for k in range(nd)) + ")", I64
+            if node.attr == "ndim":
+                return self.literal(nd)
+            raise _Unsupported(f"array attribute {node.attr}")
         if isinstance(node, ast.Attribute):
             try:
                 base = self.cg.resolve(node.value)
@@ -461,6 +491,11 @@ class _Gen:
             return self.literal(-node.operand.value)
         if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
             return self.unary(node.op, *self.ex(node.operand))
+        if isinstance(node, ast.Subscript) and self.array_attr(node.value, "shape"):  # a.shape[k]: int64
+            k = self.cg.constant(node.slice)
+            if type(k) is not int or not 0 <= k < self.arrays[node.value.value.id]:
+                raise _Unsupported("shape index")
+            return f"x_{node.value.value.id}_{k}", I64
         if isinstance(node, ast.Subscript):
             name = self.pointer_name(node)
             dt = self.params[name].dtype
@@ -552,6 +587,8 @@ class _Gen:
     def call(self, node: ast.Call) -> tuple[str, Any]:
         kind, data = self.cg._intrinsic(node.func)
         args = node.args
+        if kind == "len" and len(args) == 1 and isinstance(args[0], ast.Name) and args[0].id in self.arrays:
+            return f"x_{args[0].id}_0", I64
         if kind in ("grid", "gridsize"):
             vals = self.grid(node)
             if len(vals) != 1:
@@ -614,7 +651,7 @@ class JitKernel:
         exec(compile(self.text, f"<simt jit {kernel.name}>", "exec"), env)
         self.launch = _numba.njit(cache=False, error_model="numpy")(env["_launch"])
         self.ptrs = gen.ptrs
-        self.names = list(kernel.declared)
+        self.names = list(kernel.param_types)  # as launched: arrays' shapes and strides follow
 
     def run(self, task: Any, C: Any, vals: list, written: set[str]) -> bool:
         from .memory import PtrArg
