@@ -357,3 +357,43 @@ def test_array_index_outside_its_dimension_faults_as_on_the_numpy_engine():
     args = (np.zeros((4, 4), np.float32), 5)
     ref = fault_message("0", past_row, 1, 4, args)
     assert "out of bounds" in ref and fault_message("1", past_row, 1, 4, args) == ref
+
+
+# ---------------------------------------------------------------------------- Python-number variables
+@simt.kernel
+def python_number_start(a: simt.Array[np.float32, 1], b: simt.Array[np.float32, 1], out: simt.Array[np.float32, 1],
+                        counts: simt.Array[np.int64, 1]):
+    i = simt.grid(1)
+    if i < out.size:
+        acc = 0.0  # a Python float until the first float32 sum: compiled as float32 from the start
+        hits = 0
+        for k in range(i, a.size):
+            acc += a[k] * b[k]
+            if a[k] > b[i]:
+                hits += counts[k]  # a Python int, then int64
+        out[i] = acc
+        counts[i] = hits
+
+
+@simt.kernel
+def python_number_used_as_double(a: simt.Array[np.float32, 1], out: simt.Array[np.float32, 1]):
+    i = simt.grid(1)
+    if i < out.size:
+        acc = 0.1
+        if a[i] > 0:
+            acc += a[i]
+        out[i] = acc * 3.0  # a Python float times 3.0 is a double product: not compiled
+
+
+def test_variables_starting_as_python_numbers():
+    rng = np.random.default_rng(6)
+    a, b = rng.standard_normal(300).astype(np.float32), rng.standard_normal(300).astype(np.float32)
+    counts = rng.integers(-5, 5, 300)
+    _, _, out, _ = same_on_both(python_number_start, 3, 128, a, b, np.zeros(300, np.float32), counts)
+    ref = np.zeros(300, np.float32)
+    for i in range(300):
+        for k in range(i, 300):
+            ref[i] += a[k] * b[k]
+    np.testing.assert_array_equal(out, ref)
+    launch("1", python_number_used_as_double, 1, 64, (a[:64], np.zeros(64, np.float32)))
+    assert python_number_used_as_double.__dict__["_jit"] is None  # left to the numpy engine

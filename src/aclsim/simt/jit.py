@@ -55,6 +55,35 @@ class _Unsupported(Exception):
     """The kernel is outside the translated subset (it runs on the numpy engine)."""
 
 
+class _Promoted:
+    """The type of a variable the numpy engine holds as a Python number until its first typed value
+    (`acc = 0.0`, then `acc += x[k]` in float32). Compiled as `to` from the start, which is exact where
+    each read meets an operand whose type converts the Python number to `to` anyway; any other use
+    (reaching an attribute of this type) leaves the kernel to the numpy engine."""
+
+    def __init__(self, weak: Any, to: np.dtype) -> None:
+        self.weak, self.to = weak, to
+
+    def __getattr__(self, name: str) -> Any:
+        raise _Unsupported("a variable holding a Python number or a typed value, here")
+
+
+class _Promote(Exception):
+    """Generate again with this variable promoted (a _Promoted type)."""
+
+    def __init__(self, name: str, weak: Any, to: np.dtype) -> None:
+        self.name, self.weak, self.to = name, weak, to
+
+
+def _use(t: Any, other: Any) -> Any:
+    """The type a promoted variable's read has against an operand of type `other` (see _Promoted)."""
+    if type(t) is not _Promoted:
+        return t
+    if isinstance(other, np.dtype) and _same(common_type(t.to, other), t.to) and _same(common_type(t.weak, other), t.to):
+        return t.to
+    raise _Unsupported("a promoted variable against this operand")
+
+
 def _same(a: Any, b: Any) -> bool:
     """Whether two kernel types are equal (weak markers never equal a dtype)."""
     return a is b or (isinstance(a, np.dtype) and isinstance(b, np.dtype) and a == b)
@@ -183,7 +212,8 @@ def _is_literal(node: ast.expr) -> bool:
 class _Gen:
     """Translates one kernel into numba-compilable Python with explicit C types."""
 
-    def __init__(self, kernel: Any) -> None:
+    def __init__(self, kernel: Any, promote: dict[str, _Promoted]) -> None:
+        self.promote = promote
         self.src = compiler.Source(kernel.fn, "kernel")
         self.params = kernel.declared
         for name, t in self.params.items():
@@ -196,6 +226,7 @@ class _Gen:
         self.arrays = {n: t.ndim for n, t in self.params.items() if isinstance(t, lang.ArrayType)}
         self.cg = compiler.Codegen(self.src, compiler.Compiler(), "kernel", self.params)  # name resolution
         self.vtypes: dict[str, Any] = {n: t for n, t in self.params.items() if n not in self.ptrs}
+        self.vtypes.update({n: p.to for n, p in promote.items()})
         self.lines: list[str] = []
         self.ind = 1
         self.ntmp = 0
@@ -217,6 +248,8 @@ class _Gen:
         node = self.src.node
         self.ind = 7
         self.block(node.body)
+        if WEAK_FLOAT in self.vtypes.values():  # a Python float variable turns float32 under a partial mask
+            raise _Unsupported("a variable holding a Python float")
         params = ", ".join([x for a in node.args.args
                             for x in ((f"v_{a.arg}", f"o_{a.arg}") if a.arg in self.ptrs else (f"v_{a.arg}",))]
                            + [f"x_{n}_{k}" for n, nd in self.arrays.items() for k in range(2 * nd)])
@@ -377,10 +410,20 @@ class _Gen:
     def assign(self, target: ast.expr, code: str, t: Any) -> None:
         if isinstance(target, ast.Name):
             name = target.id
-            if name in self.ptrs or t is WEAK_FLOAT:  # a Python float variable turns float32 under a partial mask
+            p = self.promote.get(name)
+            if name in self.ptrs or type(t) is _Promoted:
                 raise _Unsupported("variable type")
-            if not _same(self.vtypes.setdefault(name, t), t):
-                raise _Unsupported(f"{name} takes values of two types")  # the numpy engine's type follows the run
+            if p is not None:
+                if not (_same(t, p.to) or t is p.weak):
+                    raise _Unsupported(f"{name} takes values of three types")
+                self.emit(f"v_{name} = {self.cast(code, t, p.to)}")
+                return
+            old = self.vtypes.setdefault(name, t)
+            if not _same(old, t):  # the numpy engine's type follows the run: unless a promotion is exact
+                weak, to = (old, t) if old in (WEAK_INT, WEAK_FLOAT) else (t, old)
+                if weak in (WEAK_INT, WEAK_FLOAT) and isinstance(to, np.dtype) and _same(common_type(weak, to), to):
+                    raise _Promote(name, weak, to)
+                raise _Unsupported(f"{name} takes values of two types")
             self.emit(f"v_{name} = {code}")
         elif isinstance(target, ast.Subscript):
             name = self.pointer_name(target)
@@ -449,10 +492,13 @@ class _Gen:
             kind, fn = self.cg._intrinsic(node.func)
             if kind == "math" and fn.result == "bool":
                 return f"{_EXACT_MATH[fn.name]}({self.float_arg(node.args[0])[0]})"
-        code, _ = self.ex(node)
+        code, t = self.ex(node)
+        if type(t) is _Promoted:
+            raise _Unsupported("the truth of a promoted variable")  # 1e-50 is true, float32(1e-50) is not
         return f"({code} != 0)"
 
     def compare(self, op: str, a: str, ta: Any, b: str, tb: Any) -> str:
+        ta, tb = _use(ta, tb), _use(tb, ta)
         rt = common_type(ta, tb)
         if rt is WEAK_INT or rt is WEAK_FLOAT:
             return f"{a} {op} {b}"  # Python compares int and float exactly, as numba does
@@ -467,7 +513,7 @@ class _Gen:
             if node.id in self.cg.locals:
                 if node.id not in self.vtypes:
                     raise _Unsupported(f"{node.id} read before its type is known")
-                return f"v_{node.id}", self.vtypes[node.id]
+                return f"v_{node.id}", self.promote.get(node.id, self.vtypes[node.id])
             return self.literal(self.cg._global_value(node))
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in self.arrays:
             name, nd = node.value.id, self.arrays[node.value.id]
@@ -521,9 +567,12 @@ class _Gen:
         raise _Unsupported(f"constant {v!r}")
 
     def cast(self, code: str, t: Any, to: Any) -> str:
+        if type(t) is _Promoted:  # (a store or an explicit cast: exact only to its own type)
+            t = _use(t, to)
         return code if _same(t, to) else f"{_nb(to)}({code})"
 
     def binop(self, op: str | None, a: str, ta: Any, b: str, tb: Any) -> tuple[str, Any]:
+        ta, tb = _use(ta, tb), _use(tb, ta)
         if op is None or {ta, tb} == {WEAK_INT, WEAK_FLOAT}:
             raise _Unsupported("operator")  # a weak int variable may be int32 per lane: float32 then, not double
         rt = common_type(ta, tb)
@@ -645,8 +694,16 @@ class JitKernel:
     """A kernel's compiled form: `run` executes a launch, or returns False when the numpy engine must."""
 
     def __init__(self, kernel: Any) -> None:
-        gen = _Gen(kernel)
-        self.text = gen.source()
+        promote: dict[str, _Promoted] = {}
+        while True:
+            try:
+                gen = _Gen(kernel, promote)
+                self.text = gen.source()
+                break
+            except _Promote as e:
+                if e.name in promote:
+                    raise _Unsupported(e.name) from None
+                promote[e.name] = _Promoted(e.weak, e.to)
         env = dict(_env)
         exec(compile(self.text, f"<simt jit {kernel.name}>", "exec"), env)
         self.launch = _numba.njit(cache=False, error_model="numpy")(env["_launch"])
