@@ -44,6 +44,7 @@ _EXACT_MATH = {  # correctly rounded (or exact) in every library: bit-identical 
 }
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^"}
 _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+CHUNK_THREADS = 1 << 16  # threads per call of the compiled code
 _INDICES = [f"{n}_{d}" for n in ("threadIdx", "blockIdx", "blockDim", "gridDim") for d in "xyz"]
 
 
@@ -246,22 +247,22 @@ class _Gen:
         x fastest), the kernel body inline (a function per thread would cost numba a reference count
         on every array argument per call: 20 ns a thread)."""
         node = self.src.node
-        self.ind = 7
+        self.ind = 5
         self.block(node.body)
         if WEAK_FLOAT in self.vtypes.values():  # a Python float variable turns float32 under a partial mask
             raise _Unsupported("a variable holding a Python float")
         params = ", ".join([x for a in node.args.args
                             for x in ((f"v_{a.arg}", f"o_{a.arg}") if a.arg in self.ptrs else (f"v_{a.arg}",))]
                            + [f"x_{n}_{k}" for n, nd in self.arrays.items() for k in range(2 * nd)])
-        head = [f"def _launch({', '.join(_INDICES[6:])}, {params}):", "    t_nr = 0", "    t_nw = 0"]
+        head = [f"def _launch(b0, b1, {', '.join(_INDICES[6:])}, {params}):", "    t_nr = 0", "    t_nw = 0"]
         head += [f"    v_{n} = {_nb(t)}(0)" for n, t in self.vtypes.items() if n not in self.params]
-        loops = [f"for {v} in range({n}_{d}):" for v, n, d in
-                 (("bz", "gridDim", "z"), ("by", "gridDim", "y"), ("bx", "gridDim", "x"),
-                  ("tz", "blockDim", "z"), ("ty", "blockDim", "y"), ("tx", "blockDim", "x"))]
-        head += ["    " * (k + 1) + text for k, text in enumerate(loops)]
-        head += ["    " * 7 + f"{n}_{d} = np.uint32({v})" for n, vs in (("threadIdx", "txyz"), ("blockIdx", "bxyz"))
-                 for d, v in zip("xyz", (vs[0] + c for c in vs[1:]), strict=True)]
-        head.append("    " * 7 + "t_ret = False")
+        head += ["    for b in range(b0, b1):",  # blocks b0..b1-1 (x fastest), then their threads
+                 "        blockIdx_x = np.uint32(b % gridDim_x)",
+                 "        blockIdx_y = np.uint32((b // gridDim_x) % gridDim_y)",
+                 "        blockIdx_z = np.uint32(b // (np.int64(gridDim_x) * gridDim_y))"]
+        head += ["    " * (k + 2) + f"for t{d} in range(blockDim_{d}):" for k, d in enumerate("zyx")]
+        head += ["    " * 5 + f"threadIdx_{d} = np.uint32(t{d})" for d in "xyz"]
+        head.append("    " * 5 + "t_ret = False")
         return "\n".join(head + self.lines + ["    return t_nr, t_nw"]) + "\n"
 
     # -- statements -----------------------------------------------------------------------
@@ -722,9 +723,16 @@ class JitKernel:
                     saved[id(v.full)] = (v.full, v.full.copy())
             else:
                 args.append(v)
+        nr = nw = 0
+        # Chunks of blocks, back in Python between them: the progress display moves and Ctrl-C is seen
+        # (the compiled code cannot be interrupted).
+        per = max(1, CHUNK_THREADS // C.tpb)
         try:  # (numba compiles on the first launch: a construct it cannot type leaves the kernel to numpy)
-            nr, nw = self.launch(C.blockDim_x, C.blockDim_y, C.blockDim_z, C.gridDim_x, C.gridDim_y, C.gridDim_z,
-                                 *args)
+            for b0 in range(0, C.nblocks, per):
+                task.work.progress = (b0, C.nblocks)
+                r, w = self.launch(b0, min(b0 + per, C.nblocks), C.blockDim_x, C.blockDim_y, C.blockDim_z,
+                                   C.gridDim_x, C.gridDim_y, C.gridDim_z, *args)
+                nr, nw = nr + r, nw + w
         except JitFault:
             for full, copy in saved.values():
                 full[...] = copy
