@@ -397,3 +397,32 @@ def test_variables_starting_as_python_numbers():
     np.testing.assert_array_equal(out, ref)
     launch("1", python_number_used_as_double, 1, 64, (a[:64], np.zeros(64, np.float32)))
     assert python_number_used_as_double.__dict__["_jit"] is None  # left to the numpy engine
+
+
+def test_a_numba_style_kernel_of_the_cuda_face_runs_compiled_with_the_same_results():
+    from aclsim.simt import cuda
+
+    @cuda.jit
+    def mm(A, B, C):
+        i, j = cuda.grid(2)
+        if i < C.shape[0] and j < C.shape[1]:
+            tmp = 0.
+            for k in range(A.shape[1]):
+                tmp += A[i, k] * B[k, j]
+            C[i, j] = tmp
+
+    rng = np.random.default_rng(8)
+    a, b = rng.random((20, 30)), rng.random((30, 10))  # float64, as numba's examples
+    outs = []
+    for mode in ("0", "1"):
+        with mock.patch.dict(os.environ, {"ACLSIM_SIMT_JIT": mode}), aclsim.Device(0):
+            dc = cuda.device_array((20, 10), np.float64)
+            mm[(2, 1), (16, 16)](cuda.to_device(a), cuda.to_device(b), dc)
+            cuda.synchronize()
+            outs.append(dc.copy_to_host())
+    assert outs[0].tobytes() == outs[1].tobytes()
+    assert [k.__dict__.get("_jit") is not None for k in mm._specs.values()] == [True]  # one specialization, compiled
+    ref = np.zeros((20, 10))
+    for k in range(30):  # the kernel's order of sums
+        ref += a[:, k : k + 1] * b[k : k + 1, :]
+    np.testing.assert_array_equal(outs[1], ref)
