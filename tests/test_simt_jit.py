@@ -426,3 +426,19 @@ def test_a_numba_style_kernel_of_the_cuda_face_runs_compiled_with_the_same_resul
     for k in range(30):  # the kernel's order of sums
         ref += a[:, k : k + 1] * b[k : k + 1, :]
     np.testing.assert_array_equal(outs[1], ref)
+
+
+@simt.kernel
+def maybe_undefined(x: Ptr[np.float32], n: np.int32):
+    i = simt.grid(1)
+    for k in range(n):
+        if k > 100:
+            v = x[i] + k
+    x[i] = v  # never assigned when n <= 101: the numpy engine faults
+
+
+def test_a_variable_that_may_be_read_unassigned_leaves_the_kernel_to_the_numpy_engine():
+    args = (np.ones(64, np.float32), 3)
+    ref = fault_message("0", maybe_undefined, 1, 64, args)
+    assert fault_message("1", maybe_undefined, 1, 64, args) == ref
+    assert maybe_undefined.__dict__["_jit"] is None

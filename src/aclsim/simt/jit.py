@@ -229,7 +229,10 @@ class _Gen:
         self.vtypes: dict[str, Any] = {n: t for n, t in self.params.items() if n not in self.ptrs}
         self.vtypes.update({n: p.to for n, p in promote.items()})
         self.lines: list[str] = []
-        self.ind = 1
+        self.ind = 5  # inside _launch's loops over blocks and threads
+        # Variables assigned on every path to this point (None: unreachable). A read of any other would
+        # be of an undefined value, which faults on the numpy engine: such kernels stay there.
+        self.defined: set[str] | None = {n for n in self.params if n not in self.ptrs}
         self.ntmp = 0
         self.loops = 0
         self.rbytes = 0  # bytes loaded by the expressions generated since the last count()
@@ -247,7 +250,6 @@ class _Gen:
         x fastest), the kernel body inline (a function per thread would cost numba a reference count
         on every array argument per call: 20 ns a thread)."""
         node = self.src.node
-        self.ind = 5
         self.block(node.body)
         if WEAK_FLOAT in self.vtypes.values():  # a Python float variable turns float32 under a partial mask
             raise _Unsupported("a variable holding a Python float")
@@ -255,7 +257,7 @@ class _Gen:
                             for x in ((f"v_{a.arg}", f"o_{a.arg}") if a.arg in self.ptrs else (f"v_{a.arg}",))]
                            + [f"x_{n}_{k}" for n, nd in self.arrays.items() for k in range(2 * nd)])
         head = [f"def _launch(b0, b1, {', '.join(_INDICES[6:])}, {params}):", "    t_nr = 0", "    t_nw = 0"]
-        head += [f"    v_{n} = {_nb(t)}(0)" for n, t in self.vtypes.items() if n not in self.params]
+        head += [f"    v_{n} = {_nb(t)}(0)" for n, t in self.vtypes.items() if n not in self.params]  # (never read)
         head += ["    for b in range(b0, b1):",  # blocks b0..b1-1 (x fastest), then their threads
                  "        blockIdx_x = np.uint32(b % gridDim_x)",
                  "        blockIdx_y = np.uint32((b // gridDim_x) % gridDim_y)",
@@ -304,11 +306,17 @@ class _Gen:
         elif isinstance(s, ast.If):
             c = self.cond(s.test)
             self.count()
+            before = self.defined
             self.emit(f"if {c}:")
             self.nested(s.body)
+            after_then, self.defined = self.defined, None if before is None else set(before)
             if s.orelse:
                 self.emit("else:")
                 self.nested(s.orelse)
+            if after_then is None or self.defined is None:
+                self.defined = self.defined if after_then is None else after_then
+            else:
+                self.defined = after_then & self.defined
         elif isinstance(s, ast.While) and not s.orelse:
             self.emit("while True:")
             self.ind += 1
@@ -317,19 +325,22 @@ class _Gen:
             self.emit(f"if not {c}:")
             self.emit("    break")
             self.ind -= 1
-            self.loop(s.body)
+            self.loop_body(lambda: self.loop(s.body))
         elif isinstance(s, ast.For) and not s.orelse:
             self.for_(s)
         elif isinstance(s, ast.Break) and self.loops:
             self.emit("break")
+            self.defined = None
         elif isinstance(s, ast.Continue) and self.loops:
             self.emit("continue")
+            self.defined = None
         elif isinstance(s, ast.Return) and (s.value is None or (isinstance(s.value, ast.Constant) and s.value.value is None)):
             if self.loops:  # leave every enclosing loop of the thread (see loop())
                 self.emit("t_ret = True")
                 self.emit("break")
             else:
                 self.emit("continue")  # the next thread
+            self.defined = None
         else:
             raise _Unsupported(type(s).__name__)
         self.count()
@@ -350,6 +361,13 @@ class _Gen:
         self.nested(body)
         self.loops -= 1
         self.after_loop(body)
+
+    def loop_body(self, gen: Any) -> None:
+        """Generate a loop's body (gen()); after the loop, only what was defined before it is (no trip)."""
+        before = self.defined
+        self.defined = None if before is None else set(before)
+        gen()
+        self.defined = before
 
     def after_loop(self, body: list[ast.stmt]) -> None:
         """After a loop that a `return` may leave: leave the enclosing loop too, or go to the next thread."""
@@ -381,11 +399,15 @@ class _Gen:
         test = lt if sign > 0 else gt if sign < 0 else f"(({lt}) if {sv} > 0 else ({gt}))"
         self.emit(f"while {test}:")
         self.ind += 1
-        self.assign(s.target, iv, t)
-        self.emit(f"{iv} = {_nb(t)}({iv} + {st})")
-        self.loops += 1
-        self.block(s.body)
-        self.loops -= 1
+
+        def body() -> None:
+            self.assign(s.target, iv, t)
+            self.emit(f"{iv} = {_nb(t)}({iv} + {st})")
+            self.loops += 1
+            self.block(s.body)
+            self.loops -= 1
+
+        self.loop_body(body)
         self.ind -= 1
         self.after_loop(s.body)
 
@@ -414,6 +436,8 @@ class _Gen:
             p = self.promote.get(name)
             if name in self.ptrs or type(t) is _Promoted:
                 raise _Unsupported("variable type")
+            if self.defined is not None:
+                self.defined.add(name)
             if p is not None:
                 if not (_same(t, p.to) or t is p.weak):
                     raise _Unsupported(f"{name} takes values of three types")
@@ -512,8 +536,8 @@ class _Gen:
             return self.literal(node.value)
         if isinstance(node, ast.Name):
             if node.id in self.cg.locals:
-                if node.id not in self.vtypes:
-                    raise _Unsupported(f"{node.id} read before its type is known")
+                if node.id not in self.vtypes or (self.defined is not None and node.id not in self.defined):
+                    raise _Unsupported(f"{node.id} may be read before it is assigned")
                 return f"v_{node.id}", self.promote.get(node.id, self.vtypes[node.id])
             return self.literal(self.cg._global_value(node))
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in self.arrays:
