@@ -442,3 +442,26 @@ def test_a_variable_that_may_be_read_unassigned_leaves_the_kernel_to_the_numpy_e
     ref = fault_message("0", maybe_undefined, 1, 64, args)
     assert fault_message("1", maybe_undefined, 1, 64, args) == ref
     assert maybe_undefined.__dict__["_jit"] is None
+
+
+@simt.kernel
+def wide_shifts(a: Ptr[np.uint64], b: Ptr[np.int64], k: Ptr[np.int32], out: Ptr[np.uint64], sout: Ptr[np.int64],
+                n: np.int32):
+    i = simt.grid(1)
+    for j in range(n):
+        out[4 * i] = a[i] << (k[i] + j)
+        out[4 * i + 1] = a[i] >> (k[i] - j)
+        out[4 * i + 2] = a[i] / np.uint64(k[i] & 7) + a[i] % np.uint64(k[i] & 3)
+        out[4 * i + 3] = a[i] // (a[i] >> 60)
+        sout[2 * i] = b[i] >> (k[i] + j)
+        sout[2 * i + 1] = b[i] / (k[i] - 3) + b[i] % (k[i] - 3)
+
+
+def test_64_bit_unsigned_shifts_and_divisions_keep_every_bit():
+    # numba would unify a uint64 with an int literal as a float64: 2^64 - 1 must survive every helper
+    rng = np.random.default_rng(10)
+    a = rng.integers(0, 1 << 64, 64, dtype=np.uint64)
+    a[:3] = [(1 << 64) - 1, 1 << 63, 0]
+    b = rng.integers(-(1 << 63), 1 << 63, 64, dtype=np.int64)
+    k = rng.integers(-2, 70, 64).astype(np.int32)
+    same_on_both(wide_shifts, 1, 64, a, b, k, np.zeros(256, np.uint64), np.zeros(128, np.int64), 2)

@@ -102,38 +102,40 @@ def _nb(t: Any) -> str:
 # ---------------------------------------------------------------------------- runtime helpers
 # Integer division, remainder and shifts exactly as the numpy engine computes them (ops.binop):
 # numpy's floor_divide/fmod (0 for a zero divisor, MIN // -1 = MIN) with C's truncation on top.
-def _idiv(a: Any, b: Any) -> Any:  # typed a / b (ops._c_truediv)
+# Operands arrive in the C result type; z is its 0. (Every branch returns that type or a wider one of
+# the same signedness: numba would unify a uint64 with an int literal as float64.)
+def _idiv(a: Any, b: Any, z: Any) -> Any:  # signed a / b (ops._c_truediv)
     if b == 0:
-        return 1 if a < 0 else 0
+        return z + 1 if a < 0 else z
     if b == -1:
-        return -a
+        return z - a
     q = a // b
     if a - q * b != 0 and (a < 0) != (b < 0):
         q += 1
     return q
 
 
-def _udiv(a: Any, b: Any) -> Any:
-    return 0 if b == 0 else a // b
+def _udiv(a: Any, b: Any, z: Any) -> Any:  # unsigned a / b and a // b
+    return z if b == 0 else a // b
 
 
-def _ifloordiv(a: Any, b: Any) -> Any:  # np.floor_divide
+def _ifloordiv(a: Any, b: Any, z: Any) -> Any:  # signed np.floor_divide
     if b == 0:
-        return 0
+        return z
     if b == -1:
-        return -a
+        return z - a
     return a // b
 
 
-def _imod(a: Any, b: Any) -> Any:  # np.fmod on integers: the sign of the dividend, 0 for b in (0, -1)
+def _imod(a: Any, b: Any, z: Any) -> Any:  # signed np.fmod: the sign of the dividend, 0 for b in (0, -1)
     if b == 0 or b == -1:
-        return 0
+        return z
     r = a % b
     return r - b if r != 0 and (a < 0) != (b < 0) else r
 
 
-def _umod(a: Any, b: Any) -> Any:
-    return 0 if b == 0 else a % b
+def _umod(a: Any, b: Any, z: Any) -> Any:
+    return z if b == 0 else a % b
 
 
 def _wdiv(a: Any, b: Any) -> Any:  # two Python ints (ops._py_cdiv)
@@ -160,13 +162,23 @@ def _fdiv(a: float, b: float) -> float:  # two Python floats (ops.binop)
 
 
 def _shl(a: Any, b: Any, bits: int) -> Any:  # numpy's npy_lshift: counts outside [0, bits) give 0
-    return a << b if 0 <= b < bits else 0
+    ok = 0 <= b < bits
+    r = a << (b if ok else b - b)  # (a count past the width is undefined in LLVM: never shifted by)
+    return r if ok else r ^ r
 
 
-def _shr(a: Any, b: Any, bits: int) -> Any:  # npy_rshift: the sign fills for large counts
-    if 0 <= b < bits:
-        return a >> b
-    return -1 if a < 0 else 0
+def _shr(a: Any, b: Any, bits: int) -> Any:  # signed npy_rshift: the sign fills for large counts
+    ok = 0 <= b < bits
+    r = a >> (b if ok else b - b)
+    if ok:
+        return r
+    return (r ^ r) - 1 if a < 0 else r ^ r
+
+
+def _ushr(a: Any, b: Any, bits: int) -> Any:  # unsigned npy_rshift
+    ok = b < bits
+    r = a >> (b if ok else b - b)
+    return r if ok else r ^ r
 
 
 def _chk(j: Any, n: int) -> Any:
@@ -182,7 +194,7 @@ def _nonzero_step(s: Any) -> Any:
     return s
 
 
-_HELPERS = (_idiv, _udiv, _ifloordiv, _imod, _umod, _wdiv, _wmod, _fdiv, _shl, _shr, _chk, _nonzero_step)
+_HELPERS = (_idiv, _udiv, _ifloordiv, _imod, _umod, _wdiv, _wmod, _fdiv, _shl, _shr, _ushr, _chk, _nonzero_step)
 
 _numba: Any = None  # the module once imported; False when it is not installed
 _env: dict[str, Any] = {}
@@ -605,7 +617,7 @@ class _Gen:
             if WEAK_FLOAT in (ta, tb) or rt is WEAK_INT or rt.kind == "f":
                 raise _Unsupported("shift")
             rt = I32 if ta is WEAK_INT else ta
-            fn = "_shl" if op == "lshift" else "_shr"
+            fn = "_shl" if op == "lshift" else "_shr" if rt.kind == "i" else "_ushr"
             return f"{_nb(rt)}({fn}({self.cast(a, ta, rt)}, {self.cast(b, tb, rt)}, {rt.itemsize * 8}))", rt
         if rt is WEAK_INT:
             if op in _ARITH:
@@ -636,7 +648,7 @@ class _Gen:
         fn = {"truediv": ("_idiv", "_udiv"), "mod": ("_imod", "_umod"), "floordiv": ("_ifloordiv", "_udiv")}.get(op)
         if fn is None:
             raise _Unsupported(op)
-        return f"{T}({fn[0] if signed else fn[1]}({x}, {y}))", rt
+        return f"{T}({fn[0] if signed else fn[1]}({x}, {y}, {T}(0)))", rt
 
     def unary(self, op: ast.unaryop, a: str, t: Any) -> tuple[str, Any]:
         if isinstance(op, ast.UAdd):
