@@ -734,8 +734,7 @@ class JitKernel:
         promote: dict[str, _Promoted] = {}
         while True:
             try:
-                gen = _Gen(kernel, promote)
-                self.text = gen.source()
+                self.text = _Gen(kernel, promote).source()
                 break
             except _Promote as e:
                 if e.name in promote:
@@ -744,7 +743,6 @@ class JitKernel:
         env = dict(_env)
         exec(compile(self.text, f"<simt jit {kernel.name}>", "exec"), env)
         self.launch = _numba.njit(cache=False, error_model="numpy")(env["_launch"])
-        self.ptrs = gen.ptrs
         self.names = list(kernel.param_types)  # as launched: arrays' shapes and strides follow
 
     def run(self, task: Any, C: Any, vals: list, written: set[str]) -> bool:
