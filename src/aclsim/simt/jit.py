@@ -536,9 +536,11 @@ class _Gen:
 
     def compare(self, op: str, a: str, ta: Any, b: str, tb: Any) -> str:
         ta, tb = _use(ta, tb), _use(tb, ta)
+        if {ta, tb} == {WEAK_INT, WEAK_FLOAT}:  # (an int variable may be int32 per lane: float32 then)
+            raise _Unsupported("a Python int compared with a Python float")
         rt = common_type(ta, tb)
         if rt is WEAK_INT or rt is WEAK_FLOAT:
-            return f"{a} {op} {b}"  # Python compares int and float exactly, as numba does
+            return f"{a} {op} {b}"
         return f"{self.cast(a, ta, rt)} {op} {self.cast(b, tb, rt)}"
 
     # -- expressions ----------------------------------------------------------------------
