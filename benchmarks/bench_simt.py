@@ -11,6 +11,11 @@
    scan of 2^20 elements (block-level shared-memory scan + scanned block sums) against np.cumsum
    (<= 10x), and the numba.cuda face's elementwise kernel at 2^22 against numpy (<= 1.3x).
 
+Every row is measured on both engines: the numpy engine (ACLSIM_SIMT_JIT=0) and the numba JIT
+(ACLSIM_SIMT_JIT=1, when numba is installed and the kernel is in its subset; "-" otherwise), with the
+JIT's compile time (its first launch) apart. A quality bar takes the engine a user gets by default
+(the JIT for loop kernels it translates, the numpy engine for the rest).
+
 The last lines list every quality bar of issue 11 with its figure from this run. The machine is
 shared: figures under load are slower (ratios to numpy less so); rerun on an idle machine.
 
@@ -189,6 +194,33 @@ def timed(fn, reps: int) -> float:
     return min(times)
 
 
+def engines(fn, reps: int, kernel=None) -> dict[str, float]:
+    """Best times of fn on each engine: {"numpy": s, "jit": s, "compile": s} (no "jit" when it does not
+    apply: numba missing or the kernel outside the JIT's subset). `kernel` is the kernel fn launches."""
+    out = {}
+    for mode, key in (("0", "numpy"), ("1", "jit")):
+        os.environ["ACLSIM_SIMT_JIT"] = mode
+        try:
+            if key == "jit":
+                if kernel is not None and "_jit" not in kernel.__dict__:
+                    t0 = time.perf_counter()
+                    fn()  # the first launch translates and compiles
+                    out["compile"] = time.perf_counter() - t0
+                if kernel is not None and kernel.__dict__.get("_jit") is None:
+                    break
+            out[key] = timed(fn, reps)
+        finally:
+            del os.environ["ACLSIM_SIMT_JIT"]
+    return out
+
+
+def show(t: dict[str, float], unit: float = 1e3) -> str:
+    """'numpy engine X ms, JIT Y ms (compile Z s)' of an engines() result."""
+    jit = f"jit {t['jit'] * unit:8.2f}" if "jit" in t else "jit        -"
+    comp = f" (compile {t['compile']:.2f} s)" if "compile" in t and "jit" in t else ""
+    return f"numpy engine {t['numpy'] * unit:8.2f}  {jit}{comp}"
+
+
 def bench_square(sync) -> None:
     print("1. square kernel vs np.multiply(x, x, out=y), warm, best run")
     for log2 in (16, 20, 22):
@@ -201,10 +233,12 @@ def bench_square(sync) -> None:
             square[n // 256, 256](dx, dy, n)
             sync()
 
-        t_k = timed(kernel, 21)
+        t = engines(kernel, 21, square)
+        t_k = t["numpy"]  # the default engine of a kernel without loops
         t_np = timed(lambda x=x, y=y: np.multiply(x, x, out=y), 21)
         assert np.array_equal(dy.copy_to_host(), x * x)
-        print(f"   2^{log2} threads: simt {t_k * 1e3:8.3f} ms   numpy {t_np * 1e3:8.3f} ms   ratio {t_k / t_np:5.2f}x")
+        print(f"   2^{log2} threads: simt {show(t)} ms   numpy {t_np * 1e3:8.3f} ms   ratio {t_k / t_np:5.2f}x"
+              + (f" (jit {t['jit'] / t_np:5.2f}x)" if "jit" in t else ""))
         if log2 == 22:
             bar("elementwise square, 2^22 threads, vs numpy", t_k / t_np, 1.3, "x")
         dx.free()
@@ -214,16 +248,15 @@ def bench_square(sync) -> None:
 def bench_launch(sync) -> None:
     d = aclsim.empty(1)
     n = 3000
-    for _ in range(200):
-        empty[1, 1](d)
-        sync()
-    t0 = time.perf_counter()
-    for _ in range(n):
-        empty[1, 1](d)
-        sync()
-    us = (time.perf_counter() - t0) / n * 1e6
-    print(f"2. launch overhead (empty kernel + synchronize): {us:.1f} us")
-    bar("launch + synchronize of an empty kernel", us, 15, "us")
+
+    def launches():
+        for _ in range(n):
+            empty[1, 1](d)
+            sync()
+
+    t = engines(launches, 3, empty)
+    print(f"2. launch overhead (empty kernel + synchronize), us: {show(t, 1e6 / n)}")
+    bar("launch + synchronize of an empty kernel", t["numpy"] / n * 1e6, 15, "us")
 
 
 def problems() -> dict:
@@ -270,7 +303,8 @@ def bench_numba(sync) -> None:
             ours[key][p["grid"], p["block"]](*_args(p, dev))
             sync()
 
-        t_ours = timed(run_ours, 5)
+        te = engines(run_ours, 5, ours[key])
+        t_ours = te.get("jit", te["numpy"]) if ours[key].compiled.iterates else te["numpy"]  # the default engine
         got = dev[-1].copy_to_host() if key != "saxpy" else dev[1].copy_to_host()
         warm = [cuda.to_device(a.copy()) for a in p["inputs"]]
         theirs[key][1, 1](*_args(p, warm))  # one thread first: one-time set-up costs are not counted
@@ -281,7 +315,7 @@ def bench_numba(sync) -> None:
         t_nb = time.perf_counter() - t0
         ref = nb_arrays[-1].copy_to_host() if key != "saxpy" else nb_arrays[1].copy_to_host()
         same = "same result" if np.allclose(got, ref, rtol=1e-5) else "RESULTS DIFFER"
-        print(f"   {label:<46} simt {t_ours * 1e3:8.2f} ms   numba-sim {t_nb * 1e3:9.1f} ms   "
+        print(f"   {label:<46} simt {show(te)} ms   numba-sim {t_nb * 1e3:9.1f} ms   "
               f"{t_nb / t_ours:8.0f}x faster ({same})")
 
 
@@ -294,9 +328,10 @@ def bench_loops(sync) -> None:
         one_thread_loop[1, 1](dx, dout, 1000)
         sync()
 
-    t = timed(loop, 11)
+    te = engines(loop, 11, one_thread_loop)
+    t = te.get("jit", te["numpy"])
     assert np.isclose(dout.copy_to_host()[0], np.dot(x, x), rtol=1e-4)
-    print(f"   1 thread, 1,000-iteration loop:      {t * 1e3:8.2f} ms  (target <= 2 ms)")
+    print(f"   1 thread, 1,000-iteration loop: {show(te)} ms  (target <= 2 ms)")
     bar("1 thread, 1,000-iteration loop", t * 1e3, 2, "ms")
 
     n = 256
@@ -308,11 +343,12 @@ def bench_loops(sync) -> None:
         naive_matmul[(n // 16, n // 16), (16, 16)](da, db, dc, n)
         sync()
 
-    t_k = timed(mm, 7)
+    te = engines(mm, 7, naive_matmul)
+    t_k = te.get("jit", te["numpy"])
     t_np = timed(lambda: a @ b, 21)
     assert np.allclose(dc.copy_to_host(), a @ b, rtol=1e-4)
-    print(f"   naive matmul 256x256: simt {t_k * 1e3:8.2f} ms   A @ B {t_np * 1e3:6.3f} ms   "
-          f"ratio {t_k / t_np:6.1f}x  (target <= 30x)")
+    print(f"   naive matmul 256x256: simt {show(te)} ms   A @ B {t_np * 1e3:6.3f} ms   "
+          f"ratio {t_k / t_np:6.1f}x (numpy engine {te['numpy'] / t_np:6.1f}x)  (target <= 30x)")
     # numpy's A @ B (multi-threaded BLAS) takes ~0.15 ms here when the machine is idle, but 100x that
     # when another process competes for the 2 cores: the ratio then says nothing.
     bar("naive matmul 256x256 vs A @ B", t_k / t_np, 30, "x",
@@ -326,19 +362,21 @@ def bench_loops(sync) -> None:
         naive_matmul[(16, 16), (16, 16)](da2, db2, dc2, m)
         sync()
 
-    t_g = timed(mm_guarded, 7)
+    tg = engines(mm_guarded, 7, naive_matmul)
+    t_g = tg.get("jit", tg["numpy"])
     t_np2 = timed(lambda: a2 @ b2, 21)
     assert np.allclose(dc2.copy_to_host(), a2 @ b2, rtol=1e-4)
-    print(f"   naive matmul 250x250: simt {t_g * 1e3:8.2f} ms   A @ B {t_np2 * 1e3:6.3f} ms   "
+    print(f"   naive matmul 250x250: simt {show(tg)} ms   A @ B {t_np2 * 1e3:6.3f} ms   "
           f"ratio {t_g / t_np2:6.1f}x  (16x16 blocks, bounds guard; no target)")
 
     def tiled():
         tiled_matmul[(n // TILE, n // TILE), (TILE, TILE)](da, db, dc)
         sync()
 
-    t_k = timed(tiled, 7)
+    te = engines(tiled, 7, tiled_matmul)
+    t_k = te.get("jit", te["numpy"])
     assert np.allclose(dc.copy_to_host(), a @ b, rtol=1e-4)
-    print(f"   tiled matmul 256x256: simt {t_k * 1e3:8.2f} ms   A @ B {t_np * 1e3:6.3f} ms   "
+    print(f"   tiled matmul 256x256: simt {show(te)} ms   A @ B {t_np * 1e3:6.3f} ms   "
           f"ratio {t_k / t_np:6.1f}x  (shared-memory tiles; no target)")
 
     n = 1 << 20
@@ -353,10 +391,11 @@ def bench_loops(sync) -> None:
         add_block_offsets[nb, SCAN_TPB](dys, dscan, n)
         sync()
 
-    t_k = timed(scan, 7)
+    te = engines(scan, 7, block_scan)
+    t_k = te.get("jit", te["numpy"])
     t_np = timed(lambda: np.cumsum(xs), 11)
     assert np.allclose(dys.copy_to_host(), np.cumsum(xs, dtype=np.float64), rtol=1e-3)
-    print(f"   inclusive scan 2^20:  simt {t_k * 1e3:8.2f} ms   np.cumsum {t_np * 1e3:6.3f} ms   "
+    print(f"   inclusive scan 2^20:  simt {show(te)} ms   np.cumsum {t_np * 1e3:6.3f} ms   "
           f"ratio {t_k / t_np:6.1f}x  (target <= 10x)")
     bar("inclusive scan 2^20 vs np.cumsum", t_k / t_np, 10, "x")
 
@@ -384,9 +423,10 @@ def bench_cuda_face(sync) -> None:
         np.multiply(x, a, out=out)
         np.add(out, y, out=out)
 
-    t_k, t_np = timed(kern, 11), timed(ref, 11)
+    te, t_np = engines(kern, 11, axpy), timed(ref, 11)
+    t_k = te["numpy"]  # no loop: the numpy engine by default
     assert np.array_equal(dout.copy_to_host(), a * x + y)
-    print(f"5. numba.cuda face, axpy 2^22 threads: {t_k * 1e3:.2f} ms, numpy {t_np * 1e3:.2f} ms, "
+    print(f"5. numba.cuda face, axpy 2^22 threads: {show(te)} ms, numpy {t_np * 1e3:.2f} ms, "
           f"ratio {t_k / t_np:.2f}x")
     bar("elementwise axpy (numba.cuda face), 2^22 threads, vs numpy", t_k / t_np, 1.3, "x")
 

@@ -1,0 +1,797 @@
+"""The compiled CPU path of simple SIMT kernels: numba's JIT runs the kernel one thread after another.
+
+Used only when numba imports (the `jit` extra), `ACLSIM_SIMT_JIT` is not "0", nobody observes kernel
+accesses (no `--check`) and the kernel is in the subset translated here: `Ptr` parameters and scalars
+of int32/uint32/int64/uint64/float32/float64, thread/block indices, grid()/gridsize(), arithmetic,
+if/for/while/break/continue/return, exact math functions. Anything else runs on the numpy engine.
+By default only kernels with a loop take this path (straight-line kernels are already at numpy's
+speed there); `ACLSIM_SIMT_JIT=1` takes it for every kernel in the subset.
+
+The translation reads the same `ast` as the numpy compiler and types it statically with the same C
+rules (`ctype.common_type`): every operation casts its operands to the C result type and its result
+back to it, since numba's own promotion differs (int32 + int32 is int64 there). A construct whose
+type the numpy engine decides per launch (a variable bound to values of different types, a Python
+float variable, a weak int mixed with a float literal) is not translated.
+
+Faults: every global access is checked against its pointer's own allocation (the numpy engine's
+fast path). Outside it, or where the numpy engine would fail (a zero range step), the compiled code
+raises `JitFault`; the written allocations are then restored and the launch runs again on the
+numpy engine, which reports the same KernelFault it always does (or, for an access landing in
+another live allocation, completes it as before). Threads run in order, one at a time: a kernel
+whose threads race on memory (undefined in CUDA) may see another legal interleaving than the
+numpy engine's statement-at-a-time order.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import os
+import re
+from typing import Any
+
+import numpy as np
+
+from . import compiler, lang
+from .ctype import F32, I32, I64, WEAK_FLOAT, WEAK_INT, common_type
+
+_TYPES = {np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64)}
+U32 = np.dtype(np.uint32)
+_EXACT_MATH = {  # correctly rounded (or exact) in every library: bit-identical to numpy's ufuncs
+    "sqrt": "np.sqrt", "floor": "np.floor", "ceil": "np.ceil", "trunc": "np.trunc", "fabs": "np.fabs",
+    "round": "np.rint", "copysign": "np.copysign", "fmod": "np.fmod", "isnan": "np.isnan", "isinf": "np.isinf",
+    "isfinite": "np.isfinite",
+}
+_ARITH = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^"}
+_CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+CHUNK_THREADS = 1 << 16  # threads per call of the compiled code
+_INDICES = [f"{n}_{d}" for n in ("threadIdx", "blockIdx", "blockDim", "gridDim") for d in "xyz"]
+
+
+class JitFault(Exception):
+    """Raised by compiled code where the numpy engine must decide: the launch reruns there."""
+
+
+class _Unsupported(Exception):
+    """The kernel is outside the translated subset (it runs on the numpy engine)."""
+
+
+class _Promoted:
+    """The type of a variable the numpy engine holds as a Python number until its first typed value
+    (`acc = 0.0`, then `acc += x[k]` in float32). Compiled as `to` from the start, which is exact where
+    each read meets an operand whose type converts the Python number to `to` anyway; any other use
+    (reaching an attribute of this type) leaves the kernel to the numpy engine."""
+
+    def __init__(self, weak: Any, to: np.dtype) -> None:
+        self.weak, self.to = weak, to
+
+    def __getattr__(self, name: str) -> Any:
+        raise _Unsupported("a variable holding a Python number or a typed value, here")
+
+
+class _Promote(Exception):
+    """Generate again with this variable promoted (a _Promoted type)."""
+
+    def __init__(self, name: str, weak: Any, to: np.dtype) -> None:
+        self.name, self.weak, self.to = name, weak, to
+
+
+def _use(t: Any, other: Any) -> Any:
+    """The type a promoted variable's read has against an operand of type `other` (see _Promoted)."""
+    if type(t) is not _Promoted:
+        return t
+    if isinstance(other, np.dtype) and _same(common_type(t.to, other), t.to) and _same(common_type(t.weak, other), t.to):
+        return t.to
+    raise _Unsupported("a promoted variable against this operand")
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two kernel types are equal (weak markers never equal a dtype)."""
+    return a is b or (isinstance(a, np.dtype) and isinstance(b, np.dtype) and a == b)
+
+
+def _nb(t: Any) -> str:
+    """numba spelling of a kernel type (a weak int is C int, a weak float a double)."""
+    if t is WEAK_INT:
+        return "np.int32"
+    if t is WEAK_FLOAT:
+        return "np.float64"
+    return f"np.{t.name}"
+
+
+# ---------------------------------------------------------------------------- runtime helpers
+# Integer division, remainder and shifts exactly as the numpy engine computes them (ops.binop):
+# numpy's floor_divide/fmod (0 for a zero divisor, MIN // -1 = MIN) with C's truncation on top.
+# Operands arrive in the C result type; z is its 0. (Every branch returns that type or a wider one of
+# the same signedness: numba would unify a uint64 with an int literal as float64.)
+def _idiv(a: Any, b: Any, z: Any) -> Any:  # signed a / b (ops._c_truediv)
+    if b == 0:
+        return z + 1 if a < 0 else z
+    if b == -1:
+        return z - a
+    q = a // b
+    if a - q * b != 0 and (a < 0) != (b < 0):
+        q += 1
+    return q
+
+
+def _udiv(a: Any, b: Any, z: Any) -> Any:  # unsigned a / b and a // b
+    return z if b == 0 else a // b
+
+
+def _ifloordiv(a: Any, b: Any, z: Any) -> Any:  # signed np.floor_divide
+    if b == 0:
+        return z
+    if b == -1:
+        return z - a
+    return a // b
+
+
+def _imod(a: Any, b: Any, z: Any) -> Any:  # signed np.fmod: the sign of the dividend, 0 for b in (0, -1)
+    if b == 0 or b == -1:
+        return z
+    r = a % b
+    return r - b if r != 0 and (a < 0) != (b < 0) else r
+
+
+def _umod(a: Any, b: Any, z: Any) -> Any:
+    return z if b == 0 else a % b
+
+
+def _wdiv(a: Any, b: Any) -> Any:  # two Python ints (ops._py_cdiv)
+    if b == 0:
+        return 0
+    q = abs(np.int64(a)) // abs(np.int64(b))
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _wmod(a: Any, b: Any) -> Any:  # ops._py_crem
+    if b == 0:
+        return 0
+    x, y = np.int64(a), np.int64(b)
+    r = x % y
+    return r - y if r != 0 and (x < 0) != (y < 0) else r
+
+
+def _fdiv(a: float, b: float) -> float:  # two Python floats (ops.binop)
+    if b != 0:
+        return a / b
+    if a != 0:
+        return math.copysign(math.inf, a)
+    return math.nan
+
+
+def _shl(a: Any, b: Any, bits: int) -> Any:  # numpy's npy_lshift: counts outside [0, bits) give 0
+    ok = 0 <= b < bits
+    r = a << (b if ok else b - b)  # (a count past the width is undefined in LLVM: never shifted by)
+    return r if ok else r ^ r
+
+
+def _shr(a: Any, b: Any, bits: int) -> Any:  # signed npy_rshift: the sign fills for large counts
+    ok = 0 <= b < bits
+    r = a >> (b if ok else b - b)
+    if ok:
+        return r
+    return (r ^ r) - 1 if a < 0 else r ^ r
+
+
+def _ushr(a: Any, b: Any, bits: int) -> Any:  # unsigned npy_rshift
+    ok = b < bits
+    r = a >> (b if ok else b - b)
+    return r if ok else r ^ r
+
+
+def _chk(j: Any, n: int) -> Any:
+    """An element position inside the pointer's own allocation, or a JitFault."""
+    if j < 0 or j >= n:
+        raise JitFault()
+    return j
+
+
+def _nonzero_step(s: Any) -> Any:
+    if s == 0:
+        raise JitFault()  # the numpy engine reports it
+    return s
+
+
+_HELPERS = (_idiv, _udiv, _ifloordiv, _imod, _umod, _wdiv, _wmod, _fdiv, _shl, _shr, _ushr, _chk, _nonzero_step)
+
+_numba: Any = None  # the module once imported; False when it is not installed
+_env: dict[str, Any] = {}
+
+
+def _load_numba() -> bool:
+    global _numba
+    if _numba is None:
+        try:
+            import numba
+        except ImportError:
+            _numba = False
+        else:
+            _numba = numba
+            _env.update(np=np, math=math, JitFault=JitFault)
+            _env.update({f.__name__: numba.njit(cache=False)(f) for f in _HELPERS})
+    return _numba is not False
+
+
+def _is_literal(node: ast.expr) -> bool:
+    """An int literal such as 2 or -1 (a range step whose sign is known when translating)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+# ---------------------------------------------------------------------------- translation
+class _Gen:
+    """Translates one kernel into numba-compilable Python with explicit C types."""
+
+    def __init__(self, kernel: Any, promote: dict[str, _Promoted]) -> None:
+        self.promote = promote
+        self.src = compiler.Source(kernel.fn, "kernel")
+        self.params = kernel.declared
+        for name, t in self.params.items():
+            dt = t.dtype if isinstance(t, (lang.PtrType, lang.ArrayType)) else t
+            if not isinstance(dt, np.dtype) or dt not in _TYPES:
+                raise _Unsupported(f"parameter {name}: {t}")
+        self.ptrs = {n for n, t in self.params.items() if isinstance(t, (lang.PtrType, lang.ArrayType))}
+        # array parameters: their number of dimensions; shape and element strides arrive as the hidden
+        # launch values x_<name>_<k> (arrays.launch_types: shape..., strides...)
+        self.arrays = {n: t.ndim for n, t in self.params.items() if isinstance(t, lang.ArrayType)}
+        self.cg = compiler.Codegen(self.src, compiler.Compiler(), "kernel", self.params)  # name resolution
+        self.vtypes: dict[str, Any] = {n: t for n, t in self.params.items() if n not in self.ptrs}
+        self.vtypes.update({n: p.to for n, p in promote.items()})
+        self.lines: list[str] = []
+        self.ind = 5  # inside _launch's loops over blocks and threads
+        # Variables assigned on every path to this point (None: unreachable). A read of any other would
+        # be of an undefined value, which faults on the numpy engine: such kernels stay there.
+        self.defined: set[str] | None = {n for n in self.params if n not in self.ptrs}
+        self.ntmp = 0
+        self.loops = 0
+        self.rbytes = 0  # bytes loaded by the expressions generated since the last count()
+
+    # -- output ---------------------------------------------------------------------------
+    def emit(self, text: str) -> None:
+        self.lines.append("    " * self.ind + text)
+
+    def tmp(self) -> str:
+        self.ntmp += 1
+        return f"t_{self.ntmp}"
+
+    def source(self) -> str:
+        """`_launch`: every thread of the grid in the numpy engine's lane order (blocks, then threads,
+        x fastest), the kernel body inline (a function per thread would cost numba a reference count
+        on every array argument per call: 20 ns a thread)."""
+        node = self.src.node
+        self.block(node.body)
+        if WEAK_FLOAT in self.vtypes.values():  # a Python float variable turns float32 under a partial mask
+            raise _Unsupported("a variable holding a Python float")
+        params = ", ".join([x for a in node.args.args
+                            for x in ((f"v_{a.arg}", f"o_{a.arg}") if a.arg in self.ptrs else (f"v_{a.arg}",))]
+                           + [f"x_{n}_{k}" for n, nd in self.arrays.items() for k in range(2 * nd)])
+        head = [f"def _launch(b0, b1, {', '.join(_INDICES[6:])}, {params}):", "    t_nr = 0", "    t_nw = 0"]
+        head += [f"    v_{n} = {_nb(t)}(0)" for n, t in self.vtypes.items() if n not in self.params]  # (never read)
+        head += ["    for b in range(b0, b1):",  # blocks b0..b1-1 (x fastest), then their threads
+                 "        blockIdx_x = np.uint32(b % gridDim_x)",
+                 "        blockIdx_y = np.uint32((b // gridDim_x) % gridDim_y)",
+                 "        blockIdx_z = np.uint32(b // (np.int64(gridDim_x) * gridDim_y))"]
+        head += ["    " * (k + 2) + f"for t{d} in range(blockDim_{d}):" for k, d in enumerate("zyx")]
+        head += ["    " * 5 + f"threadIdx_{d} = np.uint32(t{d})" for d in "xyz"]
+        head.append("    " * 5 + "t_ret = False")
+        return "\n".join(head + self.lines + ["    return t_nr, t_nw"]) + "\n"
+
+    # -- statements -----------------------------------------------------------------------
+    def block(self, stmts: list[ast.stmt]) -> None:
+        start = len(self.lines)
+        for s in stmts:
+            self.stmt(s)
+        if len(self.lines) == start:
+            self.emit("pass")
+
+    def stmt(self, s: ast.stmt) -> None:
+        if isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)):
+            return
+        if isinstance(s, ast.Assign) and len(s.targets) == 1:
+            tgt, value = s.targets[0], s.value
+            if isinstance(tgt, ast.Tuple):
+                self.unpack(tgt, value)
+            else:
+                self.assign(tgt, *self.ex(value))
+        elif isinstance(s, ast.AnnAssign) and s.value is not None:
+            dt = self.cg._annotation_dtype(s.annotation, s)
+            if dt not in _TYPES:
+                raise _Unsupported("annotation")
+            self.assign(s.target, self.cast(*self.ex(s.value), dt), dt)
+        elif isinstance(s, ast.AugAssign):
+            op = compiler._BINOPS.get(type(s.op))
+            if isinstance(s.target, ast.Name):
+                self.assign(s.target, *self.binop(op, *self.ex(s.target), *self.ex(s.value)))
+            elif isinstance(s.target, ast.Subscript):
+                j = self.tmp()
+                name = self.pointer_name(s.target)
+                self.emit(f"{j} = {self.position(s.target)}")
+                old = f"v_{name}[{j}]"
+                self.rbytes += self.params[name].dtype.itemsize
+                val, t = self.binop(op, old, self.params[name].dtype, *self.ex(s.value))
+                self.store(name, j, val, t)
+            else:
+                raise _Unsupported("augmented target")
+        elif isinstance(s, ast.If):
+            c = self.cond(s.test)
+            self.count()
+            before = self.defined
+            self.emit(f"if {c}:")
+            self.nested(s.body)
+            after_then, self.defined = self.defined, None if before is None else set(before)
+            if s.orelse:
+                self.emit("else:")
+                self.nested(s.orelse)
+            if after_then is None or self.defined is None:
+                self.defined = self.defined if after_then is None else after_then
+            else:
+                self.defined = after_then & self.defined
+        elif isinstance(s, ast.While) and not s.orelse:
+            self.emit("while True:")
+            self.ind += 1
+            c = self.cond(s.test)
+            self.count()
+            self.emit(f"if not {c}:")
+            self.emit("    break")
+            self.ind -= 1
+            self.loop_body(lambda: self.loop(s.body))
+        elif isinstance(s, ast.For) and not s.orelse:
+            self.for_(s)
+        elif isinstance(s, ast.Break) and self.loops:
+            self.emit("break")
+            self.defined = None
+        elif isinstance(s, ast.Continue) and self.loops:
+            self.emit("continue")
+            self.defined = None
+        elif isinstance(s, ast.Return) and (s.value is None or (isinstance(s.value, ast.Constant) and s.value.value is None)):
+            if self.loops:  # leave every enclosing loop of the thread (see loop())
+                self.emit("t_ret = True")
+                self.emit("break")
+            else:
+                self.emit("continue")  # the next thread
+            self.defined = None
+        else:
+            raise _Unsupported(type(s).__name__)
+        self.count()
+
+    def count(self) -> None:
+        """Account the loads of the code generated since the last count (the launch's bytes_read)."""
+        if self.rbytes:
+            self.emit(f"t_nr += {self.rbytes}")
+        self.rbytes = 0
+
+    def nested(self, body: list[ast.stmt]) -> None:
+        self.ind += 1
+        self.block(body)
+        self.ind -= 1
+
+    def loop(self, body: list[ast.stmt]) -> None:
+        self.loops += 1
+        self.nested(body)
+        self.loops -= 1
+        self.after_loop(body)
+
+    def loop_body(self, gen: Any) -> None:
+        """Generate a loop's body (gen()); after the loop, only what was defined before it is (no trip)."""
+        before = self.defined
+        self.defined = None if before is None else set(before)
+        gen()
+        self.defined = before
+
+    def after_loop(self, body: list[ast.stmt]) -> None:
+        """After a loop that a `return` may leave: leave the enclosing loop too, or go to the next thread."""
+        if compiler._has(body, (ast.Return,), into_loops=True):
+            self.emit("if t_ret:")
+            self.emit("    break" if self.loops else "    continue")
+
+    def for_(self, s: ast.For) -> None:
+        """for v in range(...): C's loop with the counter in the common type of start and stop (ops)."""
+        it = s.iter
+        if not (isinstance(s.target, ast.Name) and isinstance(it, ast.Call) and self.cg._intrinsic(it.func)[0] == "range"
+                and not it.keywords and 1 <= len(it.args) <= 3):
+            raise _Unsupported("for")
+        vals = [self.ex(a) for a in it.args]
+        start, stop, step = ([("0", WEAK_INT), vals[0], ("1", WEAK_INT)] if len(vals) == 1
+                             else [*vals, ("1", WEAK_INT)] if len(vals) == 2 else vals)
+        t = common_type(start[1], stop[1])
+        if t is WEAK_FLOAT or (t is not WEAK_INT and t.kind == "f") or common_type(t, step[1]) is not t:
+            raise _Unsupported("range types")  # the counter would change type (or is not an integer)
+        iv, b, st, sv = self.tmp(), self.tmp(), self.tmp(), self.tmp()
+        self.emit(f"{iv} = {self.cast(*start, t)}")
+        self.emit(f"{b} = {stop[0]}")
+        self.emit(f"{sv} = _nonzero_step({step[0]})")  # its sign picks the comparison (ops.range_mask)
+        self.emit(f"{st} = {self.cast(sv, step[1], t)}")
+        self.count()
+        lt = self.compare("<", iv, t, b, stop[1])
+        gt = self.compare(">", iv, t, b, stop[1])
+        sign = 1 if len(it.args) < 3 else self.cg.constant(it.args[2]) if _is_literal(it.args[2]) else 0
+        test = lt if sign > 0 else gt if sign < 0 else f"(({lt}) if {sv} > 0 else ({gt}))"
+        self.emit(f"while {test}:")
+        self.ind += 1
+
+        def body() -> None:
+            self.assign(s.target, iv, t)
+            self.emit(f"{iv} = {_nb(t)}({iv} + {st})")
+            self.loops += 1
+            self.block(s.body)
+            self.loops -= 1
+
+        self.loop_body(body)
+        self.ind -= 1
+        self.after_loop(s.body)
+
+    def unpack(self, tgt: ast.Tuple, value: ast.expr) -> None:
+        if isinstance(value, ast.Tuple) and len(value.elts) == len(tgt.elts):
+            vals = [self.ex(v) for v in value.elts]
+        elif self.array_attr(value, "shape") and len(tgt.elts) == self.arrays[value.value.id]:
+            vals = [(f"x_{value.value.id}_{k}", I64) for k in range(len(tgt.elts))]
+        elif isinstance(value, ast.Call) and self.cg._intrinsic(value.func)[0] in ("grid", "gridsize"):
+            vals = self.grid(value)
+            if len(vals) != len(tgt.elts):
+                raise _Unsupported("grid arity")
+        else:
+            raise _Unsupported("unpacking")
+        tmps = []
+        for code, t in vals:
+            tmp = self.tmp()
+            self.emit(f"{tmp} = {code}")
+            tmps.append((tmp, t))
+        for target, (tmp, t) in zip(tgt.elts, tmps, strict=True):
+            self.assign(target, tmp, t)
+
+    def assign(self, target: ast.expr, code: str, t: Any) -> None:
+        if isinstance(target, ast.Name):
+            name = target.id
+            p = self.promote.get(name)
+            if name in self.ptrs or type(t) is _Promoted:
+                raise _Unsupported("variable type")
+            if self.defined is not None:
+                self.defined.add(name)
+            if p is not None:
+                if not (_same(t, p.to) or t is p.weak):
+                    raise _Unsupported(f"{name} takes values of three types")
+                self.emit(f"v_{name} = {self.cast(code, t, p.to)}")
+                return
+            old = self.vtypes.setdefault(name, t)
+            if not _same(old, t):  # the numpy engine's type follows the run: unless a promotion is exact
+                weak, to = (old, t) if old in (WEAK_INT, WEAK_FLOAT) else (t, old)
+                if weak in (WEAK_INT, WEAK_FLOAT) and isinstance(to, np.dtype) and _same(common_type(weak, to), to):
+                    raise _Promote(name, weak, to)
+                raise _Unsupported(f"{name} takes values of two types")
+            self.emit(f"v_{name} = {code}")
+        elif isinstance(target, ast.Subscript):
+            name = self.pointer_name(target)
+            j = self.tmp()
+            self.emit(f"{j} = {self.position(target)}")
+            self.store(name, j, code, t)
+        else:
+            raise _Unsupported("target")
+
+    def store(self, name: str, j: str, code: str, t: Any) -> None:
+        dt = self.params[name].dtype
+        self.emit(f"v_{name}[{j}] = {self.cast(code, t, dt)}")
+        self.emit(f"t_nw += {dt.itemsize}")
+
+    def array_attr(self, node: ast.expr, attr: str) -> bool:
+        """Whether node is `a.<attr>` of an array parameter a."""
+        return (isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name)
+                and node.value.id in self.arrays)
+
+    def pointer_name(self, node: ast.Subscript) -> str:
+        if not (isinstance(node.value, ast.Name) and node.value.id in self.ptrs):
+            raise _Unsupported("indexing")
+        return node.value.id
+
+    def position(self, node: ast.Subscript) -> str:
+        """The checked element position of p[i] (or a[i, j]) in its allocation (p's offset in it is o_p)."""
+        name = self.pointer_name(node)
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        nd = self.arrays.get(name)
+        if len(parts) != (nd or 1):
+            raise _Unsupported("a row view or a wrong number of indices")
+        idx = [self.index(p) for p in parts]
+        if nd:  # each index inside its dimension (arrays._flat), then C order with the array's strides
+            code = " + ".join(f"_chk({i}, x_{name}_{k}) * x_{name}_{nd + k}" for k, i in enumerate(idx))
+        else:
+            code = idx[0]
+        return f"_chk({code} + o_{name}, v_{name}.shape[0])"
+
+    def index(self, node: ast.expr) -> str:
+        code, t = self.ex(node)
+        if t is not WEAK_INT and (t is WEAK_FLOAT or t.kind not in "iu"):
+            raise _Unsupported("index type")
+        if t == np.uint64:  # (memory._CLIP: far outside every allocation either way)
+            code = f"min({code}, np.uint64(1 << 50))"
+        return f"np.int64({code})"
+
+    # -- conditions -----------------------------------------------------------------------
+    def cond(self, node: ast.expr) -> str:
+        if isinstance(node, ast.BoolOp):
+            op = " and " if isinstance(node.op, ast.And) else " or "
+            return "(" + op.join(self.cond(v) for v in node.values) + ")"
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return f"(not {self.cond(node.operand)})"
+        if isinstance(node, ast.Compare):
+            if any(type(op) not in _CMP for op in node.ops):
+                raise _Unsupported("comparison")
+            if len(node.ops) > 1 and not all(isinstance(c, (ast.Name, ast.Constant)) for c in node.comparators):
+                raise _Unsupported("chained comparison")
+            parts, left = [], self.ex(node.left)
+            for op, right in zip(node.ops, node.comparators, strict=True):
+                r = self.ex(right)
+                parts.append(self.compare(_CMP[type(op)], *left, *r))
+                left = r
+            return "(" + " and ".join(parts) + ")"
+        if isinstance(node, ast.Call):
+            kind, fn = self.cg._intrinsic(node.func)
+            if kind == "math" and fn.result == "bool":
+                return f"{_EXACT_MATH[fn.name]}({self.float_arg(node.args[0])[0]})"
+        code, t = self.ex(node)
+        if type(t) is _Promoted:
+            raise _Unsupported("the truth of a promoted variable")  # 1e-50 is true, float32(1e-50) is not
+        return f"({code} != 0)"
+
+    def compare(self, op: str, a: str, ta: Any, b: str, tb: Any) -> str:
+        ta, tb = _use(ta, tb), _use(tb, ta)
+        if {ta, tb} == {WEAK_INT, WEAK_FLOAT}:  # (an int variable may be int32 per lane: float32 then)
+            raise _Unsupported("a Python int compared with a Python float")
+        rt = common_type(ta, tb)
+        if rt is WEAK_INT or rt is WEAK_FLOAT:
+            return f"{a} {op} {b}"
+        return f"{self.cast(a, ta, rt)} {op} {self.cast(b, tb, rt)}"
+
+    # -- expressions ----------------------------------------------------------------------
+    def ex(self, node: ast.expr) -> tuple[str, Any]:
+        """(numba code, kernel type) of a value."""
+        if isinstance(node, ast.Constant):
+            return self.literal(node.value)
+        if isinstance(node, ast.Name):
+            if node.id in self.cg.locals:
+                if node.id not in self.vtypes or (self.defined is not None and node.id not in self.defined):
+                    raise _Unsupported(f"{node.id} may be read before it is assigned")
+                return f"v_{node.id}", self.promote.get(node.id, self.vtypes[node.id])
+            return self.literal(self.cg._global_value(node))
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in self.arrays:
+            name, nd = node.value.id, self.arrays[node.value.id]
+            if node.attr == "size":  # (arrays.size_of: int64)
+                return "np.int64(" + " * ".join(f"x_{name}_{k}" for k in range(nd)) + ")", I64
+            if node.attr == "ndim":
+                return self.literal(nd)
+            raise _Unsupported(f"array attribute {node.attr}")
+        if isinstance(node, ast.Attribute):
+            try:
+                base = self.cg.resolve(node.value)
+            except Exception:
+                raise _Unsupported("attribute") from None
+            if isinstance(base, lang._Index) and node.attr in ("x", "y", "z"):
+                return f"{base._name}_{node.attr}", U32
+            return self.literal(self.cg._global_value(node))
+        if isinstance(node, ast.BinOp):
+            op = compiler._BINOPS.get(type(node.op))
+            return self.binop(op, *self.ex(node.left), *self.ex(node.right))
+        if _is_literal(node) and isinstance(node, ast.UnaryOp):  # -7: a literal, as the numpy engine folds it
+            return self.literal(-node.operand.value)
+        if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+            return self.unary(node.op, *self.ex(node.operand))
+        if isinstance(node, ast.Subscript) and self.array_attr(node.value, "shape"):  # a.shape[k]: int64
+            k = self.cg.constant(node.slice)
+            if type(k) is not int or not 0 <= k < self.arrays[node.value.value.id]:
+                raise _Unsupported("shape index")
+            return f"x_{node.value.value.id}_{k}", I64
+        if isinstance(node, ast.Subscript):
+            name = self.pointer_name(node)
+            dt = self.params[name].dtype
+            self.rbytes += dt.itemsize
+            return f"v_{name}[{self.position(node)}]", dt
+        if isinstance(node, ast.IfExp):
+            (a, ta), (b, tb) = self.ex(node.body), self.ex(node.orelse)
+            if not _same(ta, tb) or not isinstance(ta, np.dtype):  # ops.select retypes weak arms per lane
+                raise _Unsupported("conditional expression types")
+            return f"({a} if {self.cond(node.test)} else {b})", ta
+        if isinstance(node, ast.Call) and not node.keywords:
+            return self.call(node)
+        raise _Unsupported(type(node).__name__)
+
+    def literal(self, v: Any) -> tuple[str, Any]:
+        if type(v) is bool or (type(v) is int and -(1 << 31) <= v < 1 << 31):
+            return f"np.int32({int(v)})", WEAK_INT
+        if type(v) is float:
+            return (repr(v) if math.isfinite(v) else f"np.float64({str(v)!r})"), WEAK_FLOAT
+        if isinstance(v, (np.integer, np.floating)) and v.dtype in _TYPES:
+            text = repr(int(v)) if v.dtype.kind in "iu" else f"{float(v)!r}" if math.isfinite(v) else f"{str(float(v))!r}"
+            return f"{_nb(v.dtype)}({text})", v.dtype
+        raise _Unsupported(f"constant {v!r}")
+
+    def cast(self, code: str, t: Any, to: Any) -> str:
+        if type(t) is _Promoted:  # (a store or an explicit cast: exact only to its own type)
+            t = _use(t, to)
+        return code if _same(t, to) else f"{_nb(to)}({code})"
+
+    def binop(self, op: str | None, a: str, ta: Any, b: str, tb: Any) -> tuple[str, Any]:
+        ta, tb = _use(ta, tb), _use(tb, ta)
+        if op is None or {ta, tb} == {WEAK_INT, WEAK_FLOAT}:
+            raise _Unsupported("operator")  # a weak int variable may be int32 per lane: float32 then, not double
+        rt = common_type(ta, tb)
+        if op in ("lshift", "rshift"):
+            if WEAK_FLOAT in (ta, tb) or rt is WEAK_INT or rt.kind == "f":
+                raise _Unsupported("shift")
+            rt = I32 if ta is WEAK_INT else ta
+            fn = "_shl" if op == "lshift" else "_shr" if rt.kind == "i" else "_ushr"
+            return f"{_nb(rt)}({fn}({self.cast(a, ta, rt)}, {self.cast(b, tb, rt)}, {rt.itemsize * 8}))", rt
+        if rt is WEAK_INT:
+            if op in _ARITH:
+                return f"np.int32(np.int64({a}) {_ARITH[op]} np.int64({b}))", rt
+            if op == "mod" or (op == "truediv" and re.fullmatch(r"np\.int32\(-?[1-9]\d*\)", b)):
+                # (by a variable, which is an int32 array after a partial-mask merge in the numpy engine:
+                # there x / 0 gives 1 for x < 0, as a Python int 0, so that case is left to it)
+                return f"np.int32({'_wdiv' if op == 'truediv' else '_wmod'}({a}, {b}))", rt
+            raise _Unsupported(op)
+        if rt is WEAK_FLOAT:
+            if op in ("add", "sub", "mul"):
+                return f"({a} {_ARITH[op]} {b})", rt
+            if op == "truediv":
+                return f"_fdiv({a}, {b})", rt
+            raise _Unsupported(op)
+        x, y, T = self.cast(a, ta, rt), self.cast(b, tb, rt), _nb(rt)
+        if rt.kind == "f":
+            if op in ("add", "sub", "mul"):
+                return f"{T}({x} {_ARITH[op]} {y})", rt
+            if op == "truediv":
+                return f"{T}({x} / {y})", rt
+            if op == "mod":
+                return f"{T}(np.fmod({x}, {y}))", rt
+            raise _Unsupported(op)
+        if op in _ARITH:
+            return f"{T}({x} {_ARITH[op]} {y})", rt
+        signed = rt.kind == "i"
+        fn = {"truediv": ("_idiv", "_udiv"), "mod": ("_imod", "_umod"), "floordiv": ("_ifloordiv", "_udiv")}.get(op)
+        if fn is None:
+            raise _Unsupported(op)
+        return f"{T}({fn[0] if signed else fn[1]}({x}, {y}, {T}(0)))", rt
+
+    def unary(self, op: ast.unaryop, a: str, t: Any) -> tuple[str, Any]:
+        if isinstance(op, ast.UAdd):
+            return a, t
+        if t is WEAK_FLOAT:
+            if isinstance(op, ast.USub):
+                return f"(-{a})", t
+            raise _Unsupported("~ float")
+        if isinstance(op, ast.USub):
+            return f"{_nb(t)}(-np.int64({a}))" if t is WEAK_INT else f"{_nb(t)}(-{a})", t
+        if t is not WEAK_INT and t.kind == "f":
+            raise _Unsupported("~ float")
+        return f"{_nb(t)}(~{a})", t
+
+    def float_arg(self, node: ast.expr) -> tuple[str, Any]:
+        """A math function's argument: floats as they are, integers as float32 (ops._float_arg)."""
+        code, t = self.ex(node)
+        if t is WEAK_FLOAT or (t is not WEAK_INT and t.kind == "f"):
+            return code, t
+        return self.cast(code, t, F32), F32
+
+    def call(self, node: ast.Call) -> tuple[str, Any]:
+        kind, data = self.cg._intrinsic(node.func)
+        args = node.args
+        if kind == "len" and len(args) == 1 and isinstance(args[0], ast.Name) and args[0].id in self.arrays:
+            return f"x_{args[0].id}_0", I64
+        if kind in ("grid", "gridsize"):
+            vals = self.grid(node)
+            if len(vals) != 1:
+                raise _Unsupported("grid")
+            return vals[0]
+        if kind == "cast" and len(args) == 1 and data in _TYPES:
+            return self.cast(*self.ex(args[0]), data), data
+        if kind == "math" and data.name in _EXACT_MATH and data.result == "float" and len(args) == data.nargs:
+            fn = _EXACT_MATH[data.name]
+            if data.nargs == 1:
+                x, t = self.float_arg(args[0])
+                return f"{_nb(t)}({fn}({x}))", t
+            (a, ta), (b, tb) = self.ex(args[0]), self.ex(args[1])
+            rt = common_type(ta, tb)
+            if rt is WEAK_INT or rt is WEAK_FLOAT:
+                rt = WEAK_FLOAT  # (ops.math_call: two Python numbers compute in double)
+                if {ta, tb} != {WEAK_FLOAT}:
+                    raise _Unsupported("math on weak ints")
+            elif rt.kind != "f":
+                rt = F32
+            return f"{_nb(rt)}({fn}({self.cast(a, ta, rt)}, {self.cast(b, tb, rt)}))", rt
+        if kind == "rsqrt" and len(args) == 1:
+            x, t = self.float_arg(args[0])
+            return f"{_nb(t)}(1.0 / {_nb(t)}(np.sqrt({x})))", t
+        if kind == "fma" and len(args) == 3:
+            return self.binop("add", *self.binop("mul", *self.ex(args[0]), *self.ex(args[1])), *self.ex(args[2]))
+        if kind == "minmax" and len(args) >= 2:
+            fn = "np.minimum" if data is np.minimum else "np.maximum"
+            code, t = self.ex(args[0])
+            for a in args[1:]:
+                b, tb = self.ex(a)
+                rt = common_type(t, tb)
+                if not isinstance(rt, np.dtype):
+                    raise _Unsupported("min/max of Python numbers")  # Python's min keeps the first of equals
+                code, t = f"{_nb(rt)}({fn}({self.cast(code, t, rt)}, {self.cast(b, tb, rt)}))", rt
+            return code, t
+        if kind == "abs" and len(args) == 1:
+            code, t = self.ex(args[0])
+            if not isinstance(t, np.dtype):
+                raise _Unsupported("abs of a Python number")  # abs() of a Python int does not wrap
+            return f"{_nb(t)}(np.abs({code}))", t
+        raise _Unsupported(f"call {kind}")
+
+    def grid(self, node: ast.Call) -> list[tuple[str, Any]]:
+        kind = self.cg._intrinsic(node.func)[0]
+        nd = self.cg._ndim(node)
+        if kind == "grid":
+            return [(f"np.uint32(blockIdx_{d} * blockDim_{d} + threadIdx_{d})", U32) for d in "xyz"[:nd]]
+        return [(f"np.uint32(blockDim_{d} * gridDim_{d})", U32) for d in "xyz"[:nd]]
+
+
+# ---------------------------------------------------------------------------- use
+class JitKernel:
+    """A kernel's compiled form: `run` executes a launch, or returns False when the numpy engine must."""
+
+    def __init__(self, kernel: Any) -> None:
+        promote: dict[str, _Promoted] = {}
+        while True:
+            try:
+                self.text = _Gen(kernel, promote).source()
+                break
+            except _Promote as e:
+                if e.name in promote:
+                    raise _Unsupported(e.name) from None
+                promote[e.name] = _Promoted(e.weak, e.to)
+        env = dict(_env)
+        exec(compile(self.text, f"<simt jit {kernel.name}>", "exec"), env)
+        self.launch = _numba.njit(cache=False, error_model="numpy")(env["_launch"])
+        self.names = list(kernel.param_types)  # as launched: arrays' shapes and strides follow
+
+    def run(self, task: Any, C: Any, vals: list, written: set[str]) -> bool:
+        from .memory import PtrArg
+
+        args: list[Any] = []
+        saved: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        for name, v in zip(self.names, vals, strict=True):
+            if type(v) is PtrArg:
+                args += [v.full, np.int64(v.n_lo)]
+                if name in written and id(v.full) not in saved and v.full.size:
+                    saved[id(v.full)] = (v.full, v.full.copy())
+            else:
+                args.append(v)
+        nr = nw = 0
+        # Chunks of blocks, back in Python between them: the progress display moves and Ctrl-C is seen
+        # (the compiled code cannot be interrupted).
+        per = max(1, CHUNK_THREADS // C.tpb)
+        try:  # (numba compiles on the first launch: a construct it cannot type leaves the kernel to numpy)
+            for b0 in range(0, C.nblocks, per):
+                task.work.progress = (b0, C.nblocks)
+                r, w = self.launch(b0, min(b0 + per, C.nblocks), C.blockDim_x, C.blockDim_y, C.blockDim_z,
+                                   C.gridDim_x, C.gridDim_y, C.gridDim_z, *args)
+                nr, nw = nr + r, nw + w
+        except JitFault:
+            for full, copy in saved.values():
+                full[...] = copy
+            return False
+        except _numba.core.errors.NumbaError:
+            self.run = lambda *a: False  # type: ignore[method-assign]
+            return False
+        task.work.bytes_read, task.work.bytes_written = int(nr), int(nw)
+        return True
+
+
+def select(kernel: Any, compiled: Any) -> JitKernel | None:
+    """The compiled form to run this launch with, or None (the numpy engine runs it)."""
+    mode = os.environ.get("ACLSIM_SIMT_JIT", "")
+    if mode == "0" or (mode != "1" and not compiled.iterates):
+        return None
+    jk = kernel.__dict__.get("_jit", 0)
+    if jk == 0:
+        jk = None
+        if _load_numba():
+            try:
+                jk = JitKernel(kernel)
+            except (_Unsupported, compiler.SimtError):
+                jk = None
+        kernel._jit = jk
+    return jk
