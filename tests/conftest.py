@@ -14,6 +14,8 @@ def fresh_runtime(monkeypatch):
     monkeypatch.delenv("ACLSIM_DEVICES", raising=False)
     monkeypatch.delenv("ACLSIM_SCHEDULE", raising=False)
     monkeypatch.delenv("ACLSIM_CHECK", raising=False)
+    # the numpy engine runs SIMT kernels unless a test asks for the numba JIT (tests/test_simt_jit.py does)
+    monkeypatch.setenv("ACLSIM_SIMT_JIT", "0")
     rt = reset_runtime()
     take_recent_errors()
     before = list(rt.bus.observers)
