@@ -465,3 +465,24 @@ def test_64_bit_unsigned_shifts_and_divisions_keep_every_bit():
     b = rng.integers(-(1 << 63), 1 << 63, 64, dtype=np.int64)
     k = rng.integers(-2, 70, 64).astype(np.int32)
     same_on_both(wide_shifts, 1, 64, a, b, k, np.zeros(256, np.uint64), np.zeros(128, np.int64), 2)
+
+
+def test_by_default_only_small_launches_of_loop_kernels_take_the_jit():
+    from aclsim.simt import jit
+
+    def make():
+        @simt.kernel
+        def scale(n: int, x: Ptr[np.float32]):
+            i = simt.blockIdx.x * simt.blockDim.x + simt.threadIdx.x
+            while i < n:  # grid-stride loop
+                x[i] = x[i] * 2.0
+                i += simt.gridDim.x * simt.blockDim.x
+        return scale
+
+    x = np.arange(1 << 16, dtype=np.float32)
+    big, small = make(), make()
+    assert launch("", big, 64, 256, [x.size, x])[0].tobytes() == (x * 2).tobytes()
+    assert "_jit" not in big.__dict__  # 16,384 threads: the numpy engine's vector passes are faster
+    assert 64 * 256 > jit.AUTO_MAX_THREADS >= 4 * 256
+    assert launch("", small, 4, 256, [x.size, x])[0].tobytes() == (x * 2).tobytes()
+    assert small.__dict__.get("_jit") is not None  # 1,024 threads looping 64 times: compiled

@@ -149,7 +149,7 @@ class Launcher:
         if C is None:
             C = self.context = LaunchContext(k.name, k.file, self.grid, self.block, self.shared_bytes)
 
-        compiled_jit = jit.select(k, compiled)
+        compiled_jit = jit.select(k, compiled, C.nblocks * C.tpb)
 
         def run(task: Task) -> None:
             # The compiled path when nobody observes the kernel's accesses (it reports no events); it
