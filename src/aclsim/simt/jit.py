@@ -248,6 +248,11 @@ class _Gen:
         self.ntmp = 0
         self.loops = 0
         self.rbytes = 0  # bytes loaded by the expressions generated since the last count()
+        self.lanes = False  # variables live in per-thread arrays (the interleaved schedule, see lane_source)
+        self.lane_rbytes: int | None = None  # in the interleaved loop body: its loads per thread and trip
+        self.lane_mode = False  # generating the interleaved loop's body (see lane_load)
+        self.remat: dict[str, Any] = {}  # in it: variables computed again instead of read (see lane_plan)
+        self.stores: dict[str, int] = {}  # assignments of each variable in the kernel
 
     # -- output ---------------------------------------------------------------------------
     def emit(self, text: str) -> None:
@@ -257,27 +262,203 @@ class _Gen:
         self.ntmp += 1
         return f"t_{self.ntmp}"
 
+    def var(self, name: str) -> str:
+        """The numba name of a kernel variable (a thread's element of its array in the lane schedule)."""
+        return f"v_{name}[tl]" if self.lanes and name not in self.params else f"v_{name}"
+
     def source(self) -> str:
         """`_launch`: every thread of the grid in the numpy engine's lane order (blocks, then threads,
         x fastest), the kernel body inline (a function per thread would cost numba a reference count
-        on every array argument per call: 20 ns a thread)."""
+        on every array argument per call: 20 ns a thread); interleaved where lane_plan allows."""
         node = self.src.node
-        self.block(node.body)
+        plan = self.lane_plan(node.body)
+        if plan is not None:
+            self.lane_source(*plan)
+        else:
+            self.block(node.body)
         if WEAK_FLOAT in self.vtypes.values():  # a Python float variable turns float32 under a partial mask
             raise _Unsupported("a variable holding a Python float")
         params = ", ".join([x for a in node.args.args
                             for x in ((f"v_{a.arg}", f"o_{a.arg}") if a.arg in self.ptrs else (f"v_{a.arg}",))]
                            + [f"x_{n}_{k}" for n, nd in self.arrays.items() for k in range(2 * nd)])
         head = [f"def _launch(b0, b1, {', '.join(_INDICES[6:])}, {params}):", "    t_nr = 0", "    t_nw = 0"]
-        head += [f"    v_{n} = {_nb(t)}(0)" for n, t in self.vtypes.items() if n not in self.params]  # (never read)
+        local = [(n, t) for n, t in self.vtypes.items() if n not in self.params]
+        if self.lanes:
+            head += ["    t_tpb = np.int64(blockDim_x) * blockDim_y * blockDim_z", "    tl = 0", "    t_bad = False",
+                     "    v_active = np.zeros(t_tpb, np.bool_)"]
+            head += [f"    v_{n} = np.zeros(t_tpb, {_nb(t)})" for n, t in local]
+        else:
+            head += [f"    v_{n} = {_nb(t)}(0)" for n, t in local]  # (never read)
         head += ["    for b in range(b0, b1):",  # blocks b0..b1-1 (x fastest), then their threads
                  "        blockIdx_x = np.uint32(b % gridDim_x)",
                  "        blockIdx_y = np.uint32((b // gridDim_x) % gridDim_y)",
                  "        blockIdx_z = np.uint32(b // (np.int64(gridDim_x) * gridDim_y))"]
-        head += ["    " * (k + 2) + f"for t{d} in range(blockDim_{d}):" for k, d in enumerate("zyx")]
-        head += ["    " * 5 + f"threadIdx_{d} = np.uint32(t{d})" for d in "xyz"]
-        head.append("    " * 5 + "t_ret = False")
+        if not self.lanes:
+            head += ["    " * (k + 2) + f"for t{d} in range(blockDim_{d}):" for k, d in enumerate("zyx")]
+            head += ["    " * 5 + f"threadIdx_{d} = np.uint32(t{d})" for d in "xyz"]
+            head.append("    " * 5 + "t_ret = False")
         return "\n".join(head + self.lines + ["    return t_nr, t_nw"]) + "\n"
+
+    # -- the interleaved schedule -----------------------------------------------------------
+    # A thread's float sum over k is a chain of dependent adds: run one thread after another, the CPU
+    # waits on each add. A kernel shaped [statements] + [guard `if`]* + for k in range(<the same for every
+    # thread of a block>) of register updates + [statements] instead runs per block: the statements and
+    # guards of every thread, then `for k: for each active thread: body`, then the statements after the
+    # loop of every active thread. Each thread still runs its own statements in its program order, so
+    # its results are bit-identical; only the order between threads changes, which only kernels whose
+    # threads race on memory (undefined in CUDA) can observe. Variables live in per-thread arrays; the
+    # ones assigned once before the loop from thread indices and parameters are computed again in it
+    # (b[k * n + col] then reads consecutive elements over threadIdx.x: numba's LLVM vectorizes it).
+    def lane_plan(self, body: list[ast.stmt]) -> tuple[list[tuple[list[ast.stmt], ast.expr | None]], ast.For,
+                                                       list[ast.stmt]] | None:
+        """(levels of (statements, guard), the loop, the statements after it), or None: this kernel runs
+        one thread after another. No `return` anywhere and no assigned parameter (it would not be uniform)."""
+        if compiler._has(body, (ast.Return,), into_loops=True) or compiler._assigned_names(self.src.node) & set(self.params):
+            return None
+        levels: list[tuple[list[ast.stmt], ast.expr | None]] = []
+        while True:
+            for i, s in enumerate(body):
+                if isinstance(s, ast.For) and self.lane_loop(s):
+                    levels.append((body[:i], None))
+                    self.rematerialize(levels)
+                    return levels, s, body[i + 1:]
+            if not (body and isinstance(body[-1], ast.If) and not body[-1].orelse):
+                return None
+            levels.append((body[:-1], body[-1].test))
+            body = body[-1].body
+
+    def lane_loop(self, s: ast.For) -> bool:
+        """Whether s is `for v in range(...)` with bounds uniform in a block and a body of assignments to
+        variables only (no stores, no control flow: every active thread runs each statement every trip),
+        whose loads' positions do not depend on values the body computes (they are tested first)."""
+        it = s.iter
+        if s.orelse or not (isinstance(s.target, ast.Name) and isinstance(it, ast.Call) and not it.keywords):
+            return False
+        for b in s.body:
+            target = b.targets[0] if isinstance(b, ast.Assign) and len(b.targets) == 1 else getattr(b, "target", None)
+            if not (isinstance(b, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and isinstance(target, ast.Name)):
+                return False
+        inner = {b.targets[0].id if isinstance(b, ast.Assign) else b.target.id for b in s.body}
+        return self.depends_only(it, set(), thread=False) and all(
+            self.depends_only(r.slice, set(self.cg.locals) - inner, thread=True) for r in self.loads(s.body))
+
+    def loads(self, body: list[ast.stmt]) -> list[ast.Subscript]:
+        """The memory loads of statements (a.shape[k] is none)."""
+        return [n for st in body for n in ast.walk(st)
+                if isinstance(n, ast.Subscript) and not self.array_attr(n.value, "shape")]
+
+    def depends_only(self, node: ast.expr, names: set[str], thread: bool) -> bool:
+        """Whether node reads no memory and, beyond parameters, constants, block indices and array shapes,
+        only the variables `names` and (if `thread`) the thread's indices."""
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and n.id in self.cg.locals and n.id not in names and (
+                    n.id not in self.params or n.id in self.ptrs):
+                if not any(self.array_attr(p, a) for p in ast.walk(node) for a in ("shape", "size", "ndim")
+                           if isinstance(p, ast.Attribute) and p.value is n):
+                    return False
+            elif isinstance(n, ast.Subscript) and not self.array_attr(n.value, "shape"):
+                return False
+            elif isinstance(n, ast.Call) and not thread:
+                try:
+                    if self.cg._intrinsic(n.func)[0] in ("grid", "gridsize"):
+                        return False
+                except Exception:
+                    return False
+            elif isinstance(n, ast.Attribute) and not thread and isinstance(n.value, ast.Name) and (
+                    n.value.id not in self.cg.locals):
+                try:
+                    base = self.cg.resolve(n.value)
+                except Exception:
+                    continue
+                if isinstance(base, lang._Index) and base._name == "threadIdx":
+                    return False
+        return True
+
+    def rematerialize(self, levels: list[tuple[list[ast.stmt], ast.expr | None]]) -> None:
+        """self.remat: the variables assigned once in the whole kernel, before the loop, at the top of a
+        level, from thread indices and parameters (and other such variables): how to compute them again."""
+        self.stores = stores = {}
+        for n in ast.walk(self.src.node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                stores[n.id] = stores.get(n.id, 0) + 1
+        for stmts, _ in levels:
+            for st in stmts:
+                if not (isinstance(st, ast.Assign) and len(st.targets) == 1):
+                    continue
+                tgt, value = st.targets[0], st.value
+                if isinstance(tgt, ast.Name) and stores[tgt.id] == 1 and self.depends_only(value, set(self.remat), True):
+                    self.remat[tgt.id] = lambda v=value: self.ex(v)
+                elif (isinstance(tgt, ast.Tuple) and isinstance(value, ast.Call)
+                      and all(isinstance(e, ast.Name) and stores[e.id] == 1 for e in tgt.elts)
+                      and self.cg._intrinsic(value.func)[0] in ("grid", "gridsize")):
+                    for k, e in enumerate(tgt.elts):
+                        self.remat[e.id] = lambda v=value, k=k: self.grid(v)[k]
+
+    def threads(self) -> None:
+        """Open the loops over a block's threads (x fastest; tl: the thread's place in the block)."""
+        for d in "zyx":
+            self.emit(f"for t{d} in range(blockDim_{d}):")
+            self.ind += 1
+        self.emit("tl = (tz * blockDim_y + ty) * blockDim_x + tx")
+        for d in "xyz":
+            self.emit(f"threadIdx_{d} = np.uint32(t{d})")
+
+    def lane_source(self, levels: list[tuple[list[ast.stmt], ast.expr | None]], loop: ast.For,
+                    after: list[ast.stmt]) -> None:
+        """The body of the loop over blocks in the interleaved schedule (see lane_plan)."""
+        self.lanes = True
+        self.ind = 2  # 1. each thread's statements up to the loop: which threads reach it
+        self.emit("t_nact = 0")
+        self.threads()
+        self.emit("t_on = False")
+        for stmts, guard in levels:
+            self.block(stmts)
+            if guard is not None:
+                c = self.cond(guard)
+                self.count()
+                self.emit(f"if {c}:")
+                self.ind += 1
+        self.emit("t_on = True")
+        self.ind = 5
+        self.emit("v_active[tl] = t_on")
+        self.emit("t_nact += t_on")
+        self.ind = 2  # 2. the loop, outside the threads, and each trip over them all (an idle thread's
+        # results are never used: it only runs so that the loop over threads has no branch and vectorizes)
+        self.emit("if t_nact:")
+        self.ind = 3
+        test, iv, st, t = self.range_header(loop)
+        self.emit(f"while {test}:")
+        self.ind = 4
+        k = self.tmp()
+        self.emit(f"{k} = {iv}")
+        self.emit(f"{iv} = {_nb(t)}({iv} + {st})")
+        at = len(self.lines)
+        self.threads()
+        self.emit("t_on = v_active[tl]")
+        self.remat[loop.target.id] = lambda: (k, t)
+        self.lane_mode, self.lane_rbytes = True, 0
+
+        def body() -> None:
+            n = len(self.lines)
+            self.assign(loop.target, k, t)
+            if self.stores[loop.target.id] == 1:  # read nowhere but in the body (remat): typed, not stored
+                del self.lines[n:]
+            self.loops += 1
+            self.block(loop.body)
+            self.loops -= 1
+
+        self.loop_body(body)
+        if self.lane_rbytes:
+            self.lines.insert(at, "    " * 4 + f"t_nr += {self.lane_rbytes} * t_nact")
+        self.lane_mode, self.lane_rbytes = False, None
+        self.ind = 4
+        self.emit("if t_bad:")
+        self.emit("    raise JitFault()")
+        self.ind = 2  # 3. each active thread's statements after the loop
+        self.threads()
+        self.emit("if v_active[tl]:")
+        self.ind += 1
+        self.block(after)
 
     # -- statements -----------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> None:
@@ -359,7 +540,9 @@ class _Gen:
 
     def count(self) -> None:
         """Account the loads of the code generated since the last count (the launch's bytes_read)."""
-        if self.rbytes:
+        if self.lane_rbytes is not None:
+            self.lane_rbytes += self.rbytes
+        elif self.rbytes:
             self.emit(f"t_nr += {self.rbytes}")
         self.rbytes = 0
 
@@ -387,8 +570,9 @@ class _Gen:
             self.emit("if t_ret:")
             self.emit("    break" if self.loops else "    continue")
 
-    def for_(self, s: ast.For) -> None:
-        """for v in range(...): C's loop with the counter in the common type of start and stop (ops)."""
+    def range_header(self, s: ast.For) -> tuple[str, str, str, Any]:
+        """Emit the start, stop and step of `for v in range(...)`: (loop test, counter, step, counter type).
+        C's loop with the counter in the common type of start and stop (ops)."""
         it = s.iter
         if not (isinstance(s.target, ast.Name) and isinstance(it, ast.Call) and self.cg._intrinsic(it.func)[0] == "range"
                 and not it.keywords and 1 <= len(it.args) <= 3):
@@ -408,7 +592,11 @@ class _Gen:
         lt = self.compare("<", iv, t, b, stop[1])
         gt = self.compare(">", iv, t, b, stop[1])
         sign = 1 if len(it.args) < 3 else self.cg.constant(it.args[2]) if _is_literal(it.args[2]) else 0
-        test = lt if sign > 0 else gt if sign < 0 else f"(({lt}) if {sv} > 0 else ({gt}))"
+        return (lt if sign > 0 else gt if sign < 0 else f"(({lt}) if {sv} > 0 else ({gt}))"), iv, st, t
+
+    def for_(self, s: ast.For) -> None:
+        """for v in range(...), one thread's."""
+        test, iv, st, t = self.range_header(s)
         self.emit(f"while {test}:")
         self.ind += 1
 
@@ -453,7 +641,7 @@ class _Gen:
             if p is not None:
                 if not (_same(t, p.to) or t is p.weak):
                     raise _Unsupported(f"{name} takes values of three types")
-                self.emit(f"v_{name} = {self.cast(code, t, p.to)}")
+                self.emit(f"{self.var(name)} = {self.cast(code, t, p.to)}")
                 return
             old = self.vtypes.setdefault(name, t)
             if not _same(old, t):  # the numpy engine's type follows the run: unless a promotion is exact
@@ -461,7 +649,7 @@ class _Gen:
                 if weak in (WEAK_INT, WEAK_FLOAT) and isinstance(to, np.dtype) and _same(common_type(weak, to), to):
                     raise _Promote(name, weak, to)
                 raise _Unsupported(f"{name} takes values of two types")
-            self.emit(f"v_{name} = {code}")
+            self.emit(f"{self.var(name)} = {code}")
         elif isinstance(target, ast.Subscript):
             name = self.pointer_name(target)
             j = self.tmp()
@@ -498,6 +686,29 @@ class _Gen:
         else:
             code = idx[0]
         return f"_chk({code} + o_{name}, v_{name}.shape[0])"
+
+    def lane_load(self, node: ast.Subscript) -> str:
+        """A load in the interleaved loop: an active thread's position outside its allocation (or an
+        array's dimension) marks t_bad (the launch then reruns on the numpy engine); no thread reads
+        there (a conditional load: numba's LLVM vectorizes it as a masked one, where a check that
+        raises or a clamped position would keep the loop over threads scalar)."""
+        name = self.pointer_name(node)
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        nd = self.arrays.get(name)
+        if len(parts) != (nd or 1):
+            raise _Unsupported("a row view or a wrong number of indices")
+        idx, oks = [], []
+        for k, part in enumerate(parts):
+            i = self.tmp()
+            self.emit(f"{i} = {self.index(part)}")
+            idx.append(f"{i} * x_{name}_{nd + k}" if nd else i)
+            if nd:  # (negative: a huge unsigned value)
+                oks.append(f"(np.uint64({i}) < np.uint64(x_{name}_{k}))")
+        j, ok = self.tmp(), self.tmp()
+        self.emit(f"{j} = np.uint64({' + '.join(idx)} + o_{name})")
+        self.emit(f"{ok} = {' & '.join([f'({j} < np.uint64(v_{name}.shape[0]))', *oks])}")
+        self.emit(f"t_bad |= t_on & ({ok} ^ True)")
+        return f"(v_{name}[{j}] if {ok} else {_nb(self.params[name].dtype)}(0))"
 
     def index(self, node: ast.expr) -> str:
         code, t = self.ex(node)
@@ -549,10 +760,12 @@ class _Gen:
         if isinstance(node, ast.Constant):
             return self.literal(node.value)
         if isinstance(node, ast.Name):
+            if node.id in self.remat and self.lane_mode:
+                return self.remat[node.id]()
             if node.id in self.cg.locals:
                 if node.id not in self.vtypes or (self.defined is not None and node.id not in self.defined):
                     raise _Unsupported(f"{node.id} may be read before it is assigned")
-                return f"v_{node.id}", self.promote.get(node.id, self.vtypes[node.id])
+                return self.var(node.id), self.promote.get(node.id, self.vtypes[node.id])
             return self.literal(self.cg._global_value(node))
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in self.arrays:
             name, nd = node.value.id, self.arrays[node.value.id]
@@ -585,6 +798,8 @@ class _Gen:
             name = self.pointer_name(node)
             dt = self.params[name].dtype
             self.rbytes += dt.itemsize
+            if self.lane_mode:
+                return self.lane_load(node), dt
             return f"v_{name}[{self.position(node)}]", dt
         if isinstance(node, ast.IfExp):
             (a, ta), (b, tb) = self.ex(node.body), self.ex(node.orelse)
