@@ -486,3 +486,149 @@ def test_by_default_only_small_launches_of_loop_kernels_take_the_jit():
     assert 64 * 256 > jit.AUTO_MAX_THREADS >= 4 * 256
     assert launch("", small, 4, 256, [x.size, x])[0].tobytes() == (x * 2).tobytes()
     assert small.__dict__.get("_jit") is not None  # 1,024 threads looping 64 times: compiled
+
+
+# ---------------------------------------------------------------------------- the interleaved schedule
+# A loop with block-uniform bounds and only register updates runs trip by trip over all threads of a
+# block (jit._Gen.lane_plan): each thread still adds in its own order, so memory stays bit-identical.
+def interleaved(kernel) -> bool:
+    return kernel.__dict__["_jit"].interleaved
+
+
+@simt.kernel
+def mm_f32(a: Ptr[np.float32], b: Ptr[np.float32], c: Ptr[np.float32], n: np.int32, m: np.int32, p: np.int32):
+    col, row = simt.grid(2)
+    if row < n and col < p:
+        acc = np.float32(0)
+        for k in range(m):
+            acc += a[row * m + k] * b[k * p + col]
+        c[row * p + col] = acc
+
+
+@simt.kernel
+def mm_f64(a: Ptr[np.float64], b: Ptr[np.float64], c: Ptr[np.float64], n: np.int32, m: np.int32, p: np.int32):
+    col, row = simt.grid(2)
+    if row < n and col < p:
+        acc = np.float64(0)
+        for k in range(m):
+            acc += a[row * m + k] * b[k * p + col]
+        c[row * p + col] = acc
+
+
+@simt.kernel
+def mm_i32(a: Ptr[np.int32], b: Ptr[np.int32], c: Ptr[np.int32], n: np.int32, m: np.int32, p: np.int32):
+    col, row = simt.grid(2)
+    if row < n and col < p:
+        acc = np.int32(0)
+        for k in range(m):
+            acc += a[row * m + k] * b[k * p + col]  # wraps
+        c[row * p + col] = acc
+
+
+@simt.kernel
+def strided_mix(x: Ptr[np.float32], y: Ptr[np.float32], out: Ptr[np.float32], n: np.int32, m: np.int32):
+    i = simt.grid(1)
+    base = x[i % n]  # loaded before the loop: read per thread in it
+    if i < n:
+        s = np.float32(0)
+        r = np.float32(1)
+        for k in range(1, m, 2):
+            t = y[(i * 3 + k) % n] * base
+            s += t
+            r = r * np.float32(0.5) + t - k
+        out[2 * i] = s
+        out[2 * i + 1] = r
+
+
+def ordered_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b with each output's sum in the kernel's order (k ascending), in the inputs' dtype."""
+    c = np.zeros((a.shape[0], b.shape[1]), a.dtype)
+    with np.errstate(over="ignore"):
+        for k in range(a.shape[1]):
+            c += a[:, k : k + 1] * b[k : k + 1, :]
+    return c
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 40), m=st.integers(0, 40), p=st.integers(1, 40),
+       block=st.sampled_from([(16, 16), (8, 4), (32, 1), (5, 3), (1, 7)]),
+       dtype=st.sampled_from([np.float32, np.float64, np.int32]), seed=st.integers(0, 1 << 16))
+def test_interleaved_matmul_guards_and_2d_grids_are_bit_identical(n, m, p, block, dtype, seed):
+    rng = np.random.default_rng(seed)
+    if dtype is np.int32:
+        a, b = (rng.integers(-(1 << 31), 1 << 31, s, dtype=np.int64).astype(np.int32) for s in ((n, m), (m, p)))
+    else:
+        a, b = (rng.standard_normal(s).astype(dtype) for s in ((n, m), (m, p)))
+        a.flat[:2] = [np.inf, np.nan][: a.size]
+    kernel = {np.float32: mm_f32, np.float64: mm_f64, np.int32: mm_i32}[dtype]
+    grid = (-(-p // block[0]), -(-n // block[1]))  # edge threads idle behind the guard
+    c = np.full((n, p), 7, dtype)
+    (_, _, got) = same_on_both(kernel, grid, block, a, b, c, n, m, p)
+    assert interleaved(kernel)
+    np.testing.assert_array_equal(got, ordered_matmul(a, b))
+
+
+@settings(max_examples=15, deadline=None)
+@given(x=hnp.arrays(np.float32, 50, elements=st.floats(-1e3, 1e3, width=32)),
+       m=st.integers(0, 30), threads=st.integers(1, 130))
+def test_interleaved_loop_with_step_temporaries_and_values_loaded_before_it(x, m, threads):
+    y = x[::-1].copy()
+    blocks = -(-threads // 32)
+    (_, _, out) = same_on_both(strided_mix, blocks, 32, x, y, np.zeros(100, np.float32), 50, m)
+    assert interleaved(strided_mix)
+    i = np.arange(50)
+    s, r = np.zeros(50, np.float32), np.ones(50, np.float32)
+    for k in range(1, m, 2):  # the kernel's order, in float32
+        t = y[(i * 3 + k) % 50] * x[i]
+        s += t
+        r = r * np.float32(0.5) + t - np.float32(k)
+    live = i < blocks * 32  # threads past 50 are idle
+    assert out[0::2][live].tobytes() == s[live].tobytes() and out[1::2][live].tobytes() == r[live].tobytes()
+
+
+def test_interleaved_loop_faults_only_for_an_active_thread():
+    # reads_past: every thread reads x[i + k]; past the end it faults as on the numpy engine
+    args = (np.ones(64, np.float32), np.zeros(64, np.float32), 40)
+    ref = fault_message("0", reads_past, 1, 64, args)
+    assert fault_message("1", reads_past, 1, 64, args) == ref
+    assert interleaved(reads_past)
+    # mm_f32's idle edge threads would read past the end too: they do not fault
+    a = np.ones((3, 5), np.float32)
+    (_, _, c) = same_on_both(mm_f32, (1, 1), (16, 16), a, a.T.copy(), np.zeros((3, 3), np.float32), 3, 5, 3)
+    np.testing.assert_array_equal(c, np.full((3, 3), 5, np.float32))
+
+
+@simt.kernel
+def thread_bounds(x: Ptr[np.float32], out: Ptr[np.float32], n: np.int32):
+    i = simt.grid(1)
+    acc = np.float32(0)
+    for k in range(i, n):  # bounds differ per thread
+        acc += x[k]
+    out[i] = acc
+
+
+@simt.kernel
+def store_in_loop(x: Ptr[np.float32], n: np.int32):
+    i = simt.grid(1)
+    for k in range(n):
+        x[i] = x[i] * 2 + k  # a store in the loop
+
+
+@simt.kernel
+def computed_position(x: Ptr[np.int32], out: Ptr[np.int32], n: np.int32):
+    i = simt.grid(1)
+    j = np.int32(i)
+    for _ in range(n):
+        j = x[j]  # the next position is a value the loop loads
+    out[i] = j
+
+
+def test_kernels_outside_the_interleaved_shape_keep_the_per_thread_schedule():
+    x = np.random.default_rng(9).random(64, dtype=np.float32)
+    same_on_both(thread_bounds, 1, 64, x, np.zeros(64, np.float32), 64)
+    same_on_both(store_in_loop, 1, 64, x, 3)
+    perm = np.random.default_rng(10).permutation(64).astype(np.int32)
+    same_on_both(computed_position, 1, 64, perm, np.zeros(64, np.int32), 5)
+    same_on_both(loops, 1, 64, x, np.zeros(64, np.float32), np.zeros(128, np.int32), 64, 5)  # break, return
+    for kernel in (thread_bounds, store_in_loop, computed_position, loops):
+        assert not interleaved(kernel)

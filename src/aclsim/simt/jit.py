@@ -951,7 +951,9 @@ class JitKernel:
         promote: dict[str, _Promoted] = {}
         while True:
             try:
-                self.text = _Gen(kernel, promote).source()
+                gen = _Gen(kernel, promote)
+                self.text = gen.source()
+                self.interleaved = gen.lanes  # the interleaved schedule (see _Gen.lane_plan)
                 break
             except _Promote as e:
                 if e.name in promote:
