@@ -17,9 +17,10 @@ Faults: every global access is checked against its pointer's own allocation (the
 fast path). Outside it, or where the numpy engine would fail (a zero range step), the compiled code
 raises `JitFault`; the written allocations are then restored and the launch runs again on the
 numpy engine, which reports the same KernelFault it always does (or, for an access landing in
-another live allocation, completes it as before). Threads run in order, one at a time: a kernel
-whose threads race on memory (undefined in CUDA) may see another legal interleaving than the
-numpy engine's statement-at-a-time order.
+another live allocation, completes it as before). Threads run in order, one at a time, except in a
+loop of register updates with block-uniform bounds (a matmul's `for k`), which runs trip by trip over
+all threads of a block (_Gen.lane_plan); either way a kernel whose threads race on memory (undefined
+in CUDA) may see another legal interleaving than the numpy engine's statement-at-a-time order.
 """
 
 from __future__ import annotations
