@@ -47,6 +47,7 @@ _ARITH = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^"}
 _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 CHUNK_THREADS = 1 << 16  # threads per call of the compiled code
 _INDICES = [f"{n}_{d}" for n in ("threadIdx", "blockIdx", "blockDim", "gridDim") for d in "xyz"]
+_Levels = list[tuple[list[ast.stmt], ast.expr | None]]  # statements, then the guard `if` around the rest
 
 
 class JitFault(Exception):
@@ -285,7 +286,7 @@ class _Gen:
         head = [f"def _launch(b0, b1, {', '.join(_INDICES[6:])}, {params}):", "    t_nr = 0", "    t_nw = 0"]
         local = [(n, t) for n, t in self.vtypes.items() if n not in self.params]
         if self.lanes:
-            head += ["    t_tpb = np.int64(blockDim_x) * blockDim_y * blockDim_z", "    tl = 0", "    t_bad = False",
+            head += ["    t_tpb = np.int64(blockDim_x) * blockDim_y * blockDim_z", "    t_bad = False",
                      "    v_active = np.zeros(t_tpb, np.bool_)"]
             head += [f"    v_{n} = np.zeros(t_tpb, {_nb(t)})" for n, t in local]
         else:
@@ -310,13 +311,12 @@ class _Gen:
     # threads race on memory (undefined in CUDA) can observe. Variables live in per-thread arrays; the
     # ones assigned once before the loop from thread indices and parameters are computed again in it
     # (b[k * n + col] then reads consecutive elements over threadIdx.x: numba's LLVM vectorizes it).
-    def lane_plan(self, body: list[ast.stmt]) -> tuple[list[tuple[list[ast.stmt], ast.expr | None]], ast.For,
-                                                       list[ast.stmt]] | None:
+    def lane_plan(self, body: list[ast.stmt]) -> tuple[_Levels, ast.For, list[ast.stmt]] | None:
         """(levels of (statements, guard), the loop, the statements after it), or None: this kernel runs
         one thread after another. No `return` anywhere and no assigned parameter (it would not be uniform)."""
         if compiler._has(body, (ast.Return,), into_loops=True) or compiler._assigned_names(self.src.node) & set(self.params):
             return None
-        levels: list[tuple[list[ast.stmt], ast.expr | None]] = []
+        levels: _Levels = []
         while True:
             for i, s in enumerate(body):
                 if isinstance(s, ast.For) and self.lane_loop(s):
@@ -375,7 +375,7 @@ class _Gen:
                     return False
         return True
 
-    def rematerialize(self, levels: list[tuple[list[ast.stmt], ast.expr | None]]) -> None:
+    def rematerialize(self, levels: _Levels) -> None:
         """self.remat: the variables assigned once in the whole kernel, before the loop, at the top of a
         level, from thread indices and parameters (and other such variables): how to compute them again."""
         self.stores = stores = {}
@@ -404,8 +404,7 @@ class _Gen:
         for d in "xyz":
             self.emit(f"threadIdx_{d} = np.uint32(t{d})")
 
-    def lane_source(self, levels: list[tuple[list[ast.stmt], ast.expr | None]], loop: ast.For,
-                    after: list[ast.stmt]) -> None:
+    def lane_source(self, levels: _Levels, loop: ast.For, after: list[ast.stmt]) -> None:
         """The body of the loop over blocks in the interleaved schedule (see lane_plan)."""
         self.lanes = True
         self.ind = 2  # 1. each thread's statements up to the loop: which threads reach it
