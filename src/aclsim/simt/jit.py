@@ -283,7 +283,8 @@ class _Gen:
         params = ", ".join([x for a in node.args.args
                             for x in ((f"v_{a.arg}", f"o_{a.arg}") if a.arg in self.ptrs else (f"v_{a.arg}",))]
                            + [f"x_{n}_{k}" for n, nd in self.arrays.items() for k in range(2 * nd)])
-        head = [f"def _launch(b0, b1, {', '.join(_INDICES[6:])}, {params}):", "    t_nr = 0", "    t_nw = 0"]
+        sizes = ["t_bdx", "t_bdy", "t_bdz"] if self.lanes else _INDICES[6:9]  # (else constants: JitKernel.run)
+        head = [f"def _launch(b0, b1, {', '.join(sizes + _INDICES[9:])}, {params}):", "    t_nr = 0", "    t_nw = 0"]
         local = [(n, t) for n, t in self.vtypes.items() if n not in self.params]
         if self.lanes:
             head += ["    t_tpb = np.int64(blockDim_x) * blockDim_y * blockDim_z", "    t_bad = False",
@@ -959,10 +960,19 @@ class JitKernel:
                 if e.name in promote:
                     raise _Unsupported(e.name) from None
                 promote[e.name] = _Promoted(e.weak, e.to)
-        env = dict(_env)
-        exec(compile(self.text, f"<simt jit {kernel.name}>", "exec"), env)
-        self.launch = _numba.njit(cache=False, error_model="numpy")(env["_launch"])
+        self.name = kernel.name
+        self.launch = self.build({}) if not self.interleaved else None
+        # The interleaved schedule's code per block shape, the block sizes constants in it: numba's LLVM
+        # then vectorizes the loops over a block's threads without remainder loops (naive matmul
+        # 256x256 on 16x16 blocks: 6.5 ms with the sizes as arguments, 3.9 ms as constants).
+        self.per_block: dict[tuple[int, int, int], Any] = {}
         self.names = list(kernel.param_types)  # as launched: arrays' shapes and strides follow
+
+    def build(self, consts: dict[str, int]) -> Any:
+        """`_launch` compiled (lazily, by numba on its first call) with these global constants."""
+        env = dict(_env, **consts)
+        exec(compile(self.text, f"<simt jit {self.name}>", "exec"), env)
+        return _numba.njit(cache=False, error_model="numpy")(env["_launch"])
 
     def run(self, task: Any, C: Any, vals: list, written: set[str]) -> bool:
         from .memory import PtrArg
@@ -980,10 +990,16 @@ class JitKernel:
         # Chunks of blocks, back in Python between them: the progress display moves and Ctrl-C is seen
         # (the compiled code cannot be interrupted).
         per = max(1, CHUNK_THREADS // C.tpb)
+        launch = self.launch
+        if launch is None:
+            shape = (C.blockDim_x, C.blockDim_y, C.blockDim_z)
+            if shape not in self.per_block:
+                self.per_block[shape] = self.build(dict(zip(_INDICES[6:9], shape, strict=True)))
+            launch = self.per_block[shape]
         try:  # (numba compiles on the first launch: a construct it cannot type leaves the kernel to numpy)
             for b0 in range(0, C.nblocks, per):
                 task.work.progress = (b0, C.nblocks)
-                r, w = self.launch(b0, min(b0 + per, C.nblocks), C.blockDim_x, C.blockDim_y, C.blockDim_z,
+                r, w = launch(b0, min(b0 + per, C.nblocks), C.blockDim_x, C.blockDim_y, C.blockDim_z,
                                    C.gridDim_x, C.gridDim_y, C.gridDim_z, *args)
                 nr, nw = nr + r, nw + w
         except JitFault:
