@@ -482,10 +482,21 @@ def test_by_default_only_small_launches_of_loop_kernels_take_the_jit():
     x = np.arange(1 << 16, dtype=np.float32)
     big, small = make(), make()
     assert launch("", big, 64, 256, [x.size, x])[0].tobytes() == (x * 2).tobytes()
-    assert "_jit" not in big.__dict__  # 16,384 threads: the numpy engine's vector passes are faster
+    assert not big._jit.interleaved and not big._jit.launch.signatures  # 16,384 threads: never compiled or run
     assert 64 * 256 > jit.AUTO_MAX_THREADS >= 4 * 256
     assert launch("", small, 4, 256, [x.size, x])[0].tobytes() == (x * 2).tobytes()
-    assert small.__dict__.get("_jit") is not None  # 1,024 threads looping 64 times: compiled
+    assert small._jit.launch.signatures  # 1,024 threads looping 64 times: compiled and run
+
+
+def test_by_default_an_interleaved_loop_kernel_takes_the_jit_at_any_size():
+    n = 80  # 5 x 5 blocks of 16 x 16: 6,400 threads, past the per-thread path's 4,096
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((n, n)).astype(np.float32), rng.standard_normal((n, n)).astype(np.float32)
+    kernel = simt.kernel(mm_f32.__wrapped__)  # a fresh kernel object: no cached JIT state
+    ref = launch("0", kernel, (5, 5), (16, 16), [a.ravel(), b.ravel(), np.zeros(n * n, np.float32), n, n, n])
+    got = launch("", kernel, (5, 5), (16, 16), [a.ravel(), b.ravel(), np.zeros(n * n, np.float32), n, n, n])
+    assert kernel._jit.interleaved and kernel._jit.per_block  # compiled for the 16 x 16 block shape
+    assert got[2].tobytes() == ref[2].tobytes()
 
 
 # ---------------------------------------------------------------------------- the interleaved schedule

@@ -21,7 +21,7 @@ SETTINGS = [
     ("ACLSIM_SCHEDULE", "lazy", "when queued device work runs: lazy (when the host waits) or eager"),
     ("ACLSIM_CHECK", "off", "sanitizer tools for aclsim run (memcheck,racecheck,initcheck,leakcheck)"),
     ("ACLSIM_SEED", "0", "seed of the random bytes fresh Ascend C local memory (UB, L1, ...) starts with"),
-    ("ACLSIM_SIMT_JIT", "auto", "numba JIT (if installed) for loop kernels of <= 4096 threads; 0: never, 1: always"),
+    ("ACLSIM_SIMT_JIT", "auto", "numba JIT (if installed) for interleavable loops or <= 4096 threads; 0/1: never/always"),
     (ENV_FILE, "-", "JSON file overriding timeline model constants"),
 ]
 

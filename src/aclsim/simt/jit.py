@@ -1013,16 +1013,17 @@ class JitKernel:
         return True
 
 
-# By default the JIT takes loop kernels of at most this many threads: past it the numpy engine's vector
-# passes win (a grid-stride saxpy over 2^22 floats on 16,384 threads: 3.5 ms numpy engine, 26 ms here; a
-# 1-thread 1,000-iteration loop: 1.5 ms numpy engine, 0.02 ms here).
+# By default the JIT takes interleaved loop kernels (see lane_plan) at any size (naive matmul 256: 20 ms numpy
+# engine, 4 ms here) and other loop kernels up to this many threads: past it the numpy engine's vector passes win
+# (a grid-stride saxpy over 2^22 floats on 16,384 threads: 3.5 ms there, 26 ms here; a 1-thread 1,000-iteration
+# loop: 1.5 ms there, 0.02 ms here).
 AUTO_MAX_THREADS = 4096
 
 
 def select(kernel: Any, compiled: Any, threads: int) -> JitKernel | None:
     """The compiled form to run a launch of `threads` threads with, or None (the numpy engine runs it)."""
     mode = os.environ.get("ACLSIM_SIMT_JIT", "")
-    if mode == "0" or (mode != "1" and (not compiled.iterates or threads > AUTO_MAX_THREADS)):
+    if mode == "0" or (mode != "1" and not compiled.iterates):
         return None
     jk = kernel.__dict__.get("_jit", 0)
     if jk == 0:
@@ -1033,4 +1034,6 @@ def select(kernel: Any, compiled: Any, threads: int) -> JitKernel | None:
             except (_Unsupported, compiler.SimtError):
                 jk = None
         kernel._jit = jk
+    if jk is not None and mode != "1" and threads > AUTO_MAX_THREADS and not jk.interleaved:
+        return None  # a per-thread loop over that many threads: the numpy engine's vector passes are faster
     return jk
