@@ -31,11 +31,6 @@ def ml_bfloat16(api: str | None = None) -> Any:
     return ml_dtypes.bfloat16
 
 
-def is_bfloat16(dtype: Any) -> bool:
-    """Whether a numpy dtype is ml_dtypes' bfloat16 (recognised without importing ml_dtypes)."""
-    return np.dtype(dtype).name == "bfloat16"
-
-
 def round_bits(x: Any) -> np.ndarray:
     """float32 -> bfloat16 bit patterns (uint16), rounded to the nearest even, in plain numpy (no ml_dtypes):
     what the Cube's and the vector unit's float32 -> bfloat16 conversions give; a NaN stays a quiet NaN of

@@ -25,10 +25,12 @@ import numpy as np
 from . import context as ctx
 from .context import fail
 from .dtypes import DataType
+from .enums import RoundMode
 from .mask import lanes_per_repeat
 from .params import BinaryRepeatParams, UnaryRepeatParams
 from .repeat import BLOCK, REPEAT_KEYS, Repeat, form, gather, indices, mark, plan
 from .tensors import LocalTensor
+from .vector import to_int
 
 DEQ_LANES = 16  # VdeqInfo holds 16 (scale, offset, sign) groups, used cyclically
 
@@ -102,8 +104,7 @@ def _narrow(x: np.ndarray, dt: DataType) -> np.ndarray:
     """Exact values -> dt: nearest even, integers saturating."""
     if dt.is_float:
         return x.astype(dt.np)
-    info = np.iinfo(dt.np)
-    return np.clip(np.rint(x), info.min, info.max).astype(dt.np)
+    return to_int(x, dt.np, RoundMode.CAST_RINT)
 
 
 def _wide(x: np.ndarray) -> np.ndarray:

@@ -16,7 +16,7 @@ from . import context as ctx
 from .context import fail
 from .dtypes import as_dtype
 from .enums import RoundMode
-from .vector import INT_ROUND, to_f16
+from .vector import to_f16, to_int
 
 BITS = 64
 _MASK = (1 << BITS) - 1
@@ -41,8 +41,7 @@ def scalar_cast(value_in: float, dtype: Any, round_mode: int) -> Any:
     x = np.array([value_in], np.float32)
     if dt.name == "float16":
         return to_f16(x, mode)[0]
-    info = np.iinfo(np.int32)
-    return np.int32(np.clip(INT_ROUND[mode](x.astype(np.float64)), info.min, info.max)[0])
+    return to_int(x, np.dtype(np.int32), mode)[0]
 
 
 def _u64(value_in: Any) -> int:

@@ -427,11 +427,18 @@ def _to_bf16(x: np.ndarray, mode: RoundMode) -> np.ndarray:
     return (chosen.view(np.uint32) >> 16).astype(np.uint16)
 
 
-INT_ROUND = {
+_INT_ROUND = {
     RoundMode.CAST_NONE: np.rint, RoundMode.CAST_RINT: np.rint, RoundMode.CAST_FLOOR: np.floor,
     RoundMode.CAST_CEIL: np.ceil, RoundMode.CAST_TRUNC: np.trunc,
     RoundMode.CAST_ROUND: lambda v: np.trunc(v + np.copysign(0.5, v)),
 }
+
+
+def to_int(x: np.ndarray, dt: np.dtype, mode: RoundMode) -> np.ndarray:
+    """Numbers -> integer type `dt`, rounded as `mode` says and saturated to its range (the vector unit's,
+    the scalar unit's and the converting instructions' float -> integer casts)."""
+    info = np.iinfo(dt)
+    return np.clip(_INT_ROUND[mode](x.astype(np.float64)), info.min, info.max).astype(dt)
 
 
 _ROUNDING = frozenset({RoundMode.CAST_RINT, RoundMode.CAST_FLOOR, RoundMode.CAST_CEIL, RoundMode.CAST_ROUND,
@@ -489,12 +496,12 @@ def cast(dst: LocalTensor, src: LocalTensor, round_mode: int, *args: Any, **kwar
         if dd.name == "float16" and x.dtype.itemsize > 2 and x.dtype.kind == "f":
             return to_f16(x, mode)
         if dd is sd and dd.is_float:  # float32 -> float32: round to an integral value (vconv_f322f32r/f/c/a/z)
-            return INT_ROUND[mode](x.astype(np.float64)).astype(dd.np)
+            return _INT_ROUND[mode](x.astype(np.float64)).astype(dd.np)
         if dd.is_float:
             return x.astype(dd.np)
-        info = np.iinfo(dd.np)
         if x.dtype.kind == "f":
-            return np.clip(INT_ROUND[mode](x.astype(np.float64)), info.min, info.max).astype(dd.np)
+            return to_int(x, dd.np, mode)
+        info = np.iinfo(dd.np)
         return np.clip(x.astype(np.int64), info.min, info.max).astype(dd.np)
 
     if type(n) is Repeat:
