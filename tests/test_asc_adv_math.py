@@ -9,14 +9,9 @@ import numpy as np
 import pytest
 
 import aclsim.asc as asc
+from asc_helpers import gm as _gm
 
 N = 512
-
-
-def _gm(addr):
-    g = asc.GlobalTensor()
-    g.set_global_buffer(addr)
-    return g
 
 
 def _bufs(pipe, dtype, count):

@@ -7,12 +7,7 @@ import numpy as np
 import pytest
 
 import aclsim.asc as asc
-
-
-def _gm(addr):
-    g = asc.GlobalTensor()
-    g.set_global_buffer(addr)
-    return g
+from asc_helpers import gm as _gm
 
 
 @asc.jit

@@ -10,16 +10,11 @@ import pytest
 
 import aclsim
 import aclsim.asc as asc
+from asc_helpers import gm as _gm
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
 BF16 = ml_dtypes.bfloat16
 N = 256
-
-
-def _gm(addr):
-    g = asc.GlobalTensor()
-    g.set_global_buffer(addr)
-    return g
 
 
 def _ub(dtype, n=N):

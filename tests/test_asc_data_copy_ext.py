@@ -7,18 +7,13 @@ import numpy as np
 import pytest
 
 import aclsim.asc as asc
+from asc_helpers import gm as _gm
 
 ROWS, COLS = 4, 96  # GM holds a 4 x 96 float16 matrix, dimension 0 (contiguous) first
 # dimension 0: elements 16..79 in bursts of one 32-byte block (16 halves) with 8-element gaps -> 3 bursts;
 # dimension 1: rows 0..2 taking every second one -> rows 0 and 2
 GM_SLICES = ((16, 79, 8, 1, COLS), (0, 2, 1, 1, ROWS))
 UB_SLICES = ((0, 47, 0, 1, 48), (0, 1, 0, 1, 2))  # the 2 x 48 picked elements, contiguous in UB
-
-
-def _gm(addr):
-    g = asc.GlobalTensor()
-    g.set_global_buffer(addr)
-    return g
 
 
 def _ub(dtype, n):

@@ -7,14 +7,9 @@ import numpy as np
 import pytest
 
 import aclsim.asc as asc
+from asc_helpers import gm as _gm
 
 N = 256
-
-
-def _gm(addr):
-    g = asc.GlobalTensor()
-    g.set_global_buffer(addr)
-    return g
 
 
 def _ub(dtype, n=N):

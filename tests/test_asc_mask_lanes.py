@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import aclsim.asc as asc
+from asc_helpers import gm as _gm
 
 N = 512  # float32 elements per operand: 8 repeats of 64 lanes
 EVEN = [0x5555_5555_5555_5555]  # lanes 0, 2, 4, ... of a 64-lane (float32) repeat
@@ -23,12 +24,6 @@ def _tensors(n: int):
         pipe.init_buffer(b, n * 4)
         out.append(b.get(asc.float32))
     return out
-
-
-def _gm(addr):
-    g = asc.GlobalTensor()
-    g.set_global_buffer(addr)
-    return g
 
 
 def _reference(x: np.ndarray, repeats: int, src_blk: int, src_rep: int) -> np.ndarray:

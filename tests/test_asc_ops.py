@@ -11,6 +11,7 @@ import pytest
 import aclsim
 import aclsim.asc as asc
 from aclsim.runtime import get_runtime
+from asc_helpers import gm as _gm
 
 N = 256  # elements per operand: a multiple of 32 bytes for every dtype
 
@@ -30,12 +31,6 @@ def _tensors(dtype, count):
         pipe.init_buffer(b, N * 8)
         locs.append(b.get(dtype))
     return locs
-
-
-def _gm(addr):
-    g = asc.GlobalTensor()
-    g.set_global_buffer(addr)
-    return g
 
 
 @asc.jit

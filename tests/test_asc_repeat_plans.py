@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import aclsim.asc as asc
+from asc_helpers import gm as _gm
 
 EVEN = [0x5555_5555_5555_5555] * 2
 
@@ -19,12 +20,6 @@ def _bufs(dt, n: int, k: int):
         pipe.init_buffer(b, n * dt.sizeof())
         out.append(b.get(dt))
     return out
-
-
-def _gm(addr):
-    g = asc.GlobalTensor()
-    g.set_global_buffer(addr)
-    return g
 
 
 def _lanes(bits: int, lanes: int) -> np.ndarray:

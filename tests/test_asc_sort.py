@@ -8,12 +8,7 @@ import pytest
 
 import aclsim
 import aclsim.asc as asc
-
-
-def _gm(addr):
-    g = asc.GlobalTensor()
-    g.set_global_buffer(addr)
-    return g
+from asc_helpers import gm as _gm
 
 
 def _ub(dtype, nbytes):
