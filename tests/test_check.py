@@ -357,6 +357,20 @@ def test_device_fault_is_reported_once_with_its_code(mode, check):
     f = check.findings[0]
     assert f.code == 507015 and "illegal address 0x10" in f.details[0]
     assert f.sites["launch"].lineno == line
+    assert f.fix == "fix the access named above (index, bounds check or alignment)"
+
+
+def test_a_python_error_in_kernel_code_asks_to_fix_the_code(check):
+    def body(task: Task) -> None:
+        try:
+            (1).no_such_attribute  # noqa: B018
+        except AttributeError as e:  # engines wrap the kernel's own Python errors like this
+            raise KernelFault(f"kernel 'square': AttributeError: {e}") from e
+
+    get_runtime().launch(0, Task("kernel", "square", body))
+    assert acl.rt.synchronize_stream(0) == 507015
+    (f,) = [f for f in check.findings if f.kind == "device-fault"]
+    assert f.fix == "fix the kernel code at the line named above (the error is Python's, raised while the kernel ran)"
 
 
 def test_polling_until_complete_orders_the_host(mode, check):

@@ -4,7 +4,6 @@ use after free by host calls, and misaligned memcpy_async addresses."""
 from __future__ import annotations
 
 import bisect
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -262,7 +261,8 @@ class MemCheck:
             "device-fault", f"Device fault: kernel {task.name} stopped with an exception",
             [msg, f"launched at {where(task.site)}",
              "the stream reports it at the next synchronize; later work on the stream is dropped"],
-            _fault_fix(msg),
+            "fix the kernel code at the line named above (the error is Python's, raised while the kernel ran)"
+            if task.error_cause else "fix the access named above (index, bounds check or alignment)",
             task.site, (tc.tick if tc else self.order.tick, 0), code, {"launch": task.site},
             fold=("device-fault", msg),
         )
@@ -344,13 +344,3 @@ class MemCheck:
 def _pointer_text(addr: int) -> str:
     """A device address in hex; host addresses change from run to run, so reports name them generically."""
     return f"{addr:#x}" if addr >= DEVICE_BASE else "a host pointer"
-
-
-_PYTHON_ERROR = re.compile(r": (?:[A-Z]\w*Error|NotEmulatedError)\b")
-
-
-def _fault_fix(msg: str) -> str:
-    """The fix line of a device fault: an illegal access, or a Python error raised by the kernel's code."""
-    if _PYTHON_ERROR.search(msg) and "illegal" not in msg.lower():
-        return "fix the kernel code at the line named above (the error is Python's, raised while the kernel ran)"
-    return "fix the access named above (index, bounds check or alignment)"

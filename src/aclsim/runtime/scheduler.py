@@ -200,9 +200,13 @@ class Scheduler:
             except KernelFault as e:
                 task.error = (e.code, str(e))
                 stream.error = task.error
+                cause = e.__cause__
+                if isinstance(cause, Exception) and not isinstance(cause, KernelFault):
+                    task.error_cause = type(cause).__name__
             except Exception as e:  # any failure of device work is a device fault
                 task.error = (int(Code.ERROR_RT_INTERNAL_ERROR), f"{task.name}: {type(e).__name__}: {e}")
                 stream.error = task.error
+                task.error_cause = type(e).__name__
             except BaseException as e:
                 # Interrupted part way (Ctrl-C in a synchronize): running it again would apply the blocks that
                 # already ran twice, so the task ends here, failed, and the stream reports it at its next wait.

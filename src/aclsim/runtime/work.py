@@ -104,6 +104,7 @@ class Task:
         "done",
         "end",
         "error",
+        "error_cause",
         "exec_time",
         "fn",
         "interrupted",
@@ -147,6 +148,9 @@ class Task:
         self.discarded = False  # dropped unrun by destroy_stream_force
         self.interrupted = False  # stopped part way by KeyboardInterrupt/SystemExit (task.error says so)
         self.error: tuple[int, str] | None = None
+        # the Python exception type behind a fault when the work's own code raised one (a TypeError in a
+        # kernel body), None for a fault the engine detected (an illegal address, a misuse it refused)
+        self.error_cause: str | None = None
         self.seq = 0
         self.posted = False
 
