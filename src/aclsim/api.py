@@ -302,7 +302,7 @@ def release_collected(exiting: bool = False) -> None:
     if not _COLLECTED:
         return
     rt = get_runtime()
-    if any(s.queue for d in rt.devices for c in d.contexts for s in c.all_streams()):
+    if not rt.idle():
         with contextlib.suppress(AclError):  # no current context, or a stream failed: its owner hears of it
             rt.synchronize_device()
     while _COLLECTED:

@@ -63,6 +63,10 @@ class Runtime(DevicesRoom, MemoryRoom, CopiesRoom, StreamsRoom, CallbacksRoom):
                 for s in ctx.all_streams():
                     self.scheduler.drive(s, wait_callbacks=False)
 
+    def idle(self) -> bool:
+        """True when no stream of any device has queued work left."""
+        return not any(s.queue for dev in self.devices for ctx in dev.contexts for s in ctx.all_streams())
+
     def executing(self) -> list[Task]:
         """Tasks a stream is running right now: a lock-free snapshot for pollers (the progress line).
 
