@@ -836,7 +836,7 @@ def test_uniform_loop_counters_follow_c_types_like_the_per_lane_loop(types, star
     # unsigned bounds stay small: a counter from 2^32 - 1 down, or down past 0, would run ~2^32 times
     start, stop = (abs(start) if ta.kind == "u" else start), (abs(stop) if tb.kind == "u" else stop)
     if step < 0 and (ta.kind == "u" or tb.kind == "u"):
-        stop = max(stop, 0)
+        stop = max(stop, -step)  # the counter's last step then stays >= 0 (stop 0 let 3 - 5 wrap to 2^32 - 2)
     vals = [np.array([v], t) for v, t in ((start, ta), (stop, tb), (step, ts))]
     fast, slow = aclsim.zeros(3, np.int64), aclsim.zeros(3, np.int64)
     uniform_typed[1, 1](vals[0][0], vals[1][0], vals[2][0], fast)
