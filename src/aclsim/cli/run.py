@@ -29,13 +29,17 @@ examples:
   aclsim run --trace out.json --summary my_prog.py     (open out.json in ui.perfetto.dev)
   ACLSIM_SOC=Ascend310P3 ACLSIM_DEVICES=2 aclsim run my_prog.py
 
-environment:
+environment (every variable aclsim reads; `aclsim info` shows the values in force):
   ACLSIM_SOC        chip profile (Ascend910B1 default; `aclsim info --socs` lists them all)
   ACLSIM_DEVICES    number of emulated devices (default 1)
   ACLSIM_SCHEDULE   lazy (default: device work runs when the host waits) or eager
   ACLSIM_CHECK      same as --check
-  ACLSIM_SEED       seed of the garbage fresh Ascend C local memory starts with
-  ACLSIM_MODEL, ACLSIM_MODEL_<NAME>   timeline cost-model constants (see `aclsim info`)
+  ACLSIM_SEED       seed of the garbage fresh Ascend C local memory starts with (default 0)
+  ACLSIM_SIMT_JIT   SIMT kernels on the numba JIT (with numba installed): unset = loop kernels whose
+                    loop interleaves or with <= 4096 threads, 0 = never, 1 = every launch it can translate
+  ACLSIM_MODEL      JSON file of timeline cost-model constants (see `aclsim info`)
+  ACLSIM_MODEL_<NAME>  one cost-model constant, e.g. ACLSIM_MODEL_PCIE_BANDWIDTH=32e9
+  ASCEND_GLOBAL_LOG_LEVEL  as in CANN: lowest level acl.app_log prints (0 debug .. 3 error, default 3)
 
 notes:
   Sanitizer reports and the summary go to stderr; the program's own output is untouched.
