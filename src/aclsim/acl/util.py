@@ -29,7 +29,8 @@ _parse_one = {name: parser(f"acl.util.{name}", "O") for name in
               ("numpy_to_ptr", "numpy_contiguous_to_ptr", "bytes_to_ptr")}
 _parse_ptr_to_bytes = parser("acl.util.ptr_to_bytes", "kk")
 _parse_ptr_to_numpy = parser("acl.util.ptr_to_numpy", "kOi")
-_parse_start_thread = parser("acl.util.start_thread", "OO")
+# WrapStartThread (util/thread.cpp) is the one wrapper that keeps PyArg_ParseTuple's own error: CPython's wording.
+_parse_start_thread = parser("acl.util.start_thread", "OO", cpython_count=True)
 _parse_stop_thread = parser("acl.util.stop_thread", "K")
 
 
