@@ -227,3 +227,20 @@ def test_without_onnx_the_call_itself_says_which_pip_command_fixes_it(tmp_path, 
                                                                                         "type": "float"}]}]))
     assert cli(["atc", f"--singleop={tmp_path / 'ops.json'}", f"--output={tmp_path / 'm'}"]) == 1
     assert "pip install 'aclsim[models]'" in capsys.readouterr().err
+
+
+def test_singleop_files_are_named_as_atc_names_them(tmp_path):
+    """index, op type, then per tensor its aclDataType, aclFormat and dims: programs open these files by name."""
+    ops = [{"op": "Add", "input_desc": [{"format": "ND", "shape": [192, 1], "type": "float16"}] * 2,
+            "output_desc": [{"format": "ND", "shape": [192, 1], "type": "float16"}]},
+           {"op": "Add", "input_desc": [{"format": "NCHW", "shape": [8, 16], "type": "int32"},
+                                        {"format": "NCHW", "shape": [-1, 16], "type": "int32"}],
+            "output_desc": [{"format": "NCHW", "shape": [-2], "type": "int32"}]}]
+    (tmp_path / "ops.json").write_text(json.dumps(ops))
+    assert cli(["atc", f"--singleop={tmp_path / 'ops.json'}", f"--output={tmp_path / 'm'}",
+                "--soc_version=Ascend910B1"]) == 0
+    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == [
+        "0_Add_1_2_192_1_1_2_192_1_1_2_192_1.om", "1_Add_3_0_8_16_3_0_-1_16_3_0_-2.om"]
+    ops[0]["input_desc"] = [{"format": "NOPE", "shape": [1], "type": "float16"}] * 2
+    (tmp_path / "ops.json").write_text(json.dumps(ops))
+    assert cli(["atc", f"--singleop={tmp_path / 'ops.json'}", f"--output={tmp_path / 'n'}"]) == 1
