@@ -32,6 +32,7 @@ from ..runtime.gm import GlobalMemory, array_of, has_array_interface
 from ..runtime.observe import now
 from ..runtime.work import pointers_in
 from . import context as ctx
+from . import torch_npu
 from .context import AscError, Core, Pool, pool_geometry
 from .crosscore import check_cross_flags
 from .cube import mix_ratio
@@ -286,6 +287,7 @@ class JITFunction:
         rt = get_runtime()
         alloc = rt.malloc(max(view.nbytes, 1), C.ACL_MEM_MALLOC_HUGE_FIRST)
         hosts.append((view, alloc))
+        torch_npu.stage(v, alloc)  # an "npu" tensor: the memory its caching allocator maps behind it
         if view.nbytes:
             src = np.ascontiguousarray(view)
             rt.memcpy(alloc.start, src.nbytes, src.ctypes.data, src.nbytes, C.ACL_MEMCPY_HOST_TO_DEVICE)
