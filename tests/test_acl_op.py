@@ -244,3 +244,23 @@ def test_singleop_files_are_named_as_atc_names_them(tmp_path):
     ops[0]["input_desc"] = [{"format": "NOPE", "shape": [1], "type": "float16"}] * 2
     (tmp_path / "ops.json").write_text(json.dumps(ops))
     assert cli(["atc", f"--singleop={tmp_path / 'ops.json'}", f"--output={tmp_path / 'n'}"]) == 1
+
+
+def test_host_memory_as_an_operand_is_refused_in_ep_mode_and_named_by_check(stream, monkeypatch):
+    """The NPU cannot read a host pointer over PCIe: execute refuses it (100000) instead of returning 0; on a
+    device-side program (RC mode) host and device share memory and it runs."""
+    from aclsim.check import Session
+
+    a = np.arange(16, dtype=np.float32)
+    x, y = Tensor([16], np.float32, a), Tensor([16], np.float32)
+    host_buf = acl.create_data_buffer(a.ctypes.data, a.nbytes)
+    args = ([x.desc, x.desc], [x.buf, host_buf], [y.desc], [y.buf], acl.op.create_attr(), 0, 0, None, stream)
+    s = Session({"memcheck"}, out=None)
+    assert acl.op.compile_and_execute("Add", *args) == 100000
+    s.stop()
+    assert "input 1 is host memory" in acl.get_recent_err_msg()
+    assert [f.kind for f in s.findings] == ["host-operand"] and s.findings[0].code == 100000
+    monkeypatch.setenv("ACLSIM_RUN_MODE", "rc")
+    assert acl.op.compile_and_execute("Add", *args) == 0
+    assert acl.rt.synchronize_stream(stream) == 0
+    np.testing.assert_array_equal(y.numpy(), a + a)

@@ -132,3 +132,43 @@ def test_memory_statistics_are_the_runtimes_device_memory(tmp_path):
     """)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split("\n")[:3] == ["3000 True", "0 True", "True"]
+
+
+VADD_PAST_THE_END = """
+    import torch
+    import torch_npu
+    import asc
+    import asc.lib.runtime as rt
+
+    @asc.jit
+    def vadd(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress, block: int, tile: int):
+        off = asc.get_block_idx() * block
+        xg, yg, zg = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x + off)
+        yg.set_global_buffer(y + off)
+        zg.set_global_buffer(z + off)
+        a, b = asc.LocalTensorAuto(x.dtype, tile), asc.LocalTensorAuto(x.dtype, tile)
+        asc.data_copy(a, xg, tile)
+        asc.data_copy(b, yg, tile)
+        asc.add(a, a, b, tile)
+        asc.data_copy(zg, a, tile)
+
+    x, y = torch.randn(1000, device="npu"), torch.randn(1000, device="npu")
+    z = torch.zeros_like(x)
+    vadd[16, rt.current_stream()](x, y, z, 63, 512)   # 16 cores x 512-element tiles over 1000 elements
+    torch.npu.synchronize()
+    print("equal", torch.allclose(z, x + y))
+"""
+
+
+def test_tiles_past_a_small_tensor_fault_by_default_and_run_as_on_the_npu_in_hardware_mode(tmp_path):
+    """pyasc's generalization tests read and write past their tensors: the NPU lets them, because the bytes behind
+    a small torch_npu tensor belong to its caching allocator's 2 MiB segment."""
+    r = _run(tmp_path, VADD_PAST_THE_END)
+    assert r.returncode == 1 and "507015" in r.stderr and "the runtime reserved" in r.stderr
+    r = _run(tmp_path, VADD_PAST_THE_END, "--oob", "hardware")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "equal True"
+    assert "--oob hardware let" in r.stderr and "prog.py:16 in vadd" in r.stderr  # listed with its line
+    r = _run(tmp_path, VADD_PAST_THE_END, "--check", "memcheck", "--error-exitcode", "3", env={"ACLSIM_OOB": "hardware"})
+    assert r.returncode == 3 and "Invalid __global__ read" in r.stderr, r.stderr

@@ -262,7 +262,10 @@ class JITFunction:
                     if out is not view:
                         np.copyto(view, out)
         finally:
-            for _, alloc in hosts:
+            # last staged first: the heap reuses freed ranges last-in first-out, so the next launch's arguments
+            # get the same address order (a later argument above an earlier one, as a caching allocator places
+            # tensors made one after another, which is what bytes written past the last one may land behind)
+            for _, alloc in reversed(hosts):
                 rt.free(alloc.start)
 
     def _device_arg(self, name: str, v: Any, hosts: list) -> Any:

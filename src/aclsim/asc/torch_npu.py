@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import AclError, withdraw
 from ..runtime import get_runtime
-from ..runtime import gm as _gm
+from ..runtime import oob as _oob
 
 _ACTIVE: list[Any] = []  # the installed mode, once
 
@@ -368,7 +368,7 @@ def stage(arg: Any, alloc: Any) -> None:
     tensor being the segment's first block): the hardware out-of-bounds mode lets accesses there through."""
     torch = sys.modules.get("torch") if _ACTIVE else None
     if torch is not None and isinstance(arg, torch.Tensor):
-        _gm.map_behind(alloc, segment_bytes(alloc.size))
+        _oob.map_behind(alloc, segment_bytes(alloc.size))
 
 
 def activate() -> None:

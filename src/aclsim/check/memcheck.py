@@ -200,6 +200,16 @@ class MemCheck:
         h = r.alloc
         order = (self.order.next_tick(),)
         code = int(Code.ERROR_RT_PARAM_INVALID if r.why == "host-overflow" else Code.ERROR_INVALID_PARAM)
+        if r.why == "host-operand":
+            self._add(
+                "host-operand", f"Invalid operand: {r.api} is given host memory as {r.arg}",
+                [f"call at {where(r.site)}",
+                 f"{r.arg} is {r.nbytes} bytes of host memory, which the NPU cannot reach over PCIe",
+                 "the runtime refused the call; nothing ran"],
+                "pass a device buffer from acl.rt.malloc and copy the data to (or from) it with acl.rt.memcpy",
+                r.site, order, code, {"call": r.site}, fold_extra=r.arg,
+            )
+            return
         if r.why == "host-overflow":
             off = r.addr - h.start
             self._add(

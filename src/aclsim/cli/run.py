@@ -33,6 +33,8 @@ environment (every variable aclsim reads; `aclsim info` shows the values in forc
   ACLSIM_SOC        chip profile (Ascend910B1 default; `aclsim info --socs` lists them all)
   ACLSIM_DEVICES    number of emulated devices (default 1)
   ACLSIM_SCHEDULE   lazy (default: device work runs when the host waits) or eager
+  ACLSIM_RUN_MODE   same as --run-mode
+  ACLSIM_OOB        same as --oob
   ACLSIM_CHECK      same as --check
   ACLSIM_SEED       seed of the garbage fresh Ascend C local memory starts with (default 0)
   ACLSIM_SIMT_JIT   SIMT kernels on the numba JIT (with numba installed): unset = loop kernels whose
@@ -43,6 +45,7 @@ environment (every variable aclsim reads; `aclsim info` shows the values in forc
 
 notes:
   Sanitizer reports and the summary go to stderr; the program's own output is untouched.
+  Inside the program an `atc` command is on PATH: it is `aclsim atc` (programs that build their models).
   Outside `aclsim run` (plain scripts, pytest) use `from aclsim import acl` and
   `import aclsim.asc as asc`; `pytest --aclsim-check=all` fails tests that produce sanitizer errors.
 """
@@ -56,6 +59,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--soc", help="chip profile to emulate (overrides ACLSIM_SOC)")
     p.add_argument("--devices", type=int, help="number of devices (overrides ACLSIM_DEVICES)")
     p.add_argument("--schedule", choices=["lazy", "eager"], help="when queued device work runs")
+    p.add_argument("--run-mode", choices=["ep", "rc"],
+                   help="ep (default): a host with an NPU card, host and device memory apart; rc: the program runs "
+                   "on the device (Atlas 200 DK): acl.rt.get_run_mode() is ACL_DEVICE and the host reads and "
+                   "writes device memory (env ACLSIM_RUN_MODE)")
+    p.add_argument("--oob", choices=["fault", "hardware"],
+                   help="kernel accesses past an allocation: fault (default) stops the kernel with the reason; "
+                   "hardware lets those inside memory the real allocator maps behind it (its pages; a torch "
+                   "tensor's caching-allocator segment) proceed as on the NPU and lists each once at exit "
+                   "(env ACLSIM_OOB; --check still reports them as errors)")
     g = p.add_argument_group("sanitizer")
     g.add_argument(
         "--check", metavar="TOOLS",
@@ -96,15 +108,20 @@ def run(args: argparse.Namespace) -> int:
         print("aclsim run: name the program to run, e.g. `aclsim run prog.py [args]` (see aclsim run --help)",
               file=sys.stderr)
         return 2
-    if args.schedule:
-        os.environ["ACLSIM_SCHEDULE"] = args.schedule
+    for value, var in ((args.schedule, "ACLSIM_SCHEDULE"), (args.run_mode, "ACLSIM_RUN_MODE"), (args.oob, "ACLSIM_OOB")):
+        if value:
+            os.environ[var] = value
+    from ..acl._device import run_mode
     from ..runtime import get_runtime, reset_runtime
+    from ..runtime.oob import oob_mode
 
-    try:  # the runtime reads ACLSIM_SOC / ACLSIM_DEVICES / ACLSIM_SCHEDULE: refuse bad values up front
+    try:  # the runtime reads ACLSIM_SOC / ACLSIM_DEVICES / ACLSIM_SCHEDULE (...): refuse bad values up front
         if args.soc or args.devices:
             reset_runtime(args.soc, args.devices)
         else:
             get_runtime()
+        run_mode()
+        oob_mode()
     except ValueError as e:
         print(f"aclsim run: {e}", file=sys.stderr)
         return 2
@@ -123,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
     # Always started: without --trace/--summary it only shows long device work on a terminal.
     trace = start_trace(trace_path=args.trace, summary=args.summary)
     install_aliases()
+    _atc_on_path()
     from ..runtime.core import process_is_exiting
 
     with _sigterm_unwinds():  # also while the sanitizer runs the work still queued at exit
@@ -137,6 +155,21 @@ def run(args: argparse.Namespace) -> int:
     if found is not None:  # as compute-sanitizer: --error-exitcode wins whenever errors were reported
         return found
     return trace_status if trace_status is not None and code == 0 else code
+
+
+def _atc_on_path() -> None:
+    """Put an `atc` command that runs `aclsim atc` first on PATH, for programs that convert their models."""
+    import atexit
+    import shutil
+    import tempfile
+
+    d = tempfile.mkdtemp(prefix="aclsim-bin-")
+    atexit.register(shutil.rmtree, d, True)
+    path = os.path.join(d, "atc")
+    with open(path, "w") as f:
+        f.write(f'#!/bin/sh\nexec "{sys.executable}" -m aclsim atc "$@"\n')
+    os.chmod(path, 0o755)
+    os.environ["PATH"] = d + os.pathsep + os.environ.get("PATH", "")
 
 
 class Terminated(KeyboardInterrupt):

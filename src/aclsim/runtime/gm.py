@@ -41,80 +41,18 @@ object with an `__acl_array_interface__` property (modelled on numba's
 
 from __future__ import annotations
 
-import atexit
-import os
-import sys
-import threading
-import weakref
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from . import oob
 from .memory import FREED_RECORD, Allocation, DeviceHeap, device_of
-from .observe import KernelAccess, KernelSync, user_site
+from .observe import KernelAccess, KernelSync
+from .oob import covered, oob_mode
 
 ARRAY_INTERFACE_VERSION = 1
 _NO_FAULT = ("ok", "padding", "other", "mapped")
-OOB_MODES = ("fault", "hardware")
-
-
-def oob_mode() -> str:
-    """What a kernel access past its allocation does (ACLSIM_OOB): "fault" (default) or "hardware"."""
-    mode = os.environ.get("ACLSIM_OOB", "fault").strip().lower() or "fault"
-    if mode not in OOB_MODES:
-        raise ValueError(f"ACLSIM_OOB={mode!r} is not an out-of-bounds mode; use fault (the default: the kernel "
-                         "stops with the reason) or hardware (accesses inside memory the allocator maps proceed)")
-    return mode
-
-
-_BEHIND: weakref.WeakKeyDictionary[Allocation, int] = weakref.WeakKeyDictionary()
-
-
-def map_behind(alloc: Allocation, nbytes: int) -> None:
-    """Record that the real allocator maps `nbytes` from `alloc.start` (more than its own pages): e.g. a torch
-    tensor is a block of a caching-allocator segment. Only the hardware out-of-bounds mode looks at it."""
-    _BEHIND[alloc] = nbytes
-
-
-def mapped_end(alloc: Allocation) -> int:
-    """One past the last byte the real allocator maps behind `alloc`: its whole pages, or what `map_behind` said."""
-    return alloc.start + max(alloc.reserved, _BEHIND.get(alloc, 0))
-
-
-class _Strays:
-    """Accesses the hardware out-of-bounds mode let through: one entry per source line, printed at exit."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.sites: dict[tuple[str, int], list] = {}  # (file, line) -> [function, first text, count]
-
-    def note(self, text: str) -> None:
-        site = user_site(1)
-        key = (site.filename, site.lineno) if site is not None else ("?", 0)
-        with self.lock:
-            if not self.sites:
-                atexit.register(self.report)
-            hit = self.sites.get(key)
-            if hit is None:
-                self.sites[key] = [site.function if site is not None else "?", text, 1]
-            else:
-                hit[2] += 1
-
-    def report(self) -> None:
-        with self.lock:
-            sites, self.sites = self.sites, {}
-        if not sites:
-            return
-        n = sum(v[2] for v in sites.values())
-        print(f"aclsim: warning: --oob hardware let {n} kernel access(es) past an allocation through, as the NPU "
-              f"would (the default mode faults them; --check reports them as errors):", file=sys.stderr)
-        for (file, line), (fn, text, count) in sites.items():
-            times = f" ({count} times)" if count > 1 else ""
-            print(f"  {file}:{line} in {fn}: {text}{times}", file=sys.stderr)
-
-
-STRAYS = _Strays()
 
 
 
@@ -260,27 +198,11 @@ class GlobalMemory:
         if not self.hardware or fault.kind in ("null", "host", "misaligned", "freed") or device_of(addr) != device_of(origin):
             return fault
         heap = self._heap(origin)
-        if heap is None or not self._mapped(heap, np.array([origin, addr], np.int64), (1, nbytes)).all():
+        if heap is None or not covered(heap, np.array([origin, addr], np.int64), (1, nbytes)).all():
             return fault
         own = heap.find(origin) or heap.neighbours(origin)[0]
-        STRAYS.note(f"{nbytes} bytes at GM {addr:#x}: {fault.text}")
+        oob.STRAYS.note(f"{nbytes} bytes at GM {addr:#x}: {fault.text}")
         return Verdict("mapped", fault.text, own)
-
-    @staticmethod
-    def _mapped(heap: DeviceHeap, addrs: np.ndarray, nbytes: Any) -> np.ndarray:
-        """Which accesses [addr, addr + nbytes) lie wholly in the union of the live allocations' mapped extents."""
-        live = heap.live()
-        if not live:
-            return np.zeros(addrs.shape[0], bool)
-        starts = np.fromiter((a.start for a in live), np.int64, len(live))
-        reach = np.maximum.accumulate(np.fromiter((min(mapped_end(a), heap.base + heap.capacity) for a in live),
-                                                  np.int64, len(live)))
-        gaps = np.concatenate(([0], np.cumsum(starts[1:] > reach[:-1])))  # uncovered gaps before each allocation
-        last = addrs + np.asarray(nbytes, np.int64) - 1
-        j0 = np.searchsorted(starts, addrs, side="right") - 1
-        j1 = np.searchsorted(starts, last, side="right") - 1
-        k0, k1 = np.maximum(j0, 0), np.maximum(j1, 0)
-        return (j0 >= 0) & (addrs < reach[k0]) & (last < reach[k1]) & (gaps[k1] == gaps[k0])
 
     def _bad_pointer(self, origin: int) -> Verdict | None:
         """Why a kernel's pointer itself is not device memory, if it is not."""
@@ -331,7 +253,7 @@ class GlobalMemory:
         j = np.searchsorted(starts, addrs, side="right") - 1
         ok = (j >= 0) & (addrs + nbytes <= ends[np.maximum(j, 0)])
         if self.hardware and not ok.all():
-            stray = ~ok & self._mapped(heap, addrs, nbytes) & (addrs % nbytes == 0)
+            stray = ~ok & covered(heap, addrs, nbytes) & (addrs % nbytes == 0)
             if stray.any():
                 self.check(int(addrs[np.argmax(stray)]), nbytes)  # lists the first of them, with its line
                 ok |= stray
