@@ -35,6 +35,7 @@ environment (every variable aclsim reads; `aclsim info` shows the values in forc
   ACLSIM_SCHEDULE   lazy (default: device work runs when the host waits) or eager
   ACLSIM_RUN_MODE   same as --run-mode
   ACLSIM_OOB        same as --oob
+  PATH              the program's starts with a folder whose `atc` runs `aclsim atc` (programs that convert models)
   ACLSIM_CHECK      same as --check
   ACLSIM_SEED       seed of the garbage fresh Ascend C local memory starts with (default 0)
   ACLSIM_SIMT_JIT   SIMT kernels on the numba JIT (with numba installed): unset = loop kernels whose
@@ -45,7 +46,6 @@ environment (every variable aclsim reads; `aclsim info` shows the values in forc
 
 notes:
   Sanitizer reports and the summary go to stderr; the program's own output is untouched.
-  Inside the program an `atc` command is on PATH: it is `aclsim atc` (programs that build their models).
   Outside `aclsim run` (plain scripts, pytest) use `from aclsim import acl` and
   `import aclsim.asc as asc`; `pytest --aclsim-check=all` fails tests that produce sanitizer errors.
 """
