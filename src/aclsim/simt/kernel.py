@@ -16,7 +16,6 @@ import numpy as np
 
 from ..runtime import KernelFault, KernelWork, Task, get_runtime
 from ..runtime.gm import GlobalMemory, address_of, has_array_interface
-from ..runtime.memory import DEVICE_BASE
 from . import arrays, compiler, jit
 from .device_function import params_of
 from .lang import PtrType, SimtError, dim3
@@ -158,7 +157,8 @@ class Launcher:
                 return
             _execute(gm, task, C, compiled, vals)
 
-        ptrs = tuple(v.addr for v in vals if type(v) is PtrArg and v.addr >= DEVICE_BASE)
+        # the pointers the door placed in a live allocation at submit (what frees must be ordered against)
+        ptrs = tuple(v.addr for v in vals if type(v) is PtrArg and v.alloc is not None)
         work = KernelWork("simt", source=k.file, grid=self.grid, block=self.block, pointers=ptrs)
         return rt.launch(self.stream, Task("kernel", k.name, run, work=work, keep=args), self.what)
 
