@@ -50,10 +50,6 @@ _INDICES = [f"{n}_{d}" for n in ("threadIdx", "blockIdx", "blockDim", "gridDim")
 _Levels = list[tuple[list[ast.stmt], ast.expr | None]]  # statements, then the guard `if` around the rest
 
 
-class JitFault(Exception):
-    """Raised by compiled code where the numpy engine must decide: the launch reruns there."""
-
-
 class _Unsupported(Exception):
     """The kernel is outside the translated subset (it runs on the numpy engine)."""
 
@@ -101,118 +97,21 @@ def _nb(t: Any) -> str:
     return f"np.{t.name}"
 
 
-# ---------------------------------------------------------------------------- runtime helpers
-# Integer division, remainder and shifts exactly as the numpy engine computes them (ops.binop):
-# numpy's floor_divide/fmod (0 for a zero divisor, MIN // -1 = MIN) with C's truncation on top.
-# Operands arrive in the C result type; z is its 0. (Every branch returns that type or a wider one of
-# the same signedness: numba would unify a uint64 with an int literal as float64.)
-def _idiv(a: Any, b: Any, z: Any) -> Any:  # signed a / b (ops._c_truediv)
-    if b == 0:
-        return z + 1 if a < 0 else z
-    if b == -1:
-        return z - a
-    q = a // b
-    if a - q * b != 0 and (a < 0) != (b < 0):
-        q += 1
-    return q
-
-
-def _udiv(a: Any, b: Any, z: Any) -> Any:  # unsigned a / b and a // b
-    return z if b == 0 else a // b
-
-
-def _ifloordiv(a: Any, b: Any, z: Any) -> Any:  # signed np.floor_divide
-    if b == 0:
-        return z
-    if b == -1:
-        return z - a
-    return a // b
-
-
-def _imod(a: Any, b: Any, z: Any) -> Any:  # signed np.fmod: the sign of the dividend, 0 for b in (0, -1)
-    if b == 0 or b == -1:
-        return z
-    r = a % b
-    return r - b if r != 0 and (a < 0) != (b < 0) else r
-
-
-def _umod(a: Any, b: Any, z: Any) -> Any:
-    return z if b == 0 else a % b
-
-
-def _wdiv(a: Any, b: Any) -> Any:  # two Python ints (ops._py_cdiv)
-    if b == 0:
-        return 0
-    q = abs(np.int64(a)) // abs(np.int64(b))
-    return q if (a < 0) == (b < 0) else -q
-
-
-def _wmod(a: Any, b: Any) -> Any:  # ops._py_crem
-    if b == 0:
-        return 0
-    x, y = np.int64(a), np.int64(b)
-    r = x % y
-    return r - y if r != 0 and (x < 0) != (y < 0) else r
-
-
-def _fdiv(a: float, b: float) -> float:  # two Python floats (ops.binop)
-    if b != 0:
-        return a / b
-    if a != 0:
-        return math.copysign(math.inf, a)
-    return math.nan
-
-
-def _shl(a: Any, b: Any, bits: int) -> Any:  # numpy's npy_lshift: counts outside [0, bits) give 0
-    ok = 0 <= b < bits
-    r = a << (b if ok else b - b)  # (a count past the width is undefined in LLVM: never shifted by)
-    return r if ok else r ^ r
-
-
-def _shr(a: Any, b: Any, bits: int) -> Any:  # signed npy_rshift: the sign fills for large counts
-    ok = 0 <= b < bits
-    r = a >> (b if ok else b - b)
-    if ok:
-        return r
-    return (r ^ r) - 1 if a < 0 else r ^ r
-
-
-def _ushr(a: Any, b: Any, bits: int) -> Any:  # unsigned npy_rshift
-    ok = b < bits
-    r = a >> (b if ok else b - b)
-    return r if ok else r ^ r
-
-
-def _chk(j: Any, n: int) -> Any:
-    """An element position inside the pointer's own allocation, or a JitFault."""
-    if j < 0 or j >= n:
-        raise JitFault()
-    return j
-
-
-def _nonzero_step(s: Any) -> Any:
-    if s == 0:
-        raise JitFault()  # the numpy engine reports it
-    return s
-
-
-_HELPERS = (_idiv, _udiv, _ifloordiv, _imod, _umod, _wdiv, _wmod, _fdiv, _shl, _shr, _ushr, _chk, _nonzero_step)
-
 _numba: Any = None  # the module once imported; False when it is not installed
-_env: dict[str, Any] = {}
+_lib: Any = None  # jitlib (needs numba)
 
 
 def _load_numba() -> bool:
-    global _numba
+    global _numba, _lib
     if _numba is None:
         try:
             import numba
+
+            from . import jitlib
         except ImportError:
             _numba = False
         else:
-            _numba = numba
-            _env.update(np=np, math=math, JitFault=JitFault)
-            _env.update({f.__name__: numba.njit(cache=False)(f) for f in _HELPERS})
+            _numba, _lib = numba, jitlib
     return _numba is not False
 
 
@@ -284,7 +183,8 @@ class _Gen:
                             for x in ((f"v_{a.arg}", f"o_{a.arg}") if a.arg in self.ptrs else (f"v_{a.arg}",))]
                            + [f"x_{n}_{k}" for n, nd in self.arrays.items() for k in range(2 * nd)])
         sizes = ["t_bdx", "t_bdy", "t_bdz"] if self.lanes else _INDICES[6:9]  # (else constants: JitKernel.run)
-        head = [f"def _launch(b0, b1, {', '.join(sizes + _INDICES[9:])}, {params}):", "    t_nr = 0", "    t_nw = 0"]
+        head = [f"def _launch(t_stop, b0, b1, {', '.join(sizes + _INDICES[9:])}, {params}):", "    t_nr = 0",
+                "    t_nw = 0"]
         local = [(n, t) for n, t in self.vtypes.items() if n not in self.params]
         if self.lanes:
             head += ["    t_tpb = np.int64(blockDim_x) * blockDim_y * blockDim_z", "    t_bad = False",
@@ -430,6 +330,7 @@ class _Gen:
         test, iv, st, t = self.range_header(loop)
         self.emit(f"while {test}:")
         self.ind = 4
+        self.back_edge()
         k = self.tmp()
         self.emit(f"{k} = {iv}")
         self.emit(f"{iv} = {_nb(t)}({iv} + {st})")
@@ -514,6 +415,7 @@ class _Gen:
         elif isinstance(s, ast.While) and not s.orelse:
             self.emit("while True:")
             self.ind += 1
+            self.back_edge()
             c = self.cond(s.test)
             self.count()
             self.emit(f"if not {c}:")
@@ -538,6 +440,11 @@ class _Gen:
         else:
             raise _Unsupported(type(s).__name__)
         self.count()
+
+    def back_edge(self) -> None:
+        """At the top of every trip of a kernel loop: stop when the host was interrupted (jitlib.stopped)."""
+        self.emit("if stopped(t_stop):")
+        self.emit("    raise Interrupted()")
 
     def count(self) -> None:
         """Account the loads of the code generated since the last count (the launch's bytes_read)."""
@@ -600,6 +507,7 @@ class _Gen:
         test, iv, st, t = self.range_header(s)
         self.emit(f"while {test}:")
         self.ind += 1
+        self.back_edge()
 
         def body() -> None:
             self.assign(s.target, iv, t)
@@ -970,9 +878,7 @@ class JitKernel:
 
     def build(self, consts: dict[str, int]) -> Any:
         """`_launch` compiled (lazily, by numba on its first call) with these global constants."""
-        env = dict(_env, **consts)
-        exec(compile(self.text, f"<simt jit {self.name}>", "exec"), env)
-        return _numba.njit(cache=False, error_model="numpy")(env["_launch"])
+        return _lib.build(self.text, self.name, consts)
 
     def run(self, task: Any, C: Any, vals: list, written: set[str]) -> bool:
         from .memory import PtrArg
@@ -987,8 +893,8 @@ class JitKernel:
             else:
                 args.append(v)
         nr = nw = 0
-        # Chunks of blocks, back in Python between them: the progress display moves and Ctrl-C is seen
-        # (the compiled code cannot be interrupted).
+        # Chunks of blocks, back in Python between them: the progress display moves. A Ctrl-C stops the
+        # compiled code at its next loop back edge (jitlib.run_interruptible) and propagates.
         per = max(1, CHUNK_THREADS // C.tpb)
         launch = self.launch
         if launch is None:
@@ -999,10 +905,11 @@ class JitKernel:
         try:  # (numba compiles on the first launch: a construct it cannot type leaves the kernel to numpy)
             for b0 in range(0, C.nblocks, per):
                 task.work.progress = (b0, C.nblocks)
-                r, w = launch(b0, min(b0 + per, C.nblocks), C.blockDim_x, C.blockDim_y, C.blockDim_z,
-                                   C.gridDim_x, C.gridDim_y, C.gridDim_z, *args)
+                r, w = _lib.run_interruptible(launch, (_lib.STOP, b0, min(b0 + per, C.nblocks), C.blockDim_x,
+                                                       C.blockDim_y, C.blockDim_z, C.gridDim_x, C.gridDim_y,
+                                                       C.gridDim_z, *args))
                 nr, nw = nr + r, nw + w
-        except JitFault:
+        except _lib.JitFault:
             for full, copy in saved.values():
                 full[...] = copy
             return False
