@@ -16,7 +16,7 @@ import numpy as np
 
 from ..runtime import KernelFault, KernelWork, Task, get_runtime
 from ..runtime.gm import GlobalMemory, address_of, has_array_interface
-from . import arrays, compiler, jit
+from . import arrays, compiler, front, jit
 from .device_function import params_of
 from .lang import PtrType, SimtError, dim3
 from .launchctx import LaunchContext
@@ -72,7 +72,7 @@ class Kernel:
         """Compile now (launches do it on first use); raises SimtError for unsupported constructs."""
         if self.compiled is None:
             try:
-                self.compiled = compiler.Compiler().build(compiler.Source(self.fn, "kernel"), "kernel", self.declared)
+                self.compiled = compiler.Compiler().build(front.Source(self.fn, "kernel"), "kernel", self.declared)
             except SimtError as e:  # the message names the kernel line: the compiler's frames would only bury it
                 raise e.with_traceback(None) from None
         return self.compiled
