@@ -247,19 +247,19 @@ class Codegen:
             return self.is_pointer(node.left) or (isinstance(node.op, ast.Add) and self.is_pointer(node.right))
         return False
 
-    def pointer(self, node: ast.expr) -> str:
-        """Code for a pointer expression (p, p + k, k + p, p - k)."""
+    def pointer(self, node: ast.expr, mv: str = "m") -> str:
+        """Code for a pointer expression (p, p + k, k + p, p - k) evaluated in the lanes of mask mv."""
         if isinstance(node, ast.Name):
             return f"v_{node.id}"
         if isinstance(node, ast.Subscript):
-            base, idx = self.subscript_parts(node)
-            return f"h_sub(C, {base}, {idx}, m, {self.src.line(node)})"
+            base, idx = self.subscript_parts(node, mv=mv)
+            return f"h_sub(C, {base}, {idx}, {mv}, {self.src.line(node)})"
         assert isinstance(node, ast.BinOp)
         p, k = (node.left, node.right) if self.is_pointer(node.left) else (node.right, node.left)
         if self.is_pointer(k):
             raise self.refuse(node, f"'{ast.unparse(node)}' (arithmetic between two pointers)")
         sign = -1 if isinstance(node.op, ast.Sub) else 1
-        return f"h_padd({self.pointer(p)}, {self.expr(k, 'm')}, {sign})"
+        return f"h_padd({self.pointer(p, mv)}, {self.expr(k, mv)}, {sign})"
 
     def print_(self, call: ast.Call) -> None:
         """print(...) in a kernel: every active thread prints its line, in thread order (like printf)."""
@@ -615,7 +615,7 @@ class Codegen:
             if self._is_row(node):
                 raise self.refuse(node, f"the row '{ast.unparse(node)}' as a value",
                                   f"bind it to a name (row = {ast.unparse(node)}) and index that")
-            base, idx = self.subscript_parts(node)
+            base, idx = self.subscript_parts(node, mv=mv)  # (index loads only in the lanes that load)
             return f"h_ld(C, {base}, {idx}, {mv}, {self.src.line(node)})"
         if isinstance(node, ast.Call):
             return self.call(node, mv)
@@ -714,7 +714,7 @@ class Codegen:
                 return f"C.{base._name}_{node.attr}"
         return self.global_expr(node)
 
-    def subscript_parts(self, node: ast.Subscript, write: bool = False) -> tuple[str, str]:
+    def subscript_parts(self, node: ast.Subscript, write: bool = False, mv: str = "m") -> tuple[str, str]:
         if type(node.value) in front.CONSTRUCTS:
             raise self.refuse(node, front.CONSTRUCTS[type(node.value)])
         if not isinstance(node.value, ast.Name) or node.value.id not in self.locals:
@@ -726,11 +726,7 @@ class Codegen:
         if self.kind == "kernel" and name not in self.ptrs and name not in self.array_names:
             raise self.refuse(node, f"indexing the scalar '{name}'", "only simt.Ptr parameters and shared arrays")
         sl = node.slice
-        if isinstance(sl, ast.Tuple):
-            idx = "(" + "".join(self.expr(e, "m") + ", " for e in sl.elts) + ")"
-        else:
-            idx = self.expr(sl, "m")
-        return f"v_{name}", idx
+        return f"v_{name}", self._index_arg(sl, mv)
 
     def tuple_value(self, node: ast.expr, n: int, s: ast.stmt) -> str:
         """Code for a tuple-valued expression unpacked into n names (its arity is checked here)."""
@@ -796,7 +792,7 @@ class Codegen:
             if fn.ret_arity and not tuple_ok:
                 raise self.refuse(node, f"{fname}() as a single value (it returns {fn.ret_arity} values)",
                                   f"unpack it: {', '.join('abcdefgh'[:fn.ret_arity])} = {fname}(...)")
-            return f"{self._obj(fn.pyfunc)}(C, {mv}, {', '.join(self.arg(a) for a in args)})"
+            return f"{self._obj(fn.pyfunc)}(C, {mv}, {', '.join(self.arg(a, mv) for a in args)})"
         if kind == "atomic":
             n = 4 if data == "cas" else 3
             if len(args) != n:
@@ -805,7 +801,7 @@ class Codegen:
             base = self.pointer_arg(args[0], node)
             if ast.unparse(args[0]) in self.const_arrays:
                 raise self.refuse(node, f"an atomic on the constant array '{ast.unparse(args[0])}'")
-            idx = self._index_arg(args[1])
+            idx = self._index_arg(args[1], mv)
             if data == "cas":
                 return (f"h_atomic(C, 'cas', {base}, {idx}, {self.expr(args[3], mv)}, {mv}, {line}, "
                         f"{self.expr(args[2], mv)})")
@@ -866,10 +862,10 @@ class Codegen:
         raise self.refuse(node, f"calling {fname}",
                           "kernels can call @simt.device functions, simt math/atomic functions and numpy scalar types")
 
-    def _index_arg(self, node: ast.expr) -> str:
+    def _index_arg(self, node: ast.expr, mv: str) -> str:
         if isinstance(node, ast.Tuple):
-            return "(" + "".join(self.expr(e, "m") + ", " for e in node.elts) + ")"
-        return self.expr(node, "m")
+            return "(" + "".join(self.expr(e, mv) + ", " for e in node.elts) + ")"
+        return self.expr(node, mv)
 
     def pointer_arg(self, node: ast.expr, call: ast.AST) -> str:
         if isinstance(node, ast.Name) and node.id in self.locals:
@@ -878,11 +874,11 @@ class Codegen:
             return f"v_{node.id}"
         raise self.refuse(call, f"an atomic on '{ast.unparse(node)}'", "pass a simt.Ptr parameter or shared array")
 
-    def arg(self, node: ast.expr) -> str:
-        """An argument of a device-function call: pointers and shared arrays pass through."""
+    def arg(self, node: ast.expr, mv: str) -> str:
+        """An argument of a device-function call made in the lanes of mv: pointers and arrays pass through."""
         if self.is_pointer(node):
-            return self.pointer(node)
-        return self.expr(node, "m")
+            return self.pointer(node, mv)
+        return self.expr(node, mv)
 
 
 class Compiled:

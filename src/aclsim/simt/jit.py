@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from . import front, lang
-from .ctype import F32, I32, I64, WEAK_FLOAT, WEAK_INT, common_type
+from .ctype import F32, I64, WEAK_FLOAT, WEAK_INT, binop_type, common_type
 from .lang import SimtError
 
 _TYPES = {np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64)}
@@ -979,11 +979,13 @@ class _Gen:
         ta, tb = _use(ta, tb), _use(tb, ta)
         if op is None or {ta, tb} == {WEAK_INT, WEAK_FLOAT}:
             raise _Unsupported("operator")  # a weak int variable may be int32 per lane: float32 then, not double
-        rt = common_type(ta, tb)
+        try:
+            rt = binop_type(op, ta, tb)  # (the one C typing rule, ctype)
+        except TypeError:
+            raise _Unsupported(op) from None
         if op in ("lshift", "rshift"):
-            if WEAK_FLOAT in (ta, tb) or rt is WEAK_INT or rt.kind == "f":
+            if rt is WEAK_INT:
                 raise _Unsupported("shift")
-            rt = I32 if ta is WEAK_INT else ta
             fn = "_shl" if op == "lshift" else "_shr" if rt.kind == "i" else "_ushr"
             return f"{_nb(rt)}({fn}({self.cast(a, ta, rt)}, {self.cast(b, tb, rt)}, {rt.itemsize * 8}))", rt
         if rt is WEAK_INT:

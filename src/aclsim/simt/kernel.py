@@ -10,13 +10,14 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import os
 from typing import Any
 
 import numpy as np
 
 from ..runtime import KernelFault, KernelWork, Task, get_runtime
 from ..runtime.gm import GlobalMemory, address_of, has_array_interface
-from . import arrays, compiler, front, jit
+from . import arrays, compiler, front, jit, reference
 from .device_function import params_of
 from .lang import PtrType, SimtError, dim3
 from .launchctx import LaunchContext
@@ -151,6 +152,9 @@ class Launcher:
         compiled_jit = jit.select(k, compiled, C.nblocks * C.tpb)
 
         def run(task: Task) -> None:
+            if os.environ.get("ACLSIM_SIMT_ENGINE") == "reference":  # the oracle: every thread, one at a time
+                reference.execute(gm, task, C, k, vals)
+                return
             # The compiled path when nobody observes the kernel's accesses (it reports no events); it
             # hands the launch back (memory restored) wherever the numpy engine must decide.
             if compiled_jit is not None and not gm.observed() and compiled_jit.run(task, C, vals, compiled.written):
