@@ -40,6 +40,10 @@ environment (every variable aclsim reads; `aclsim info` shows the values in forc
   ACLSIM_SEED       seed of the garbage fresh Ascend C local memory starts with (default 0)
   ACLSIM_SIMT_JIT   SIMT kernels on the numba JIT (with numba installed): unset = loop kernels whose
                     loop interleaves or with <= 4096 threads, 0 = never, 1 = every launch it can translate
+  ACLSIM_SIMT_JIT_CACHE  where compiled SIMT kernels are kept between runs (default
+                    $XDG_CACHE_HOME/aclsim/simt-jit, i.e. ~/.cache/aclsim/simt-jit); 0 = nowhere
+  ACLSIM_SIMT_ENGINE  reference = SIMT launches on the slow per-thread reference executor (the oracle)
+  XDG_CACHE_HOME    the user's cache folder (the JIT's cache is under it)
   ACLSIM_MODEL      JSON file of timeline cost-model constants (see `aclsim info`)
   ACLSIM_MODEL_<NAME>  one cost-model constant, e.g. ACLSIM_MODEL_PCIE_BANDWIDTH=32e9
   ASCEND_GLOBAL_LOG_LEVEL  as in CANN: lowest level acl.app_log prints (0 debug .. 3 error, default 3)
