@@ -22,7 +22,6 @@ SETTINGS = [
     ("ACLSIM_CHECK", "off", "sanitizer tools for aclsim run (memcheck,racecheck,initcheck,leakcheck)"),
     ("ACLSIM_SEED", "0", "seed of the random bytes fresh Ascend C local memory (UB, L1, ...) starts with"),
     ("ACLSIM_SIMT_JIT", "auto", "numba JIT (if installed) for interleavable loops or <= 4096 threads; 0/1: never/always"),
-    ("ACLSIM_SIMT_JIT_CACHE", "~/.cache", "where compiled SIMT kernels are kept ($XDG_CACHE_HOME/aclsim/simt-jit); 0: nowhere"),
     (ENV_FILE, "-", "JSON file overriding timeline model constants"),
 ]
 
