@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import math
@@ -88,11 +89,10 @@ def run_interruptible(fn: Any, args: tuple) -> Any:
         done.wait()
     except BaseException:
         STOP[0] = 1
-        try:
-            while not done.wait(0.05):
-                pass
-        finally:
-            STOP[0] = 0
+        while not done.is_set():  # the kernel stops at its next loop trip: wait for it (a second Ctrl-C too)
+            with contextlib.suppress(BaseException):
+                done.wait(0.05)
+        STOP[0] = 0
         raise
     ok, value = box[0]
     if not ok:
