@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import aclsim
 import aclsim.acl as acl
 from aclsim import constants as C
-from aclsim.runtime.memory import DEVICE_BASE, HUGE_PAGE, NORMAL_PAGE
+from aclsim.runtime.memory import HUGE_PAGE, NORMAL_PAGE, device_of
 
 MiB = 1 << 20
 
@@ -112,7 +114,7 @@ def test_freed_neighbours_are_coalesced_when_the_device_is_full(rt):
 def test_device_addresses_never_look_like_host_addresses(rt):
     a = rt.malloc(64, 0)
     host = np.zeros(16)
-    assert a.start >= DEVICE_BASE > host.ctypes.data
+    assert device_of(a.start) == 0 and device_of(host.ctypes.data) is None
     attrs, ret = acl.rt.pointer_get_attributes(a.start + 8)
     assert ret == 0 and attrs["location"]["type"] == C.ACL_MEM_LOCATION_TYPE_DEVICE
     h = rt.malloc_host(64)
@@ -237,3 +239,14 @@ def test_whole_device_allocates_without_committing_host_memory(rt):
     assert grown_kib < 64 * 1024  # far below 64 GiB
     for b in blocks:
         rt.free(b.start)
+
+
+def test_device_memory_is_a_real_address_range_the_host_cannot_touch(rt):
+    """Device addresses are mapped in the process (C code can hold them) but without access rights:
+    the runtime reaches the same pages through its own view."""
+    a = rt.malloc(4096, 0)
+    maps = Path("/proc/self/maps").read_text().splitlines()
+    rng = [ln for ln in maps if int(ln.split("-")[0], 16) <= a.start < int(ln.split()[0].split("-")[1], 16)]
+    assert len(rng) == 1 and rng[0].split()[1] == "---s"
+    a.data[:4] = [1, 2, 3, 4]
+    assert bytes(a.backing[a.offset:a.offset + 4]) == bytes([1, 2, 3, 4])

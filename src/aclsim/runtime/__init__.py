@@ -7,7 +7,7 @@ from .copies import Region
 from .core import Runtime, current_runtime, get_runtime, reset_runtime
 from .devices import Context, DeviceState
 from .host import HostAllocation
-from .memory import DEVICE_BASE, Allocation, DeviceHeap, device_of
+from .memory import DEVICE_BASE, Allocation, DeviceHeap, device_of, is_device_address
 from .observe import (
     Access,
     ApiCall,
@@ -66,6 +66,7 @@ __all__ = [
     "current_runtime",
     "device_of",
     "get_runtime",
+    "is_device_address",
     "reset_runtime",
     "user_site",
 ]
