@@ -25,6 +25,7 @@ from .observe import (
     Refused,
     Release,
     Site,
+    FOREIGN_CALLER,
     user_site,
 )
 from .streams import Event, Stream
@@ -32,6 +33,7 @@ from .work import CallbackWork, CopyWork, EventWork, KernelFault, KernelWork, Ta
 
 __all__ = [
     "DEVICE_BASE",
+    "FOREIGN_CALLER",
     "Access",
     "Allocation",
     "ApiCall",

@@ -25,7 +25,7 @@ _PROT_NONE = 0
 DEVICE_BASE = 0x2000_0000_0000
 DEVICE_STRIDE = 1 << 38  # 256 GiB per device: more than any chip's memory
 MAX_DEVICES = 64
-_WINDOW_END = DEVICE_BASE + MAX_DEVICES * DEVICE_STRIDE
+WINDOW_END = DEVICE_BASE + MAX_DEVICES * DEVICE_STRIDE
 _moved: dict[int, tuple[int, int]] = {}  # device ranges the kernel placed elsewhere: start -> (end, device)
 
 
@@ -40,7 +40,7 @@ def device_of(addr: int) -> int | None:
         for start, (end, dev) in _moved.items():
             if start <= addr < end:
                 return dev
-    return (addr - DEVICE_BASE) // DEVICE_STRIDE if DEVICE_BASE <= addr < _WINDOW_END else None
+    return (addr - DEVICE_BASE) // DEVICE_STRIDE if DEVICE_BASE <= addr < WINDOW_END else None
 
 
 def is_device_address(addr: int) -> bool:
