@@ -50,14 +50,22 @@ def _snake(camel: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", camel).lower()
 
 
-def face_function(cname: str) -> Callable | None:
-    """The pyACL function a C function adapts, or None when the pyACL face has none (not emulated)."""
+def face_path(cname: str) -> str | None:
+    """The pyACL name (`rt.malloc`) of the call a C function (`aclrtMalloc`) is."""
     path = _RENAMED.get(cname)
     if path is None:
         for prefix, module in _MODULES:
             if cname.startswith(prefix):
-                path = module + _snake(cname[len(prefix):])
-                break
+                return module + _snake(cname[len(prefix):])
+    return path
+
+
+C_NAMES: dict[str, str] = {}  # "acl.rt.malloc" -> "aclrtMalloc", for the reports a C program reads
+
+
+def face_function(cname: str) -> Callable | None:
+    """The pyACL function a C function adapts, or None when the pyACL face has none (not emulated)."""
+    path = face_path(cname)
     if path is None:
         return None
     obj: Any = acl
@@ -201,7 +209,7 @@ def _generate(fn: dict, face: Callable, ctypes_: Any) -> Callable:
     src = f"def {name}(ra, {', '.join(args)}):\n" + "\n".join("    " + ln for ln in body) + "\n"
     env = {"NULL": _NULL, "null": _null, "FOREIGN": FOREIGN_CALLER, "f": face, "addr": _addr, "cstr_in": _str,
            "fill": _fill, "cast_ptr": lambda v: _ffi.cast("void *", v), "conv": _to_c(ret)}
-    exec(compile(src, f"<aclsim C face: {name}>", "exec"), env)
+    exec(compile(src, __file__, "exec"), env)  # named after this file: call sites skip it as aclsim's own
     return env[name]
 
 
@@ -311,6 +319,7 @@ def bind(ffi: Any, lib: Any) -> None:
             if face is None:
                 impl = _unsupported(fn)
             else:
+                C_NAMES["acl." + face_path(name)] = name
                 impl = _generate(fn, face, _c_type(ffi, fn))
         ffi.def_extern(name=f"aclsim_py_{name}", error=error, onerror=_on_error)(impl)
     ffi.def_extern(name="aclsim_py__app_log", onerror=_on_error)(_app_log)

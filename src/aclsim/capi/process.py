@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from typing import Any
 
@@ -24,7 +25,7 @@ _state: dict[str, Any] = {"check": None, "trace": None, "options": {}, "done": F
 
 def start(ffi: Any, lib: Any) -> None:
     """Called once, when the library's interpreter has started."""
-    _ForeignCaller.resolve = sites.resolve
+    _ForeignCaller.resolve = lambda ra: sites.resolve(_addr(ra))
     lib.aclsim_c_install_fault_handler(DEVICE_BASE, WINDOW_END)
     opts = json.loads(os.environ.get("ACLSIM_RUN_OPTIONS") or "{}")
     _state["options"] = opts
@@ -34,11 +35,32 @@ def start(ffi: Any, lib: Any) -> None:
 
         _state["check"] = start_session(tools, error_exitcode=opts.get("error_exitcode"), json_path=opts.get("json"),
                                         source="--check" if opts.get("check_flag") else "ACLSIM_CHECK")
+        _state["check"].out = _CNames(sys.stderr)
     if opts:
         from ..trace import start_session as start_trace
 
         _state["trace"] = start_trace(trace_path=opts.get("trace"), summary=bool(opts.get("summary")))
     lib.aclsim_c_register_exit()
+
+
+class _CNames:
+    """A text stream that writes pyACL call names as the C functions a C program called (acl.rt.free -> aclrtFree)."""
+
+    def __init__(self, out: Any) -> None:
+        from .adapter import C_NAMES
+
+        self.out = out
+        names = sorted(C_NAMES, key=len, reverse=True)
+        self.pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n in names) + r")\b") if names else None
+        self.names = C_NAMES
+
+    def write(self, text: str) -> int:
+        if self.pattern is not None:
+            text = self.pattern.sub(lambda m: self.names[m.group(1)], text)
+        return self.out.write(text)
+
+    def flush(self) -> None:
+        self.out.flush()
 
 
 def _finish(interrupted: str | None = None) -> dict:
@@ -74,12 +96,14 @@ def host_fault(addr: int, pc: int, write: int, frames: Any, nframes: int) -> int
     alloc = heap.find(addr) if heap is not None else None
     freed = heap.freed_at(addr) if heap is not None and alloc is None else None
     site = sites.resolve(pc + 1) if pc else None  # resolve() looks one byte back (it expects return addresses)
-    stack = [s for s in (sites.resolve(int(_addr(frames[i]))) for i in range(nframes)) if s is not None]
-    callers = [s for s in stack if s.lineno and (site is None or (s.filename, s.lineno) != (site.filename, site.lineno))]
+    mine = sites.module_of(pc)[0]  # callers in the faulting program or library, not in libc or aclsim
+    ras = [int(_addr(frames[i])) for i in range(nframes)]
+    stack = [sites.resolve(ra) for ra in ras if sites.module_of(ra)[0] == mine]
+    callers = [s for s in stack if s is not None and s.lineno and s != site][:3]
     what = {1: "wrote", 0: "read"}.get(write, "accessed")
     lines = [f"the host {what} device memory at {addr:#x}",
              f"at {site}" if site is not None else "at an unknown place (build with -g for file:line)"]
-    lines += [f"called from {s}" for s in callers[:3]]
+    lines += [f"called from {s}" for s in callers]
     a = alloc or freed
     if a is not None:
         state = "freed " if a is freed else ""

@@ -66,11 +66,18 @@ def _addr2line(path: str) -> subprocess.Popen | None:
     return _resolvers[path]
 
 
-@lru_cache(maxsize=4096)
 def resolve(ra: int | None) -> Site | None:
-    """The source line of the call that returns to `ra` (None when unknown)."""
+    """The source line of the call that returns to `ra` (None when unknown; never raises)."""
     if not ra:
         return None
+    try:
+        return _resolve(int(ra))
+    except (OSError, ValueError):
+        return None
+
+
+@lru_cache(maxsize=4096)
+def _resolve(ra: int) -> Site | None:
     path, base = module_of(int(ra))
     if not path:
         return None

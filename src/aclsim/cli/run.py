@@ -25,6 +25,7 @@ Add --check to find memory bugs, --trace/--summary to see what the device did.
 EPILOG = """\
 examples:
   aclsim run examples/seed_square.py
+  aclsim run --check all ./prog arg1       (a C/C++ program built with aclsim cc: same options)
   aclsim run --check all --error-exitcode 3 my_prog.py --my-flag
   aclsim run --trace out.json --summary my_prog.py     (open out.json in ui.perfetto.dev)
   ACLSIM_SOC=Ascend310P3 ACLSIM_DEVICES=2 aclsim run my_prog.py
@@ -112,6 +113,10 @@ def run(args: argparse.Namespace) -> int:
         print("aclsim run: name the program to run, e.g. `aclsim run prog.py [args]` (see aclsim run --help)",
               file=sys.stderr)
         return 2
+    from .run_native import is_native, run_native
+
+    if is_native(args.script):  # a compiled C/C++ program (aclsim cc, or its own build files)
+        return run_native(args)
     for value, var in ((args.schedule, "ACLSIM_SCHEDULE"), (args.run_mode, "ACLSIM_RUN_MODE"), (args.oob, "ACLSIM_OOB")):
         if value:
             os.environ[var] = value
