@@ -19,6 +19,7 @@ import json
 import re
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -134,7 +135,7 @@ def _fill(struct: Any, value: Any) -> None:
             _fill(getattr(target, fname), v)
         elif ft.kind == "array" and ft.item.kind == "primitive" and ft.item.cname == "char":
             setattr(target, fname, str(v).encode()[: ft.length - 1])
-        elif ft.kind == "array":
+        elif ft.kind == "array" and isinstance(v, (list, tuple)):
             arr = getattr(target, fname)
             flat = [x for row in v for x in (row if isinstance(row, (list, tuple)) else [row])]
             if ft.item.kind == "array":
@@ -144,7 +145,7 @@ def _fill(struct: Any, value: Any) -> None:
             else:
                 for i, x in enumerate(flat[: ft.length]):
                     arr[i] = x
-        elif ft.kind == "pointer":
+        elif ft.kind in ("pointer", "array"):
             continue
         else:
             setattr(target, fname, v)
@@ -251,6 +252,19 @@ def _launch_callback(ra: Any, fn: Any, user_data: Any, block_type: int, stream: 
         AclError(Code.ERROR_INVALID_PARAM, "aclrtLaunchCallback: fn is NULL; pass the function to call")
         return int(Code.ERROR_INVALID_PARAM)
     return acl.rt.launch_callback(lambda _args: fn(user_data), None, block_type, _addr(stream))
+
+
+@custom("aclrtSubscribeReport")
+def _subscribe_report(ra: Any, thread_id: int, stream: Any) -> int:
+    """As acl.rt.subscribe_report. A C report thread becomes known to the runtime when it first calls in
+    (aclrtProcessReport): give a thread just created up to a second to do so, as samples subscribe right
+    after pthread_create."""
+    FOREIGN_CALLER.ra = ra
+    deadline = time.monotonic() + 1.0
+    while (thread_id != threading.get_ident() and time.monotonic() < deadline
+           and not any(t.ident == thread_id for t in threading.enumerate())):
+        time.sleep(0.001)
+    return acl.rt.subscribe_report(thread_id, _addr(stream))
 
 
 @custom("aclrtGetVersion")
