@@ -272,6 +272,7 @@ def _build(out: Path, quiet: bool) -> None:
 
 
 _SHIM_CDEF = """
+int aclsim_c_embedded(void);
 void aclsim_c_register_exit(void);
 void aclsim_c_install_fault_handler(uintptr_t lo, uintptr_t hi);
 """
@@ -285,8 +286,11 @@ def _c_string(s: str) -> str:
 _BOOT = r"""
 #include <pthread.h>
 static pthread_once_t aclsim_boot_once = PTHREAD_ONCE_INIT;
+static int aclsim_embedded = 0;  /* 1: this library started Python (a C program); 0: loaded into Python */
+int aclsim_c_embedded(void) { return aclsim_embedded; }
 static void aclsim_boot(void) {
     if (Py_IsInitialized()) return;
+    aclsim_embedded = 1;
     Py_InitializeEx(0);
     PyObject *m = PyImport_ImportModule("site");
     if (m) {

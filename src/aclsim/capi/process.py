@@ -40,7 +40,12 @@ def start(ffi: Any, lib: Any) -> None:
         from ..trace import start_session as start_trace
 
         _state["trace"] = start_trace(trace_path=opts.get("trace"), summary=bool(opts.get("summary")))
-    lib.aclsim_c_register_exit()
+    if lib.aclsim_c_embedded():
+        lib.aclsim_c_register_exit()  # a C program never finalizes Python: report from a C atexit handler
+    else:  # loaded into a Python process (ctypes): report before the interpreter finalizes
+        import atexit
+
+        atexit.register(at_exit)
 
 
 class _CNames:
