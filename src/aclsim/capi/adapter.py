@@ -341,7 +341,7 @@ def bind(ffi: Any, lib: Any) -> None:
 
     ffi.def_extern(name="aclsim_py__host_fault", error=-1, onerror=_on_error)(process.host_fault)
     ffi.def_extern(name="aclsim_py__at_exit", onerror=_on_error)(process.at_exit)
-    process.start(ffi, lib)
+    process.start(ffi, lib, C_NAMES)
 
 
 def _c_type(ffi: Any, fn: dict) -> Any:

@@ -17,15 +17,16 @@ from typing import Any
 
 from ..runtime import FOREIGN_CALLER, get_runtime
 from ..runtime.devrange import DEVICE_BASE, WINDOW_END, device_of
-from ..runtime.observe import _ForeignCaller
+from ..runtime.observe import resolve_foreign_sites
 from . import sites
 
-_state: dict[str, Any] = {"check": None, "trace": None, "options": {}, "done": False}
+_state: dict[str, Any] = {"check": None, "trace": None, "options": {}, "done": False, "ffi": None}
 
 
-def start(ffi: Any, lib: Any) -> None:
-    """Called once, when the library's interpreter has started."""
-    _ForeignCaller.resolve = lambda ra: sites.resolve(_addr(ra))
+def start(ffi: Any, lib: Any, c_names: dict[str, str]) -> None:
+    """Called once, when the library's interpreter has started. `c_names`: pyACL call name -> C function."""
+    _state["ffi"] = ffi
+    resolve_foreign_sites(lambda ra: sites.resolve(_addr(ra)))
     lib.aclsim_c_install_fault_handler(DEVICE_BASE, WINDOW_END)
     opts = json.loads(os.environ.get("ACLSIM_RUN_OPTIONS") or "{}")
     _state["options"] = opts
@@ -35,7 +36,7 @@ def start(ffi: Any, lib: Any) -> None:
 
         _state["check"] = start_session(tools, error_exitcode=opts.get("error_exitcode"), json_path=opts.get("json"),
                                         source="--check" if opts.get("check_flag") else "ACLSIM_CHECK")
-        _state["check"].out = _CNames(sys.stderr)
+        _state["check"].out = _CNames(sys.stderr, c_names)
     if opts:
         from ..trace import start_session as start_trace
 
@@ -51,13 +52,11 @@ def start(ffi: Any, lib: Any) -> None:
 class _CNames:
     """A text stream that writes pyACL call names as the C functions a C program called (acl.rt.free -> aclrtFree)."""
 
-    def __init__(self, out: Any) -> None:
-        from .adapter import C_NAMES
-
+    def __init__(self, out: Any, names: dict[str, str]) -> None:
         self.out = out
-        names = sorted(C_NAMES, key=len, reverse=True)
-        self.pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n in names) + r")\b") if names else None
-        self.names = C_NAMES
+        ordered = sorted(names, key=len, reverse=True)
+        self.pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n in ordered) + r")\b") if names else None
+        self.names = names
 
     def write(self, text: str) -> int:
         if self.pattern is not None:
@@ -137,6 +136,4 @@ def host_fault(addr: int, pc: int, write: int, frames: Any, nframes: int) -> int
 
 
 def _addr(p: Any) -> int:
-    from .adapter import _addr as addr
-
-    return addr(p)
+    return int(_state["ffi"].cast("uintptr_t", p))

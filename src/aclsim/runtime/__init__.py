@@ -9,6 +9,7 @@ from .devices import Context, DeviceState
 from .host import HostAllocation
 from .memory import DEVICE_BASE, Allocation, DeviceHeap, device_of, is_device_address
 from .observe import (
+    FOREIGN_CALLER,
     Access,
     ApiCall,
     BadFree,
@@ -25,7 +26,6 @@ from .observe import (
     Refused,
     Release,
     Site,
-    FOREIGN_CALLER,
     user_site,
 )
 from .streams import Event, Stream

@@ -67,6 +67,11 @@ class _ForeignCaller(threading.local):
 FOREIGN_CALLER = _ForeignCaller()
 
 
+def resolve_foreign_sites(resolve: Callable[[Any], Site | None]) -> None:
+    """Set how the face that records `FOREIGN_CALLER.ra` turns a native caller into a `Site` (once per process)."""
+    _ForeignCaller.resolve = resolve
+
+
 def user_site(depth: int = 8) -> Site | None:
     """The innermost frame outside the aclsim package, with up to `depth` callers.
 
