@@ -187,6 +187,13 @@ def test_a_host_dereference_of_a_device_pointer_is_named_with_the_allocation(bui
     assert "killed by SIGSEGV" in plain.stderr
 
 
+def test_in_rc_mode_host_code_shares_device_memory(build):
+    """--run-mode rc: the program runs on the device's CPU (an Atlas 200 DK), so device pointers are its memory."""
+    r = aclsim("run", "--run-mode", "rc", "--check", "all", str(build(CSRC / "host_deref.c")))
+    assert r.returncode == 0 and "read 0.000000" in r.stdout, r.stderr
+    assert "Invalid host access" not in r.stderr
+
+
 def test_trace_and_summary_of_a_c_program(build, tmp_path):
     r = aclsim("run", "--trace", str(tmp_path / "t.json"), "--summary", str(build(EXAMPLES / "memflow.c")))
     assert r.returncode == 0, r.stderr

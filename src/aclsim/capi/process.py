@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 from ..runtime import FOREIGN_CALLER, get_runtime
-from ..runtime.devrange import DEVICE_BASE, WINDOW_END, device_of
+from ..runtime.devrange import DEVICE_BASE, WINDOW_END, device_of, set_host_access
 from ..runtime.observe import resolve_foreign_sites
 from . import sites
 
@@ -27,7 +27,12 @@ def start(ffi: Any, lib: Any, c_names: dict[str, str]) -> None:
     """Called once, when the library's interpreter has started. `c_names`: pyACL call name -> C function."""
     _state["ffi"] = ffi
     resolve_foreign_sites(lambda ra: sites.resolve(_addr(ra)))
-    lib.aclsim_c_install_fault_handler(DEVICE_BASE, WINDOW_END)
+    from ..acl._device import run_mode
+
+    if run_mode() == "rc":  # the program runs on the device's CPU: device pointers are its memory too
+        set_host_access(True)
+    else:
+        lib.aclsim_c_install_fault_handler(DEVICE_BASE, WINDOW_END)
     opts = json.loads(os.environ.get("ACLSIM_RUN_OPTIONS") or "{}")
     _state["options"] = opts
     tools = os.environ.get("ACLSIM_CHECK")

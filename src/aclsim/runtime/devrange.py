@@ -16,7 +16,8 @@ import threading
 
 _MAP_NORESERVE = getattr(mmap, "MAP_NORESERVE", 0x4000)  # Linux value; Python < 3.13 lacks the name
 _MAP_FIXED_NOREPLACE = 0x100000  # Linux >= 4.17; older kernels take it as a hint and we check the result
-_PROT_NONE = 0
+_PROT_NONE, _PROT_RW = 0, 3
+_host_access = False  # RC mode: host code shares memory with the device (set_host_access)
 
 # Device d's addresses start at DEVICE_BASE + d * DEVICE_STRIDE: fixed, so reports are reproducible.
 # 32 TiB lies in the user half of every 47/48-bit address space, above where Linux puts programs,
@@ -52,6 +53,8 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _libc.mmap.restype = ctypes.c_void_p
 _libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
 _libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+_libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+_ranges: dict[int, int] = {}  # start -> size of every mapped device range
 _MAP_FAILED = ctypes.c_void_p(-1).value
 _map_lock = threading.Lock()
 
@@ -69,17 +72,19 @@ def map_device(device_id: int, capacity: int) -> tuple[int, mmap.mmap, int]:
         want = device_base(device_id)
         flags = mmap.MAP_SHARED | _MAP_NORESERVE
         with _map_lock:
-            got = _libc.mmap(want, capacity, _PROT_NONE, flags | _MAP_FIXED_NOREPLACE, fd, 0)
+            prot = _PROT_RW if _host_access else _PROT_NONE
+            got = _libc.mmap(want, capacity, prot, flags | _MAP_FIXED_NOREPLACE, fd, 0)
             if got not in (None, _MAP_FAILED) and got != want:  # an old kernel took the address as a hint
                 _libc.munmap(got, capacity)
                 got = None
             if got in (None, _MAP_FAILED):  # the fixed range is taken: anywhere, and remember where
-                got = _libc.mmap(None, capacity, _PROT_NONE, flags, fd, 0)
+                got = _libc.mmap(None, capacity, prot, flags, fd, 0)
                 if got in (None, _MAP_FAILED):
                     err = ctypes.get_errno()
                     view.close()
                     raise OSError(err, os.strerror(err))
                 _moved[got] = (got + capacity, device_id)
+            _ranges[got] = capacity
     except BaseException:
         os.close(fd)
         raise
@@ -90,5 +95,16 @@ def unmap_device(base: int, capacity: int, fd: int) -> None:
     with _map_lock:
         _libc.munmap(base, capacity)
         _moved.pop(base, None)
+        _ranges.pop(base, None)
     with contextlib.suppress(OSError):
         os.close(fd)
+
+
+def set_host_access(on: bool) -> None:
+    """Let host code read and write device memory through device addresses (RC mode: an Atlas 200 DK's
+    program runs on the device's CPU and shares its memory), or not (EP mode, the default: it faults)."""
+    global _host_access
+    with _map_lock:
+        _host_access = on
+        for start, size in _ranges.items():
+            _libc.mprotect(start, size, _PROT_RW if on else _PROT_NONE)
