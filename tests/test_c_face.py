@@ -66,6 +66,7 @@ def test_copies_streams_events_callbacks_and_threads_from_cpp(build):
              "elapsed_nonnegative", "thread_no_context", "thread_context_same", "mem_free_le_total"]
     assert {k: values[k] for k in flags} == dict.fromkeys(flags, "1")
     assert values["callbacks"] == "2" and values["thread_malloc"] == "0" and values["failures"] == "0"
+    assert values["worker_errors"] == "0"  # four threads at once
     assert values["device_count"] == "1" and values["run_mode"] == "1"  # ACL_HOST
     assert values["soc"] == "Ascend910B1" and values["ptr_location"] == "1"  # ACL_MEM_LOCATION_TYPE_DEVICE
     assert "ERROR SUMMARY: 0 errors" in r.stderr
@@ -185,6 +186,31 @@ def test_a_host_dereference_of_a_device_pointer_is_named_with_the_allocation(bui
     plain = aclsim("run", str(prog))  # without --check: the report, then the fault ends the program
     assert plain.returncode == 128 + 11 and "Invalid host access to device memory" in plain.stderr
     assert "killed by SIGSEGV" in plain.stderr
+
+
+def test_an_om_model_runs_from_cpp(build, tmp_path):
+    """aclmdl* from C++: load an .om made by `aclsim atc`, describe it, execute it; the same numbers as onnxruntime."""
+    pytest.importorskip("onnxruntime")
+    import numpy as np
+
+    from onnx_models import mlp, run_onnx, save
+
+    model, _ = mlp(batch=2)
+    save(model, tmp_path / "mlp.onnx")
+    r = aclsim("atc", f"--model={tmp_path / 'mlp.onnx'}", "--framework=5", f"--output={tmp_path / 'mlp'}",
+               "--soc_version=Ascend910B1")
+    assert r.returncode == 0, r.stderr
+    x = np.random.default_rng(3).standard_normal((2, 8)).astype(np.float32)
+    x.tofile(tmp_path / "x.bin")
+    r = aclsim("run", "--check", "all", str(build(CSRC / "model.cpp")), str(tmp_path / "mlp.om"), str(tmp_path / "x.bin"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = dict(ln.split(" ", 1) for ln in r.stdout.splitlines())
+    assert (out["inputs"], out["outputs"], out["input_name"], out["input_dims"]) == ("1", "1", "x", "2 8")
+    assert out["input_type"] == "0" and out["output_name"] == "y"  # ACL_FLOAT
+    assert (out["buffers"], out["same_buffer"], out["buffer_size"]) == ("1", "1", str(2 * 5 * 4))
+    expected = run_onnx(model, {"x": x})[0].ravel()
+    np.testing.assert_allclose([float(v) for v in out["output"].split()], expected, rtol=1e-5, atol=1e-5)
+    assert "ERROR SUMMARY: 0 errors" in r.stderr
 
 
 def test_in_rc_mode_host_code_shares_device_memory(build):

@@ -29,6 +29,26 @@ struct ReportThread {
     }
 };
 
+struct Worker {
+    aclrtContext ctx;
+    int id, errors = 0;
+    static void *run(void *self) {  // each thread: its own buffers, many calls, all checked
+        auto *w = static_cast<Worker *>(self);
+        aclrtSetCurrentContext(w->ctx);
+        std::vector<int> in(1024), out(1024);
+        for (int round = 0; round < 100; round++) {
+            for (int i = 0; i < 1024; i++) in[i] = w->id * 100000 + round * 1000 + i;
+            void *d = nullptr;
+            if (aclrtMalloc(&d, sizeof(int) * 1024, ACL_MEM_MALLOC_NORMAL_ONLY) != ACL_SUCCESS ||
+                aclrtMemcpy(d, 4096, in.data(), 4096, ACL_MEMCPY_HOST_TO_DEVICE) != ACL_SUCCESS ||
+                aclrtMemcpy(out.data(), 4096, d, 4096, ACL_MEMCPY_DEVICE_TO_HOST) != ACL_SUCCESS ||
+                aclrtFree(d) != ACL_SUCCESS || in != out)
+                w->errors++;
+        }
+        return nullptr;
+    }
+};
+
 static void *thread_context(void *arg) {
     aclrtContext ctx = *static_cast<aclrtContext *>(arg), mine = nullptr;
     aclrtContext before = nullptr;
@@ -119,6 +139,21 @@ int main() {
     pthread_t other;
     pthread_create(&other, nullptr, thread_context, &ctx);
     pthread_join(other, nullptr);
+
+    // four threads calling at once
+    Worker workers[4];
+    pthread_t wt[4];
+    for (int i = 0; i < 4; i++) {
+        workers[i].ctx = ctx;
+        workers[i].id = i;
+        pthread_create(&wt[i], nullptr, Worker::run, &workers[i]);
+    }
+    int worker_errors = 0;
+    for (int i = 0; i < 4; i++) {
+        pthread_join(wt[i], nullptr);
+        worker_errors += workers[i].errors;
+    }
+    std::printf("worker_errors %d\n", worker_errors);
 
     // device queries
     uint32_t count = 0;
