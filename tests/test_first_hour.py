@@ -104,7 +104,7 @@ def test_a_typoed_command_gets_did_you_mean():
     assert "unknown command 'exlpain'; did you mean 'explain'?" in r.stderr
     assert "did you mean 'trace-plot'?" in _aclsim("trace_plot", "t.json").stderr
     r = _aclsim("zzz")
-    assert "unknown command 'zzz' (commands: demo, run, explain, info, trace-plot, atc)" in r.stderr
+    assert "unknown command 'zzz' (commands: demo, run, explain, info, trace-plot, atc, cc, home)" in r.stderr
     assert "did you mean" not in r.stderr
 
 
