@@ -213,6 +213,66 @@ def test_an_om_model_runs_from_cpp(build, tmp_path):
     assert "ERROR SUMMARY: 0 errors" in r.stderr
 
 
+def test_single_operators_run_from_cpp(build, tmp_path):
+    """aclopExecuteV2 and operator handles from C++ on models made by `aclsim atc --singleop`."""
+    pytest.importorskip("onnxruntime")
+    desc = {"format": "ND", "shape": [8, 16], "type": "int32"}
+    (tmp_path / "ops.json").write_text(json.dumps([{"op": "Add", "input_desc": [desc, desc], "output_desc": [desc]}]))
+    r = aclsim("atc", f"--singleop={tmp_path / 'ops.json'}", f"--output={tmp_path / 'ops'}", "--soc_version=Ascend910B1")
+    assert r.returncode == 0, r.stderr
+    r = aclsim("run", "--check", "all", str(build(CSRC / "op.cpp")), str(tmp_path / "ops"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = dict(ln.split(" ", 1) for ln in r.stdout.splitlines())
+    assert out["before_model_dir"] == str(int(Code.ERROR_OP_NOT_FOUND))
+    assert (out["execute_v2_wrong"], out["handle_wrong"], out["shape"]) == ("0", "0", "2 16")
+
+
+def test_dvpp_decode_and_resize_from_cpp_equal_the_pyacl_faces(build, tmp_path):
+    pytest.importorskip("PIL")
+    import numpy as np
+
+    from aclsim import acl
+    from test_acl_media import jpeg_bytes
+
+    data = jpeg_bytes(200, 120)
+    (tmp_path / "im.jpg").write_bytes(data)
+    r = aclsim("run", "--check", "all", str(build(CSRC / "dvpp.cpp")), str(tmp_path / "im.jpg"), "96", "64",
+               str(tmp_path / "out.yuv"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = dict(ln.split(" ", 1) for ln in r.stdout.splitlines())
+    assert out["info"] == "200 120 3" and out["decoded"] == "200 120 256 128" and out["resized"] == "96 64 96 64"
+    # the same calls through the pyACL face
+    acl.init()
+    acl.rt.set_device(0)
+    stream, _ = acl.rt.create_stream()
+    chan = acl.media.dvpp_create_channel_desc()
+    acl.media.dvpp_create_channel(chan)
+    size, _ = acl.media.dvpp_jpeg_predict_dec_size(acl.util.bytes_to_ptr(data), len(data), 1)
+    assert out["predicted"] == str(size)
+    src, _ = acl.media.dvpp_malloc(len(data))
+    acl.rt.memcpy(src, len(data), acl.util.bytes_to_ptr(data), len(data), 1)
+    dec, _ = acl.media.dvpp_malloc(size)
+    dd = acl.media.dvpp_create_pic_desc()
+    for setter, v in ((acl.media.dvpp_set_pic_desc_data, dec), (acl.media.dvpp_set_pic_desc_size, size),
+                      (acl.media.dvpp_set_pic_desc_format, 1)):
+        assert setter(dd, v) == 0
+    assert acl.media.dvpp_jpeg_decode_async(chan, src, len(data), dd, stream) == 0
+    assert acl.rt.synchronize_stream(stream) == 0
+    o_size = 96 * 64 * 3 // 2
+    o, _ = acl.media.dvpp_malloc(o_size)
+    od = acl.media.dvpp_create_pic_desc()
+    for setter, v in ((acl.media.dvpp_set_pic_desc_data, o), (acl.media.dvpp_set_pic_desc_format, 1),
+                      (acl.media.dvpp_set_pic_desc_width, 96), (acl.media.dvpp_set_pic_desc_height, 64),
+                      (acl.media.dvpp_set_pic_desc_width_stride, 96), (acl.media.dvpp_set_pic_desc_height_stride, 64),
+                      (acl.media.dvpp_set_pic_desc_size, o_size)):
+        assert setter(od, v) == 0
+    assert acl.media.dvpp_vpc_resize_async(chan, dd, od, acl.media.dvpp_create_resize_config(), stream) == 0
+    assert acl.rt.synchronize_stream(stream) == 0
+    expected = bytes(o_size)
+    acl.rt.memcpy(acl.util.bytes_to_ptr(expected), o_size, o, o_size, 2)
+    assert np.array_equal(np.fromfile(tmp_path / "out.yuv", np.uint8), np.frombuffer(expected, np.uint8))
+
+
 def test_in_rc_mode_host_code_shares_device_memory(build):
     """--run-mode rc: the program runs on the device's CPU (an Atlas 200 DK), so device pointers are its memory."""
     r = aclsim("run", "--run-mode", "rc", "--check", "all", str(build(CSRC / "host_deref.c")))

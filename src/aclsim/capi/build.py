@@ -47,6 +47,7 @@ class CFunction:
     ret: str
     params: tuple[tuple[str, str], ...]
     variadic: bool = False
+    arrays: tuple[str, ...] = ()  # parameters declared as arrays (`T x[]`)
 
     def signature(self, name: str | None = None, extra: str = "") -> str:
         ps = [extra] if extra else []
@@ -111,7 +112,7 @@ def parse_headers() -> list[CFunction]:
             continue
         fd = node.type
         ret = gen.visit(c_ast.Typename(None, [], None, _strip_names(fd.type))).strip()
-        params, variadic = [], False
+        params, variadic, arrays = [], False, []
         for i, p in enumerate(fd.args.params if fd.args else []):
             if isinstance(p, c_ast.EllipsisParam):
                 variadic = True
@@ -122,8 +123,9 @@ def parse_headers() -> list[CFunction]:
             t = p.type
             if isinstance(t, c_ast.ArrayDecl):  # `T x[]` / `T x[][2]` decay to pointers
                 t = c_ast.PtrDecl([], t.type)
+                arrays.append(name)
             params.append((gen.visit(c_ast.Typename(None, [], None, _strip_names(t))).strip(), name))
-        funcs[node.name] = CFunction(node.name, ret, tuple(params), variadic)
+        funcs[node.name] = CFunction(node.name, ret, tuple(params), variadic, tuple(arrays))
     return list(funcs.values())
 
 
@@ -232,7 +234,8 @@ def _build(out: Path, quiet: bool) -> None:
     site_dirs = [p for p in [*site.getsitepackages(), site.getusersitepackages()] if os.path.isdir(p)]
     boot = _BOOT % {"src": _c_string(str(HERE.parent.parent)), "sites": _c_string(json.dumps(site_dirs))}
     source = source.replace("/*ACLSIM_BOOT*/", boot)
-    manifest = [{"name": f.name, "ret": f.ret, "params": [list(p) for p in f.params]} for f in funcs if not f.variadic]
+    manifest = [{"name": f.name, "ret": f.ret, "params": [list(p) for p in f.params], "arrays": list(f.arrays)}
+                for f in funcs if not f.variadic]
     ffi.embedding_init_code(_INIT_CODE)
     libdir = sysconfig.get_config_var("LIBDIR") or ""
     ffi.set_source(

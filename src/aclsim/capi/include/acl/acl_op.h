@@ -1,5 +1,5 @@
-/* aclsim: AscendCL single-operator execution (CANN's acl/acl_op.h). Declared with the real signatures;
- * through the C face these return ACL_ERROR_API_NOT_SUPPORT for now (the pyACL face runs them). */
+/* aclsim: AscendCL single-operator execution (CANN's acl/acl_op.h): operator attributes, operators run from
+ * single-operator models (`aclsim atc --singleop`) by type or through a handle, aclopCast. */
 #ifndef ACLSIM_ACL_ACL_OP_H
 #define ACLSIM_ACL_ACL_OP_H
 #include "acl_base.h"
