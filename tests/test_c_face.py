@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CSRC = ROOT / "tests" / "c"
 EXAMPLES = ROOT / "examples" / "c"
 
-pytestmark = pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("g++") is None,
-                                reason="the C face needs gcc and g++")
+pytestmark = pytest.mark.skipif(
+    shutil.which("gcc") is None or shutil.which("g++") is None or not sysconfig.get_config_var("Py_ENABLE_SHARED"),
+    reason="the C face needs gcc, g++ and a Python with a shared libpython")
 
 
 def aclsim(*args: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess:

@@ -197,6 +197,12 @@ def _type_decls() -> str:
 def _build(out: Path, quiet: bool) -> None:
     import cffi
 
+    if not sysconfig.get_config_var("Py_ENABLE_SHARED"):
+        raise RuntimeError(
+            f"this Python ({sys.executable}) has no shared libpython (it was built without --enable-shared), "
+            "which libascendcl.so embeds to run C programs; use a Python that has one (distribution packages "
+            "and python.org builds do; with pyenv: PYTHON_CONFIGURE_OPTS=--enable-shared pyenv install ...)")
+
     funcs = parse_headers()
     ffi = cffi.FFI()
     ffi.cdef(_type_decls() + "\n" + _SHIM_CDEF)
