@@ -98,6 +98,8 @@ def test_bad_arguments_return_the_documented_codes(build):
     got = dict(ln.split(" ", 1) for ln in r.stdout.splitlines())
     assert {k: int(got[k]) for k in DOCUMENTED} == {k: int(v) for k, v in DOCUMENTED.items()}
     assert "aclrtSetGroup is not emulated" in got["not_emulated_message"]
+    assert re.search(rf"\[ERROR\] APP\(\d+,bad_args\):\S+ \[bad_args.c:{line_of(CSRC / 'bad_args.c', 'APP_LOG')}\]logged 7",
+                     r.stderr), r.stderr
 
 
 def test_bad_arguments_return_what_the_pyacl_face_returns(build):

@@ -48,6 +48,7 @@ int main(void) {
     SHOW("set_current_context_garbage", aclrtSetCurrentContext((aclrtContext)0x1234));
     SHOW("not_emulated", aclrtSetGroup(0));
     printf("not_emulated_message %s\n", aclGetRecentErrMsg());
+    ACL_APP_LOG(ACL_ERROR, "logged %d", 7); /* APP_LOG */
     SHOW("reset_device", aclrtResetDevice(0));
     SHOW("finalize", aclFinalize());
     SHOW("finalize_again", aclFinalize());

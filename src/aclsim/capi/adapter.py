@@ -16,6 +16,7 @@ Python function, so a call costs one Python frame plus the pyACL function it cal
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import threading
@@ -350,8 +351,16 @@ def _set_dyn_dims(ra: Any, model_id: int, dataset: Any, index: int, dims: Any) -
 
 
 def _app_log(ra: Any, level: int, func: Any, file: Any, line: int, msg: Any) -> None:
-    FOREIGN_CALLER.ra = ra
-    acl.app_log(level, _ffi.string(msg).decode("utf-8", "replace") if msg != _NULL else "")
+    """aclAppLog / ACL_APP_LOG: the line names the C file and line the macro passed."""
+    where = f"{os.path.basename(_str(file) or '?')}:{line}"
+    acl.write_app_log(level, _str(msg) or "", where, _program())
+
+
+def _program() -> str:
+    try:
+        return os.path.basename(os.readlink("/proc/self/exe"))
+    except OSError:
+        return "app"
 
 
 # ----------------------------------------------------------------------------------- binding
