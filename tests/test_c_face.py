@@ -293,6 +293,14 @@ def test_trace_and_summary_of_a_c_program(build, tmp_path):
     assert "H2D" in r.stderr and "D2H" in r.stderr
 
 
+def test_cc_help_teaches_and_other_options_go_to_the_compiler(tmp_path):
+    r = aclsim("cc", "--help")
+    assert r.returncode == 0 and "rpath" in r.stdout and "aclsim cc memflow.c -o memflow" in r.stdout
+    obj = tmp_path / "memflow.o"
+    assert aclsim("cc", "-c", "-DUNUSED=1", str(EXAMPLES / "memflow.c"), "-o", str(obj)).returncode == 0
+    assert obj.exists()
+
+
 def test_cc_prints_compiler_errors_as_the_compiler_does(tmp_path):
     bad = tmp_path / "bad.c"
     bad.write_text('#include "acl/acl.h"\nint main(void) { aclrtMalloc(1); return 0 }\n')

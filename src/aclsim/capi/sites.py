@@ -66,6 +66,16 @@ def _addr2line(path: str) -> subprocess.Popen | None:
     return _resolvers[path]
 
 
+def _short(func: str) -> str:
+    """`ns::f(std::string, int)` -> `ns::f`: the name without its parameter list (as Python sites name functions)."""
+    depth = 0
+    for i in range(len(func) - 1, -1, -1):  # the parameter list is the last balanced (...)
+        depth += {")": 1, "(": -1}.get(func[i], 0)
+        if depth == 0 and func[i] == "(" and i > 0 and not func.startswith("operator"):
+            return func[:i]
+    return func
+
+
 def resolve(ra: int | None) -> Site | None:
     """The source line of the call that returns to `ra` (None when unknown; never raises)."""
     if not ra:
@@ -92,6 +102,7 @@ def _resolve(ra: int) -> Site | None:
                 func, where = proc.stdout.readline().strip(), proc.stdout.readline().strip()
             except OSError:
                 pass
+    func = _short(func)
     file, _, line = where.rpartition(":")
     line = line.split()[0] if line else "0"
     if file in ("", "??"):
