@@ -336,3 +336,15 @@ def test_a_samples_style_cmake_project_builds_against_aclsim_home(tmp_path):
         assert r.returncode == 0, r.stdout + r.stderr
     run = aclsim("run", str(tmp_path / "build" / "main"))
     assert run.returncode == 0 and "round trip equal" in run.stdout, run.stderr
+    # a project of one's own: find_package(ascendcl) and its imported target
+    (tmp_path / "pkg").mkdir()
+    shutil.copy(EXAMPLES / "memflow.c", tmp_path / "pkg" / "memflow.c")
+    (tmp_path / "pkg" / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.5.1)\nproject(mine C)\nfind_package(ascendcl REQUIRED)\n"
+        "add_executable(memflow memflow.c)\ntarget_link_libraries(memflow ascendcl::ascendcl)\n")
+    for cmd in (["cmake", "-S", ".", "-B", "out", f"-DCMAKE_PREFIX_PATH={home}"], ["cmake", "--build", "out"]):
+        r = subprocess.run(cmd, cwd=tmp_path / "pkg", capture_output=True, text=True, check=False, timeout=300)
+        assert r.returncode == 0, r.stdout + r.stderr
+    run = subprocess.run([str(tmp_path / "pkg" / "out" / "memflow")], capture_output=True, text=True, timeout=60,
+                         check=False)  # CMake's build rpath reaches libascendcl
+    assert run.returncode == 0 and "round trip equal" in run.stdout, run.stderr

@@ -74,7 +74,7 @@ def _sources_digest() -> str:
     import cffi
 
     h = hashlib.sha256()
-    for p in [*sorted(INCLUDE.rglob("*.h")), Path(__file__), HERE / "shim.c"]:
+    for p in [*sorted(INCLUDE.rglob("*.h")), Path(__file__), HERE / "shim.c", HERE / "home.py"]:
         h.update(str(p.relative_to(HERE)).encode())
         h.update(p.read_bytes())
     h.update(f"{sys.version}|{cffi.__version__}|{sys.prefix}|{HERE}".encode())

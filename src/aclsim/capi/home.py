@@ -5,6 +5,7 @@
     <home>/runtime/include, runtime/lib64, runtime/lib64/stub, acllib/..., x86_64-linux/...   the same, where
                                       Ascend/samples' CMakeLists look (DDK_PATH / NPU_HOST_LIB)
     <home>/lib64/cmake/ascendcl/ascendcl-config.cmake   find_package(ascendcl) -> target ascendcl::ascendcl
+                                      (also under share/cmake, where CMake looks on every distribution)
     <home>/set_env.sh                 exports ASCEND_HOME_PATH, DDK_PATH, NPU_HOST_LIB, LD_LIBRARY_PATH
 
 It lives next to the built library (one per build), so it always matches the headers and the library.
@@ -60,6 +61,8 @@ def home() -> Path:
         _link(tmp / "include", tmp / prefix / "include", relative_to=tmp)
         _link(tmp / "lib64", tmp / prefix / "lib64", relative_to=tmp)
     _link(tmp / "lib64", tmp / "lib64" / "stub", relative_to=tmp)
+    (tmp / "share" / "cmake").mkdir(parents=True, exist_ok=True)
+    _link(tmp / "lib64" / "cmake" / "ascendcl", tmp / "share" / "cmake" / "ascendcl", relative_to=tmp)
     (tmp / "set_env.sh").write_text(_ENV.format(home=root))
     try:
         os.replace(tmp, root)
