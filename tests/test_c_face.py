@@ -176,6 +176,14 @@ def test_reports_name_the_c_line_and_the_c_functions(build, name, marker, text):
     assert "aclrtFree" in r.stderr and "acl.rt." not in r.stderr
 
 
+def test_reports_list_the_native_callers(build):
+    src = CSRC / "leak_in_helper.c"
+    r = aclsim("run", "--check", "leakcheck", str(build(src)))
+    pattern = (rf"allocated at:\n=========\s+\S*leak_in_helper.c:{line_of(src, 'ALLOC')} in make_buffer\n"
+               rf"=========\s+\S*leak_in_helper.c:{line_of(src, 'CALLER')} in main\n")
+    assert re.search(pattern, r.stderr), r.stderr
+
+
 def test_a_host_dereference_of_a_device_pointer_is_named_with_the_allocation(build):
     src = CSRC / "host_deref.c"
     prog = build(src)

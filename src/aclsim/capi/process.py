@@ -26,7 +26,7 @@ _state: dict[str, Any] = {"check": None, "trace": None, "options": {}, "done": F
 def start(ffi: Any, lib: Any, c_names: dict[str, str]) -> None:
     """Called once, when the library's interpreter has started. `c_names`: pyACL call name -> C function."""
     _state["ffi"] = ffi
-    resolve_foreign_sites(lambda ra: sites.resolve(_addr(ra)))
+    resolve_foreign_sites(lambda ra: sites.call_site(_addr(ra)))
     from ..acl._device import run_mode
 
     if run_mode() == "rc":  # the program runs on the device's CPU: device pointers are its memory too

@@ -8,6 +8,7 @@ read by binutils' `addr2line` (installed wherever gcc is), one long-lived proces
 from __future__ import annotations
 
 import bisect
+import ctypes
 import os
 import shutil
 import subprocess
@@ -84,6 +85,32 @@ def resolve(ra: int | None) -> Site | None:
         return _resolve(int(ra))
     except (OSError, ValueError):
         return None
+
+
+_libc = ctypes.CDLL(None)
+_libc.backtrace.argtypes = [ctypes.c_void_p, ctypes.c_int]
+_SYSTEM = ("/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/")
+
+
+def call_site(ra: int, depth: int = 8) -> Site | None:
+    """The site of the native call returning to `ra`, with its native callers (up to `depth` frames, until
+    the C library's start-up code): the stack is read now (backtrace), while the call is still on it."""
+    site = resolve(ra)
+    if site is None:
+        return None
+    frames = (ctypes.c_void_p * 128)()
+    n = _libc.backtrace(frames, 128)
+    addrs = [frames[i] or 0 for i in range(n)]
+    if ra not in addrs:
+        return site
+    chain = []
+    for a in addrs[addrs.index(ra):]:
+        path = module_of(a)[0]
+        s = resolve(a)
+        if s is None or not path or path.startswith(_SYSTEM) or len(chain) == depth:
+            break
+        chain.append((s.filename, s.lineno, s.function))
+    return Site(site.filename, site.lineno, site.function, tuple(chain))
 
 
 @lru_cache(maxsize=4096)
