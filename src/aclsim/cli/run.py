@@ -44,11 +44,11 @@ environment (every variable aclsim reads; `aclsim info` shows the values in forc
   ACLSIM_SIMT_JIT_CACHE  where compiled SIMT kernels are kept between runs (default
                     $XDG_CACHE_HOME/aclsim/simt-jit, i.e. ~/.cache/aclsim/simt-jit); 0 = nowhere
   ACLSIM_SIMT_ENGINE  reference = SIMT launches on the slow per-thread reference executor (the oracle)
-  XDG_CACHE_HOME    the user's cache folder (the JIT's cache is under it)
+  XDG_CACHE_HOME    the user's cache folder (the JIT's cache and libascendcl's build are under it)
   ACLSIM_MODEL      JSON file of timeline cost-model constants (see `aclsim info`)
   ACLSIM_MODEL_<NAME>  one cost-model constant, e.g. ACLSIM_MODEL_PCIE_BANDWIDTH=32e9
-  ACLSIM_CACHE_DIR  where libascendcl.so for C/C++ programs is built (default ~/.cache/aclsim)
-  XDG_CACHE_HOME    when ACLSIM_CACHE_DIR is unset: the cache is $XDG_CACHE_HOME/aclsim
+  ACLSIM_CACHE_DIR  where libascendcl.so for C/C++ programs is built (default $XDG_CACHE_HOME/aclsim,
+                    i.e. ~/.cache/aclsim)
   ACLSIM_RUN_OPTIONS  set by `aclsim run ./prog` for a C/C++ program: the run's options, as JSON
   CC                C compiler of `aclsim cc` and of the libascendcl build (default gcc)
   CXX               C++ compiler of `aclsim cc` (default g++)
