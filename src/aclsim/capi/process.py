@@ -9,6 +9,7 @@ reports and the status file tells `aclsim run` which exit code to use. A program
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -46,6 +47,8 @@ def start(ffi: Any, lib: Any, c_names: dict[str, str]) -> None:
         from ..trace import start_session as start_trace
 
         _state["trace"] = start_trace(trace_path=opts.get("trace"), summary=bool(opts.get("summary")))
+        _state["trace"].out = _CNames(_state["trace"].out, c_names)
+    _state["c_names"] = c_names
     if lib.aclsim_c_embedded():
         lib.aclsim_c_register_exit()  # a C program never finalizes Python: report from a C atexit handler
     else:  # loaded into a Python process (ctypes): report before the interpreter finalizes
@@ -71,6 +74,9 @@ class _CNames:
     def flush(self) -> None:
         self.out.flush()
 
+    def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding: the stream's own
+        return getattr(self.out, name)
+
 
 def _finish(interrupted: str | None = None) -> dict:
     if _state["done"]:
@@ -83,6 +89,8 @@ def _finish(interrupted: str | None = None) -> dict:
     check, trace = _state["check"], _state["trace"]
     found = check.finish(interrupted) if check is not None else None
     trace_status = trace.finish() if trace is not None else None
+    if trace is not None and trace.trace_path and trace_status is None:
+        _rename_in_file(trace.trace_path, _state["c_names"])
     status = {"found": found, "trace_status": trace_status}
     path = _state["options"].get("status_file")
     if path:
@@ -90,6 +98,15 @@ def _finish(interrupted: str | None = None) -> dict:
             json.dump(status, f)
     sys.stderr.flush()
     return status
+
+
+def _rename_in_file(path: str, names: dict[str, str]) -> None:
+    """The timeline names host calls as the C program made them (aclrtMemcpy, not acl.rt.memcpy)."""
+    buf = io.StringIO()
+    with open(path) as f:
+        _CNames(buf, names).write(f.read())
+    with open(path, "w") as f:
+        f.write(buf.getvalue())
 
 
 def at_exit() -> None:
