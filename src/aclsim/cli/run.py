@@ -63,7 +63,7 @@ notes:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "run", help="run a pyACL / aclsim program on the emulator", description=DESCRIPTION, epilog=EPILOG,
+        "run", help="run a pyACL / aclsim program (or a C/C++ one) on the emulator", description=DESCRIPTION, epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--soc", help="chip profile to emulate (overrides ACLSIM_SOC)")
