@@ -250,3 +250,36 @@ def test_device_memory_is_a_real_address_range_the_host_cannot_touch(rt):
     assert len(rng) == 1 and rng[0].split()[1] == "---s"
     a.data[:4] = [1, 2, 3, 4]
     assert bytes(a.backing[a.offset:a.offset + 4]) == bytes([1, 2, 3, 4])
+
+
+def test_a_device_whose_fixed_range_is_taken_is_placed_elsewhere_and_still_decoded():
+    """MAP_FIXED_NOREPLACE fails when something else holds the device's fixed range: the kernel places the
+    device range elsewhere and device_of knows it (addresses then differ from run to run, nothing else does)."""
+    import ctypes
+    import mmap as mm
+
+    from aclsim.runtime import reset_runtime
+    from aclsim.runtime.memory import device_base
+
+    libc = ctypes.CDLL(None)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    want = device_base(1)
+    got = libc.mmap(want, 1 << 20, 0, mm.MAP_PRIVATE | mm.MAP_ANONYMOUS | 0x100000, -1, 0)
+    assert got == want
+    try:
+        rt = reset_runtime(devices=2)
+        rt.set_device(1)
+        a = rt.malloc(4096, 0)
+        assert not want <= a.start < want + (1 << 20) and device_of(a.start) == 1 and device_of(want) != 1
+        data = np.arange(1024, dtype=np.float32)
+        back = np.zeros_like(data)
+        rt.memcpy(a.start, 4096, data.ctypes.data, 4096, C.ACL_MEMCPY_HOST_TO_DEVICE)
+        rt.memcpy(back.ctypes.data, 4096, a.start, 4096, C.ACL_MEMCPY_DEVICE_TO_HOST)
+        assert np.array_equal(back, data)
+        rt.free(a.start)
+        reset_runtime()
+        assert device_of(a.start) is None  # the moved range is gone with its heap
+    finally:
+        libc.munmap(got, 1 << 20)

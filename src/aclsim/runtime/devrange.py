@@ -41,6 +41,9 @@ def device_of(addr: int) -> int | None:
         for start, (end, dev) in _moved.items():
             if start <= addr < end:
                 return dev
+        if DEVICE_BASE <= addr < WINDOW_END:  # a moved device's fixed range holds someone else's memory
+            d = (addr - DEVICE_BASE) // DEVICE_STRIDE
+            return None if any(dev == d for _, dev in _moved.values()) else d
     return (addr - DEVICE_BASE) // DEVICE_STRIDE if DEVICE_BASE <= addr < WINDOW_END else None
 
 
