@@ -231,38 +231,42 @@ _INFO: dict[Code, tuple[str, str]] = {
 class AclError(RuntimeError):
     """An ACL call failed; ``code`` holds the ACL return code.
 
-    Raised by the Pythonic face. The pyACL face (`aclsim.acl`) returns the code instead.
+    Raised by the runtime, the engines and the Pythonic face. The pyACL face (`aclsim.acl`) returns the
+    code instead and, at that boundary, records the message for `acl.get_recent_err_msg()` (`record_error`):
+    making an AclError records nothing, so a caught probe leaves no message behind.
     """
 
     def __init__(self, code: int, message: str = "") -> None:
         self.code = int(code)
-        try:
-            self.name = Code(self.code).acl_name
-        except ValueError:
-            self.name = f"ACL_ERROR_{self.code}"
-        super().__init__(f"{self.name} ({self.code}): {message}" if message else f"{self.name} ({self.code})")
+        self.name = code_name(self.code)
+        super().__init__(error_text(self.code, message))
         self.message = message
-        record_error(str(self))
+
+
+def code_name(code: int) -> str:
+    """The C macro name of a code, e.g. ``ACL_ERROR_RT_CONTEXT_NULL`` (``ACL_ERROR_<n>`` when unknown)."""
+    try:
+        return Code(code).acl_name
+    except ValueError:
+        return f"ACL_ERROR_{code}"
+
+
+def error_text(code: int, message: str = "") -> str:
+    """How a failure reads in messages: ``NAME (code): message``."""
+    return f"{code_name(code)} ({code}): {message}" if message else f"{code_name(code)} ({code})"
 
 
 _tls = threading.local()
 
 
 def record_error(text: str) -> None:
-    """Remember an error message for acl.get_recent_err_msg() in this thread."""
+    """Remember an error message for acl.get_recent_err_msg() in this thread (the pyACL face calls it when a
+    call fails: `str(AclError)`, or the text of a failure that is not an exception)."""
     msgs = getattr(_tls, "msgs", None)
     if msgs is None:
         msgs = _tls.msgs = []
     msgs.append(text)
     del msgs[:-32]
-
-
-def withdraw(err: AclError) -> None:
-    """Forget the message `err` recorded when it was made: for a caught probe, not a failure of the user's."""
-    msgs = getattr(_tls, "msgs", None)
-    text = str(err)
-    if msgs and text in msgs:
-        del msgs[len(msgs) - 1 - msgs[::-1].index(text)]
 
 
 def take_recent_errors() -> str | None:

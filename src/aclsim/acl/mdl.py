@@ -25,7 +25,7 @@ from ..models.graph import Session
 from . import _device, _handles
 from ._args import parser, pyacl
 from ._missing import generic, not_emulated
-from .buffers import DataBuffer, _bare
+from .buffers import DataBuffer, _bare, failed
 
 
 @dataclass(eq=False)
@@ -563,7 +563,7 @@ def create_aipp(*args: Any) -> int:
     """acl.mdl.create_aipp(batch_size) -> aipp_set (0 on failure)."""
     (batch,) = parser("acl.mdl.create_aipp", "k")(args)
     if not 1 <= batch <= 1024:
-        AclError(Code.ERROR_INVALID_PARAM, f"acl.mdl.create_aipp: batch_size {batch} must be 1..1024")
+        failed(AclError(Code.ERROR_INVALID_PARAM, f"acl.mdl.create_aipp: batch_size {batch} must be 1..1024"))
         return 0
     return _handles.new(AippSet([{} for _ in range(batch)]))
 
