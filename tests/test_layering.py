@@ -85,3 +85,29 @@ def test_observers_never_parse_call_arguments_or_take_the_runtime_lock(observer)
 def test_no_runtime_room_grows_past_400_lines():
     long = {p.name: n for p in _modules("runtime") if (n := len(p.read_text().splitlines())) > 400}
     assert long == {}
+
+
+def test_the_model_engine_imports_only_the_runtime_and_base():
+    """models/ (acl.mdl, acl.op, DVPP and ATC's work) is an engine: the faces call it, it never calls a face."""
+    bad = [(p.name, m, ln) for p, m, _, ln in _aclsim_imports("models")
+           if not (m.startswith(("aclsim.models", "aclsim.runtime")) or m in BASE)]
+    assert bad == []
+
+
+def test_base_modules_import_only_each_other():
+    bad = []
+    for name in sorted(BASE):
+        path = PKG / f"{name.removeprefix('aclsim.')}.py"
+        bad += [(path.name, m, ln) for m, _, ln in _imports(path)
+                if (m == "aclsim" or m.startswith("aclsim.")) and m not in BASE]
+    assert bad == []
+
+
+@pytest.mark.parametrize("observer", ["check", "trace"])
+def test_observers_import_the_runtime_only_through_its_public_modules(observer):
+    """An observer sees the runtime's package and its bus (`aclsim.runtime`, `aclsim.runtime.observe`), the base
+    modules and its own package: never a room (`runtime.copies`, ...), an engine or a face."""
+    allowed = {"aclsim.runtime", "aclsim.runtime.observe", "aclsim.__version__", *BASE}
+    bad = [(p.name, m, ln) for p, m, _, ln in _aclsim_imports(observer)
+           if m not in allowed and not m.startswith(f"aclsim.{observer}")]
+    assert bad == []

@@ -61,6 +61,7 @@ class Code(IntEnum):
     ERROR_PARSE_MODEL = 100013
     ERROR_READ_MODEL_FAILURE = 100014
     ERROR_MODEL_SIZE_INVALID = 100015
+    ERROR_MODEL_MISSING_ATTR = 100016
     ERROR_MODEL_INPUT_NOT_MATCH = 100017
     ERROR_MODEL_OUTPUT_NOT_MATCH = 100018
     ERROR_MODEL_NOT_DYNAMIC = 100019
@@ -201,12 +202,17 @@ _INFO: dict[Code, tuple[str, str]] = {
         "stream is synchronized (or use acl.rt.destroy_stream_force to drop the stuck work)",
     ),
     Code.ERROR_INVALID_MODEL_ID: ("invalid model id (never loaded, or unloaded)", "pass an id from acl.mdl.load_*"),
-    Code.ERROR_DESERIALIZE_MODEL: ("the model file cannot be deserialized",
+    Code.ERROR_DESERIALIZE_MODEL: ("the model file cannot be deserialized (damaged container: header, checksum)",
                                    "build it with `aclsim atc --model=x.onnx --framework=5 --output=x`"),
-    Code.ERROR_PARSE_MODEL: ("the model cannot be parsed (e.g. an OM built by the real ATC for an NPU)",
+    Code.ERROR_PARSE_MODEL: ("the model cannot be parsed (e.g. an OM built by the real ATC for an NPU, an invalid "
+                             "ONNX graph, or an .om header that does not describe its graph)",
                              "rebuild it from the ONNX model with `aclsim atc`, or load the .onnx directly"),
     Code.ERROR_READ_MODEL_FAILURE: ("the model file cannot be read", "check the path"),
-    Code.ERROR_MODEL_SIZE_INVALID: ("invalid model size", "pass the whole file's bytes and length"),
+    Code.ERROR_MODEL_SIZE_INVALID: ("invalid model size (for an aclsim .om: the ONNX payload is shorter or longer "
+                                    "than its header says, e.g. a cut file)",
+                                    "pass the whole file's bytes and length; rebuild a cut file with `aclsim atc`"),
+    Code.ERROR_MODEL_MISSING_ATTR: ("the model lacks an attribute it needs (an aclsim .om header without one of "
+                                    "its fields)", "rebuild the model with `aclsim atc`"),
     Code.ERROR_MODEL_INPUT_NOT_MATCH: ("the input dataset does not match the model's inputs",
                                        "one buffer per input, each of acl.mdl.get_input_size_by_index bytes"),
     Code.ERROR_MODEL_OUTPUT_NOT_MATCH: ("the output dataset does not match the model's outputs",

@@ -132,13 +132,15 @@ def event_done(event: int) -> bool:
     return get_runtime().query_event_status(event) == C.ACL_EVENT_RECORDED_STATUS_COMPLETE
 
 
-def run_now(run: Callable[[], None]) -> None:
+def run_now(run: Callable[[], None], fn: str) -> None:
     """Run device work on the calling thread (a synchronous call): a fault is that call's AclError, with the code
-    a queued run would give its stream."""
+    a queued run would give its stream (any other failure of the work is 507000, as the scheduler gives it)."""
     try:
         run()
     except KernelFault as e:
         raise AclError(e.code, str(e))
+    except Exception as e:
+        raise AclError(Code.ERROR_RT_INTERNAL_ERROR, f"{fn}: {type(e).__name__}: {e}")
 
 
 def chip_name() -> str:
