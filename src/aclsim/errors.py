@@ -55,6 +55,7 @@ class Code(IntEnum):
     ERROR_RT_AICORE_EXCEPTION = 507015
     ERROR_RT_AICPU_EXCEPTION = 507018
     ERROR_RT_STREAM_SYNC_TIMEOUT = 507046
+    ERROR_RT_EVENT_SYNC_TIMEOUT = 507047
     # models and operators (acl_base.h; GE codes from ge_error_codes.h)
     ERROR_INVALID_MODEL_ID = 100011
     ERROR_DESERIALIZE_MODEL = 100012
@@ -196,10 +197,15 @@ _INFO: dict[Code, tuple[str, str]] = {
     ),
     Code.ERROR_RT_AICPU_EXCEPTION: ("an AI CPU task faulted", "inspect the failing task"),
     Code.ERROR_RT_STREAM_SYNC_TIMEOUT: (
-        "timed out waiting for the stream; also returned at once when the stream waits for a blocking "
-        "callback whose subscribed report thread has exited (nothing will ever call process_report for it)",
+        "timed out waiting for the stream or the device (the work goes on running); also returned at once when "
+        "the stream waits for a blocking callback whose subscribed report thread has exited (nothing will ever "
+        "call process_report for it)",
         "raise the timeout; for a callback, keep the report thread calling acl.rt.process_report until the "
         "stream is synchronized (or use acl.rt.destroy_stream_force to drop the stuck work)",
+    ),
+    Code.ERROR_RT_EVENT_SYNC_TIMEOUT: (
+        "acl.rt.synchronize_event_with_timeout timed out: the event's record was not reached in time",
+        "raise the timeout; the work goes on running, and a later synchronize waits for it again",
     ),
     Code.ERROR_INVALID_MODEL_ID: ("invalid model id (never loaded, or unloaded)", "pass an id from acl.mdl.load_*"),
     Code.ERROR_DESERIALIZE_MODEL: ("the model file cannot be deserialized (damaged container: header, checksum)",
