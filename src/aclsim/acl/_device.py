@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import constants as C
 from ..errors import AclError, Code
-from ..runtime import KernelFault, KernelWork, Task, get_runtime
+from ..runtime import BufferUse, KernelFault, KernelWork, Task, get_runtime
 from ..runtime.observe import Refused, user_site
 
 RUN_MODES = ("ep", "rc")
@@ -108,18 +108,17 @@ def report_access(mem: Iterable[tuple[Bytes, bool]], what: str, task: Task | Non
 
 def enqueue(stream: int, kind: str, name: str, run: Callable[[], None], reads: list[Bytes], writes: list[Bytes],
             fn: str, keep: Any = None, engine: str = "onnxruntime") -> Task:
-    """Queue `run()` as device work on a stream handle (0 = default stream), as a kernel launch is queued;
-    its reads and writes are reported to the observers as that task's accesses."""
-    rt = get_runtime()
-
+    """Queue `run()` as device work on a stream handle (0 = default stream), as a kernel launch is queued; its
+    reads and writes travel in the work's typed description (KernelWork.buffers), so the observers see them as
+    they see a kernel's: ordered against frees, reuse and other streams."""
     def body(task: Task) -> None:
         run()
 
-    work = KernelWork(engine, bytes_read=sum(b.nbytes for b in reads), bytes_written=sum(b.nbytes for b in writes))
+    buffers = (*(BufferUse(b._region, False) for b in reads), *(BufferUse(b._region, True) for b in writes))
+    work = KernelWork(engine, bytes_read=sum(b.nbytes for b in reads), bytes_written=sum(b.nbytes for b in writes),
+                      api=fn, buffers=buffers)
     task = Task(kind, name, body, work=work, keep=keep)
-    rt.launch(stream, task, fn)
-    report_access([*((b, False) for b in reads), *((b, True) for b in writes)], fn, task)
-    return task
+    return get_runtime().launch(stream, task, fn)
 
 
 def synchronize(stream: int) -> None:

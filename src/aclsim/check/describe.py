@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..runtime import Allocation, Stream, Task
+from ..runtime import Allocation, KernelWork, Stream, Task
 from .findings import short_path, where
 
 
@@ -28,7 +28,17 @@ def stream_arg(s: Stream) -> str:
 
 
 def task_text(task: Task, line: int | None = None) -> str:
+    """How a report names queued work: `kernel NAME (file:line)`, `model 1 (acl.mdl.execute_async)`, a copy's name."""
+    api = called(task)
+    if api is not None:
+        return f"{task.name} ({api})"
     return kernel_where(task, line) if task.kind == "kernel" else task.name
+
+
+def called(task: Task) -> str | None:
+    """The call that queued `task` when it is a model, operator, DVPP or BLAS call (not a kernel launch)."""
+    w = task.work
+    return w.api if type(w) is KernelWork else None
 
 
 def range_text(a: Allocation, lo: int, hi: int) -> str:

@@ -29,7 +29,7 @@ from .observe import (
     user_site,
 )
 from .streams import Event, Stream
-from .work import CallbackWork, CopyWork, EventWork, KernelFault, KernelWork, Task
+from .work import BufferUse, CallbackWork, CopyWork, EventWork, KernelFault, KernelWork, Task
 
 __all__ = [
     "DEVICE_BASE",
@@ -38,6 +38,7 @@ __all__ = [
     "Allocation",
     "ApiCall",
     "BadFree",
+    "BufferUse",
     "Bus",
     "CallbackWork",
     "Context",

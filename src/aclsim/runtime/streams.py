@@ -16,7 +16,7 @@ from ..errors import AclError, Code
 from .handles import Handles
 from .observe import Bus, HostWait, api, now, user_site
 from .scheduler import Scheduler
-from .work import EventWork, Task
+from .work import EventWork, KernelWork, Task
 
 
 class Stream:
@@ -69,6 +69,7 @@ class StreamsRoom:
     scheduler: Scheduler
     devices: list[Any]
     _reports: dict[int, deque[Task]]
+    report_access: Any  # copies.CopiesRoom.report_access
 
     def stream(self, handle: int, fn: str = "") -> Stream:
         """The stream for a pyACL handle (0 = the current context's default stream)."""
@@ -196,14 +197,22 @@ class StreamsRoom:
 
     @api("acl.rt.launch_kernel")
     def launch(self, stream: int | Stream, task: Task, fn: str = "kernel launch") -> Task:
-        """Queue device work (a kernel) on a stream; the kernel faces call this."""
+        """Queue device work (a kernel, or a model/operator/DVPP/BLAS call) on a stream; the faces call this.
+
+        The buffers the work declares (`KernelWork.buffers`) are reported to the observers as the task's
+        reads and writes, ordered like a kernel's against frees, reuse and other streams."""
         with self.lock:
             s = stream if isinstance(stream, Stream) else self.stream(stream, fn)
             if s.destroyed:
                 raise AclError(Code.ERROR_RT_INVALID_HANDLE, f"{fn}: the stream was destroyed")
             if self.bus.observers and task.site is None:
                 task.site = user_site()
-            return self.scheduler.submit(s, task)
+            self.scheduler.submit(s, task)
+            work = task.work
+            if self.bus.observers and type(work) is KernelWork:
+                for b in work.buffers:
+                    self.report_access(b.region, b.write, task, work.api or fn, task.site)
+            return task
 
     # ------------------------------------------------------------------ events
     @api("acl.rt.create_event")
