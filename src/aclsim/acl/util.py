@@ -114,6 +114,7 @@ def ptr_to_bytes(*args: Any) -> bytes:
     if dev is not None:
         return dev.array().tobytes()
     _check_host(ptr, size, "acl.util.ptr_to_bytes")
+    get_runtime().report_host_read(ptr, size, "acl.util.ptr_to_bytes")  # (pinned memory a queued copy may write)
     return ctypes.string_at(ptr, size) if size else b""
 
 
@@ -138,6 +139,7 @@ def ptr_to_numpy(*args: Any) -> np.ndarray:
     with rt.lock:
         h = rt.host.find(ptr)
         freed = rt.host.find_freed(ptr) is not None
+    rt.report_host_read(ptr, nbytes, "acl.util.ptr_to_numpy")  # the view's making; later reads through it are not seen
     if freed:
         raise ValueError("acl.util.ptr_to_numpy: the pointer is inside a pinned buffer acl.rt.free_host released")
     if h is not None and ptr + nbytes <= h.end:

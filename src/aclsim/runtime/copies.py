@@ -206,11 +206,25 @@ class CopiesRoom:
 
     # ------------------------------------------------------------------ observers
     def report_access(self, r: Region | None, write: bool, task: Task | None, what: str, site: Site | None) -> None:
-        """Tell observers that `what` read or wrote the device bytes of `r` (from the host when task is None)."""
-        if r is not None and r.is_device:
+        """Tell observers that `what` read or wrote the bytes of `r` (from the host when task is None): device
+        memory as `access`, pinned host memory (malloc_host) as `host_access`; other host memory is not tracked."""
+        if r is None:
+            return
+        event = "access" if r.is_device else "host_access" if type(r.alloc) is HostAllocation else None
+        if event is not None and (r.is_device or self.bus.wants(event)):
             lo = r.addr - r.alloc.start
             inside = running_callback() if task is None else None
-            self.bus.emit("access", Access(r.alloc, lo, lo + r.nbytes, write, task, site, what, inside))
+            self.bus.emit(event, Access(r.alloc, lo, lo + r.nbytes, write, task, site, what, inside))
+
+    def report_host_read(self, addr: int, nbytes: int, what: str) -> None:
+        """A host-side acl call (acl.util.ptr_to_bytes, ptr_to_numpy) read [addr, addr + nbytes): observers get a
+        `host_access` when those bytes are pinned host memory, which queued copies may still write."""
+        if not self.bus.observers or not nbytes:
+            return
+        with self.lock:
+            h = self.host.find(addr)
+        if h is not None and addr + nbytes <= h.end:
+            self.report_access(Region(addr, nbytes, "host", h), False, None, what, user_site())
 
     def _report_host_copy(self, fn: str, d: Region, s: Region | None, nbytes: int) -> None:
         """Tell observers about a synchronous copy or fill: the bytes it touched and the device work it was."""

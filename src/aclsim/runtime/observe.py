@@ -13,6 +13,8 @@ Events (one typed record each):
   bad_free(BadFree)         a free the runtime refused
   submit(Task) / task_done(Task)   device work queued on / finished by a stream (task.work is typed)
   access(Access)            device bytes read or written by a host call or a copy/fill task
+  host_access(Access)       pinned host bytes (malloc_host; Access.alloc a host.HostAllocation) read or written
+                            by a host call (memcpy, memset, acl.util.ptr_to_bytes/ptr_to_numpy) or a copy task
   kernel_access(KernelAccess)  device memory a kernel read or wrote in one allocation
   pipe_access(PipeAccess)   a pipe of an AI Core read or wrote bytes of the core's local memory (UB)
   pipe_sync(PipeSync)       an AI Core's set_flag / wait_flag / pipe_barrier, or a queue operation
@@ -114,9 +116,10 @@ class ApiCall:
 
 @dataclass
 class Access:
-    """Device memory read or written by a host call or a device task."""
+    """Device memory (event `access`) or pinned host memory (event `host_access`) read or written by a host call
+    or a device task."""
 
-    alloc: Any  # memory.Allocation
+    alloc: Any  # memory.Allocation, or host.HostAllocation for a host_access
     lo: int  # byte offsets within the allocation
     hi: int
     write: bool
