@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 PKG = Path(__file__).resolve().parent.parent / "src" / "aclsim"
-BASE = {"aclsim.errors", "aclsim.constants", "aclsim.chips"}
+BASE = {"aclsim.errors", "aclsim.constants", "aclsim.chips", "aclsim.files"}
 
 
 def _imports(path: Path) -> list[tuple[str, list[str], int]]:
