@@ -111,3 +111,12 @@ def test_observers_import_the_runtime_only_through_its_public_modules(observer):
     bad = [(p.name, m, ln) for p, m, _, ln in _aclsim_imports(observer)
            if m not in allowed and not m.startswith(f"aclsim.{observer}")]
     assert bad == []
+
+
+@pytest.mark.parametrize("observer", ["check", "trace"])
+def test_observers_never_walk_the_program_s_frames(observer):
+    """What an observer knows comes in typed records (a copy in flight is `CopyInFlight`), never from reading
+    another thread's stack or a function's locals."""
+    offenders = [(p.name, needle) for p in _modules(observer) for needle in ("_current_frames", "f_locals", "f_back")
+                 if needle in p.read_text()]
+    assert offenders == []

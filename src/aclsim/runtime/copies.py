@@ -7,6 +7,7 @@ call writes no byte. A copy's direction is resolved from the pointers, as the cu
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +19,7 @@ from ..errors import AclError, Code
 from .callbacks import running_callback
 from .host import MAPPINGS, HostAllocation, HostRegistry, host_view
 from .memory import Allocation, is_device_address
-from .observe import Access, Bus, HostCopy, HostWait, KindMismatch, Refused, Site, api, now, user_site
+from .observe import Access, Bus, CopyInFlight, HostCopy, HostWait, KindMismatch, Refused, Site, api, now, user_site
 from .scheduler import Scheduler
 from .streams import Stream
 from .work import CopyWork, Task
@@ -238,6 +239,19 @@ class CopiesRoom:
             ctx = self.current_context(fn)
             self.bus.emit("host_copy", HostCopy(fn, kind, direction, nbytes, dev.alloc.device, ctx.handle))
 
+    def _move(self, fn: str, nbytes: int, move: Callable[[], None]) -> None:
+        """Do a synchronous copy or fill; a listener (the progress line) hears when it starts and ends."""
+        bus = self.bus
+        if not (bus.listeners or bus.observers) or not bus.wants("copy_start"):
+            move()
+            return
+        rec = CopyInFlight(fn, nbytes, threading.get_ident(), now())
+        bus.emit("copy_start", rec)
+        try:
+            move()
+        finally:
+            bus.emit("copy_end", rec)
+
     # ------------------------------------------------------------------ synchronous
     @api("acl.rt.memcpy", pointers=("dst", "src"))
     def memcpy(self, dst: int, dest_max: int, src: int, count: int, kind: int) -> None:
@@ -256,7 +270,7 @@ class CopiesRoom:
             self._direction(fn, kind, d, s)
             if self.bus.observers:
                 self._report_host_copy(fn, d, s, count)
-            np.copyto(d.view(), s.view())
+            self._move(fn, count, lambda: np.copyto(d.view(), s.view()))
 
     @api("acl.rt.memset", pointers=("addr",))
     def memset(self, addr: int, max_count: int, value: int, count: int) -> None:
@@ -270,7 +284,7 @@ class CopiesRoom:
             r = self.region(addr, count, True, fn, "dev_ptr")
             if self.bus.observers:
                 self._report_host_copy(fn, r, None, count)
-            r.view().fill(value & 0xFF)
+            self._move(fn, count, lambda: r.view().fill(value & 0xFF))
 
     @api("acl.rt.memcpy2d", pointers=("dst", "src"))
     def memcpy2d(self, dst: int, dpitch: int, src: int, spitch: int, width: int, height: int, kind: int) -> None:
@@ -282,7 +296,7 @@ class CopiesRoom:
             self._direction(fn, kind, d, s)
             if self.bus.observers:
                 self._report_host_copy(fn, d, s, width * height)
-            _copy_2d(d.view(), dpitch, s.view(), spitch, width, height)
+            self._move(fn, width * height, lambda: _copy_2d(d.view(), dpitch, s.view(), spitch, width, height))
 
     def _regions_2d(
         self, fn: str, dst: int, dpitch: int, src: int, spitch: int, width: int, height: int
