@@ -309,3 +309,11 @@ def test_operator_data_types_are_checked_at_the_call(stream):
     assert call("MatMul", [f.desc, m.desc], [f.buf, m.buf], [m.desc], [m.buf], 0, 0, 0, None, stream) == 100021
     assert "MatMul cannot run on inputs" in acl.get_recent_err_msg()
     assert acl.rt.synchronize_stream(stream) == 0
+
+
+def test_an_operator_missing_a_required_attribute_says_which(stream):
+    # Found by the fuzz suite: TransposeD without `perm` used to fail inside onnx's node builder.
+    x = Tensor([], np.float32, np.ones(()))
+    ret = acl.op.compile_and_execute("TransposeD", [x.desc], [x.buf], [x.desc], [x.buf], 0, 0, 0, None, stream)
+    assert ret == 100021
+    assert "the attribute perm is required" in acl.get_recent_err_msg()

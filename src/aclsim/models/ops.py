@@ -102,9 +102,13 @@ def _matmul(a_attr: str, b_attr: str) -> Callable[..., Spec]:
 
 
 def _transpose(xs: list[np.ndarray], at: dict[str, Any]) -> Spec:
-    perm = _ints(xs[1]) if len(xs) > 1 else list(at.get("perm", []))
+    if len(xs) == 1 and "perm" not in at:
+        raise OperatorError("the attribute perm is required (a permutation of the input's dims)")
+    perm = _ints(xs[1]) if len(xs) > 1 else list(at["perm"])
     if sorted(perm) != list(range(xs[0].ndim)):
         raise OperatorError(f"perm {perm} is not a permutation of {xs[0].ndim} dims")
+    if not perm:  # a 0-d tensor: nothing to permute
+        return [_node("Identity", ["x0"], ["y0"])], ["x0"], {}
     return [_node("Transpose", ["x0"], ["y0"], perm=perm)], ["x0"], {}
 
 
@@ -300,7 +304,7 @@ def _compile(op_type: str, build: Callable[..., Spec], xs: list[np.ndarray], att
     except OperatorError:
         raise
     except (KeyError, ValueError, TypeError) as e:  # an attribute or type the graph cannot take
-        raise OperatorError(f"{what}: {type(e).__name__}: {str(e).strip()[:300]}")
+        raise OperatorError(f"{what}: {str(e).strip()[:300]}")
     except Exception as e:  # ONNX's shape inference or ONNX Runtime refusing the graph
         raise OperatorError(f"{what}: {str(e).strip()[:300]}")
     shape = (tuple(d.dim_value if d.HasField("dim_value") else None for d in inferred.shape.dim)
