@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import AclError, withdraw
+from ..errors import AclError
 from ..runtime import get_runtime
 from ..runtime.host import MAPPINGS
 from ..runtime.memory import device_of
@@ -66,10 +66,11 @@ def _device_bytes(ptr: int, nbytes: int, fn: str) -> _device.Bytes | None:
             "runs with `aclsim run --run-mode rc`)"
         )
     try:
-        return _device.memory(ptr, nbytes, True, fn, "ptr")
-    except AclError as e:
-        withdraw(e)  # a ValueError here, as for a bad host pointer: not an ACL call's error
+        mem = _device.memory(ptr, nbytes, True, fn, "ptr")
+    except AclError as e:  # a ValueError here, as for a bad host pointer (an AclError made records no message)
         raise ValueError(e.message) from None
+    _device.report_access([(mem, False)], fn)  # the host reads device memory queued work may still write
+    return mem
 
 
 def _check_host(ptr: int, nbytes: int, fn: str) -> None:
