@@ -344,18 +344,15 @@ class Bus:
 
     def wants(self, name: str) -> bool:
         attr = "on_" + name
-        return any(hasattr(o, attr) for o in self.observers) or any(hasattr(o, attr) for o in self.listeners)
+        return any(hasattr(o, attr) for group in (self.observers, self.listeners) for o in group)
 
     def emit(self, name: str, record: Any = None) -> None:
         attr = "on_" + name
-        for o in self.observers:
-            fn = getattr(o, attr, None)
-            if fn is not None:
-                fn(record)
-        for o in self.listeners:
-            fn = getattr(o, attr, None)
-            if fn is not None:
-                fn(record)
+        for group in (self.observers, self.listeners):
+            for o in group:
+                fn = getattr(o, attr, None)
+                if fn is not None:
+                    fn(record)
 
 
 def now() -> float:
