@@ -265,16 +265,18 @@ def run_models(env: Env, c: list[int]) -> str:
         guarded(lambda g=getter: g(desc, c[13] % 4), getter.__name__)
     o.code("get_input_index_by_name", acl.mdl.get_input_index_by_name(desc, ["x", "data", "zz", ""][c[14] % 4]),
            env.codes)
-    n_in, n_out = acl.mdl.get_num_inputs(desc), acl.mdl.get_num_outputs(desc)
-    ins = [acl.mdl.get_input_size_by_index(desc, i) for i in range(n_in)]
-    outs = [acl.mdl.get_output_size_by_index(desc, i) for i in range(n_out)]
+    real = acl.mdl.create_desc()  # (the probed description may be empty: the datasets follow the model's own)
+    o.code("get_desc", acl.mdl.get_desc(real, mid), env.codes)
+    n_in, n_out = acl.mdl.get_num_inputs(real), acl.mdl.get_num_outputs(real)
+    ins = [acl.mdl.get_input_size_by_index(real, i) for i in range(n_in)]
+    outs = [acl.mdl.get_output_size_by_index(real, i) for i in range(n_out)]
     freed: list[int] = []
     in_ds, in_p, in_ok = _buffers(n_in + (c[15] % 7 == 0) - (c[15] % 11 == 0), ins, c[16:19], o, freed)
     out_ds, out_p, out_ok = _buffers(n_out + (c[19] % 7 == 0), outs, c[20:23], o, freed)
     for p in freed:
         acl.rt.free(p)
     gear_ok = True
-    if n_in and acl.mdl.get_input_name_by_index(desc, n_in - 1) == "ascend_mbatch_shape_data":
+    if n_in and acl.mdl.get_input_name_by_index(real, n_in - 1) == "ascend_mbatch_shape_data":
         batch = [1, 2, 4, 3, 0][c[23] % 5]
         r = o.code("set_dynamic_batch_size", acl.mdl.set_dynamic_batch_size(mid, in_ds, n_in - 1, batch), env.codes)
         gear_ok = r == 0
@@ -295,6 +297,7 @@ def run_models(env: Env, c: list[int]) -> str:
         if not np.allclose(y, np.maximum(x @ w["w1"] + w["b1"], 0) @ w["w2"] + w["b2"], atol=1e-4, equal_nan=True):
             raise Violation("the model's output differs from the reference (silent wrong result)")
     o.code("destroy_desc", acl.mdl.destroy_desc(desc), env.codes)
+    o.code("destroy_desc", acl.mdl.destroy_desc(real), env.codes)
     o.code("unload", acl.mdl.unload(mid), env.codes)
     return o.kind
 
