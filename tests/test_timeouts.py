@@ -21,8 +21,7 @@ LATE = 5.0  # seconds: a generous bound for "on time" on a busy 2-core machine (
 
 
 @pytest.fixture
-def stream(monkeypatch):
-    monkeypatch.setenv("ACLSIM_SIMT_JIT", "0")  # numba's compiled loops hold the GIL (see docs/limitations)
+def stream():
     acl.init()
     acl.rt.set_device(0)
     s, _ = acl.rt.create_stream()
@@ -60,10 +59,13 @@ def timed(call) -> tuple[int, float]:
     return ret, time.monotonic() - t0
 
 
-@pytest.mark.parametrize("engine", ["simt", "asc"])
-def test_a_kernel_that_never_ends_times_out_on_time_and_goes_on(stream, engine):
+@pytest.mark.parametrize("engine", ["simt-numpy", "simt-jit", "asc"])
+def test_a_kernel_that_never_ends_times_out_on_time_and_goes_on(stream, engine, monkeypatch):
     s, flag = stream
-    if engine == "simt":
+    if engine.startswith("simt"):
+        if engine == "simt-jit":
+            pytest.importorskip("numba")
+        monkeypatch.setenv("ACLSIM_SIMT_JIT", "1" if engine == "simt-jit" else "0")
         spin[1, 1, s](flag)
     else:
         spin_core[1, s](asc.GlobalAddress(flag, asc.int32))
