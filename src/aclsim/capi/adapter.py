@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import acl
-from ..errors import AclError, Code
+from ..errors import Code, error_text, record_error
 from ..runtime.observe import FOREIGN_CALLER
 
 # C name -> pyACL function, where the name does not follow aclrtFooBar -> acl.rt.foo_bar.
@@ -132,7 +132,8 @@ def _kind(ctype: str, ct: Any) -> str:
 
 # ----------------------------------------------------------------------------------- helpers the adapters call
 def _null(fn: str, param: str) -> int:
-    AclError(Code.ERROR_INVALID_PARAM, f"{fn}: {param} is NULL; pass the address of a variable to receive the result")
+    record_error(error_text(Code.ERROR_INVALID_PARAM,
+                            f"{fn}: {param} is NULL; pass the address of a variable to receive the result"))
     return int(Code.ERROR_INVALID_PARAM)
 
 
@@ -274,8 +275,8 @@ def _unsupported(fn: dict) -> Callable:
 
     def impl(ra: Any, *args: Any) -> Any:
         FOREIGN_CALLER.ra = ra
-        AclError(Code.ERROR_API_NOT_SUPPORT,
-                 f"{name} is not emulated by aclsim's C face (the call changed nothing); docs/c.md lists what is")
+        record_error(error_text(Code.ERROR_API_NOT_SUPPORT, f"{name} is not emulated by aclsim's C face (the call "
+                                "changed nothing); docs/c.md lists what is"))
         return _NULL if failed is None and "*" in ret else failed
 
     return impl
@@ -301,7 +302,7 @@ def _recent(ra: Any) -> Any:
 def _launch_callback(ra: Any, fn: Any, user_data: Any, block_type: int, stream: Any) -> int:
     FOREIGN_CALLER.ra = ra
     if fn == _NULL:
-        AclError(Code.ERROR_INVALID_PARAM, "aclrtLaunchCallback: fn is NULL; pass the function to call")
+        record_error(error_text(Code.ERROR_INVALID_PARAM, "aclrtLaunchCallback: fn is NULL; pass the function to call"))
         return int(Code.ERROR_INVALID_PARAM)
     return acl.rt.launch_callback(lambda _args: fn(user_data), None, block_type, _addr(stream))
 
