@@ -14,7 +14,18 @@ from __future__ import annotations
 import builtins
 
 from . import adv
-from .aipp import (
+from .coverage import module_getattr
+from .cube.fixpipe import fixpipe, set_fix_pipe_pre_quant_flag
+from .cube.img2col import set_load_data_boundary, set_load_data_padding_value
+from .cube.load import load_data, load_data_with_transpose
+from .cube.mmad import mmad
+from .faults import AscError, AscWarning, NotEmulatedError
+from .language.basic.data_copy import data_copy
+from .memory.auto import LocalTensorAuto
+from .memory.gm import GlobalAddress, GlobalTensor
+from .memory.local import LocalTensor
+from .memory.tpipe import TBuf, TPipe, TQue, TQueBind, get_tpipe_ptr
+from .move.aipp import (
     AippChannelPaddingParams,
     AippColorSpaceConvParams,
     AippDataTypeConvParams,
@@ -27,13 +38,40 @@ from .aipp import (
     load_image_to_local,
     set_aipp_functions,
 )
-from .auto import LocalTensorAuto
-from .bilinear import bilinear_interpolation
-from .context import AscError, AscWarning, get_block_idx, get_block_num
-from .coverage import NotEmulatedError, module_getattr
-from .crosscore import cross_core_set_flag, cross_core_wait_flag, sync_all
-from .cube import load_data, load_data_with_transpose, mmad
-from .cube_types import (
+from .move.atomic import set_atomic_add, set_atomic_max, set_atomic_min, set_atomic_none
+from .move.data_copy import data_copy_pad
+from .move.layout import TransDataTo5HDParams, TransposeParamsExt, TransposeType, trans_data_to_5hd, transpose
+from .move.slices import DataCopyEnhancedParams, SliceInfo
+from .runtime.jit import ConstExpr, JITFunction, jit
+from .scalar.debug import dump_tensor, printf
+from .scalar.scalar import (
+    count_bits_cnt_same_as_sign_bit,
+    get_task_ratio,
+    scalar_cast,
+    scalar_count_leading_zero,
+    scalar_get_count_of_value,
+    scalar_get_sff_value,
+)
+from .scalar.sysvar import (
+    DEFAULT_C0_SIZE,
+    ONE_BLK_SIZE,
+    TOTAL_L0C_SIZE,
+    TOTAL_L1_SIZE,
+    ascend_is_aic,
+    ascend_is_aiv,
+    get_block_idx,
+    get_block_num,
+    get_data_block_size_in_bytes,
+    get_sub_block_idx,
+    get_sub_block_num,
+    get_system_cycle,
+    print_time_stamp,
+    property,
+    trap,
+)
+from .sync.crosscore import cross_core_set_flag, cross_core_wait_flag, sync_all
+from .sync.flags import pipe_barrier, set_flag, wait_flag
+from .types.cube_params import (
     CO2Layout,
     CubeFormat,
     DataCopyCO12DstParams,
@@ -52,10 +90,7 @@ from .cube_types import (
     Nd2NzParams,
     QuantModes,
 )
-from .data_copy import data_copy, data_copy_pad, set_atomic_add, set_atomic_max, set_atomic_min, set_atomic_none
-from .data_copy_ext import DataCopyEnhancedParams, SliceInfo
-from .debug import dump_tensor, printf
-from .dtypes import (
+from .types.dtypes import (
     DataType,
     bfloat16,
     float16,
@@ -72,24 +107,8 @@ from .dtypes import (
     uint32,
     uint64,
 )
-from .enums import CMPMODE, BlockMode, DeqScale, HardEvent, MaskMode, PipeID, RoundMode, SelMode, TPosition, pad_t
-from .fixpipe import fixpipe, set_fix_pipe_pre_quant_flag
-from .fused import VdeqInfo, add_deq_relu, add_relu_cast, cast_deq, mul_cast, set_deq_scale, sub_relu_cast
-from .gather import (
-    GatherMaskMode,
-    GatherMaskParams,
-    GatherRepeatParams,
-    gather,
-    gather_mask,
-    gatherb,
-    get_gather_mask_remain_count,
-    scatter,
-)
-from .img2col import set_load_data_boundary, set_load_data_padding_value
-from .launch import ConstExpr, JITFunction, jit
-from .layout import TransDataTo5HDParams, TransposeParamsExt, TransposeType, trans_data_to_5hd, transpose
-from .mask import MASK_PLACEHOLDER, reset_mask, set_mask_count, set_mask_norm, set_vector_mask
-from .params import (
+from .types.enums import CMPMODE, BlockMode, DeqScale, HardEvent, MaskMode, PipeID, RoundMode, SelMode, TPosition, pad_t
+from .types.params import (
     BinaryRepeatParams,
     BrcbRepeatParams,
     CopyRepeatParams,
@@ -99,62 +118,11 @@ from .params import (
     DataCopyParams,
     UnaryRepeatParams,
 )
-from .reduce import (
-    ReduceOrder,
-    block_reduce_max,
-    block_reduce_min,
-    block_reduce_sum,
-    pair_reduce_sum,
-    reduce_max,
-    reduce_min,
-    reduce_sum,
-    repeat_reduce_sum,
-    whole_reduce_max,
-    whole_reduce_min,
-    whole_reduce_sum,
-)
-from .scalar import (
-    count_bits_cnt_same_as_sign_bit,
-    get_task_ratio,
-    scalar_cast,
-    scalar_count_leading_zero,
-    scalar_get_count_of_value,
-    scalar_get_sff_value,
-)
-from .shape import DataFormat, ShapeInfo, array, get_shape_size
-from .sort import (
-    MrgSort4Info,
-    MrgSortSrcList,
-    get_mrg_sort_result,
-    get_sort_len,
-    get_sort_offset,
-    mrg_sort,
-    mrg_sort4,
-    proposal_concat,
-    proposal_extract,
-    rp_sort16,
-    sort,
-    sort32,
-)
-from .sync import pipe_barrier, set_flag, wait_flag
-from .sysvar import (
-    DEFAULT_C0_SIZE,
-    ONE_BLK_SIZE,
-    TOTAL_L0C_SIZE,
-    TOTAL_L1_SIZE,
-    ascend_is_aic,
-    ascend_is_aiv,
-    get_data_block_size_in_bytes,
-    get_sub_block_idx,
-    get_sub_block_num,
-    get_system_cycle,
-    print_time_stamp,
-    property,
-    trap,
-)
-from .tensors import GlobalAddress, GlobalTensor, LocalTensor
-from .tpipe import TBuf, TPipe, TQue, TQueBind, get_tpipe_ptr
-from .vector import (
+from .types.shape import DataFormat, ShapeInfo, array, get_shape_size
+from .vector.bilinear import bilinear_interpolation
+from .vector.cast import cast
+from .vector.compare import compare, compare_scalar, select
+from .vector.elementwise import (
     abs,
     add,
     add_relu,
@@ -164,9 +132,6 @@ from .vector import (
     bitwise_not,
     bitwise_or,
     brcb,
-    cast,
-    compare,
-    compare_scalar,
     copy,
     div,
     duplicate,
@@ -185,12 +150,51 @@ from .vector import (
     reciprocal,
     relu,
     rsqrt,
-    select,
     shift_left,
     shift_right,
     sqrt,
     sub,
     sub_relu,
+)
+from .vector.fused import VdeqInfo, add_deq_relu, add_relu_cast, cast_deq, mul_cast, set_deq_scale, sub_relu_cast
+from .vector.gather import (
+    GatherMaskMode,
+    GatherMaskParams,
+    GatherRepeatParams,
+    gather,
+    gather_mask,
+    gatherb,
+    get_gather_mask_remain_count,
+    scatter,
+)
+from .vector.mask import MASK_PLACEHOLDER, reset_mask, set_mask_count, set_mask_norm, set_vector_mask
+from .vector.reduce import (
+    ReduceOrder,
+    block_reduce_max,
+    block_reduce_min,
+    block_reduce_sum,
+    pair_reduce_sum,
+    reduce_max,
+    reduce_min,
+    reduce_sum,
+    repeat_reduce_sum,
+    whole_reduce_max,
+    whole_reduce_min,
+    whole_reduce_sum,
+)
+from .vector.sort import (
+    MrgSort4Info,
+    MrgSortSrcList,
+    get_mrg_sort_result,
+    get_sort_len,
+    get_sort_offset,
+    mrg_sort,
+    mrg_sort4,
+    proposal_concat,
+    proposal_extract,
+    rp_sort16,
+    sort,
+    sort32,
 )
 
 range = builtins.range  # pyasc compiles asc.range loops; here they are Python loops

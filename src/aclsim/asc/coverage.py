@@ -15,8 +15,7 @@ import os
 from collections.abc import Callable
 from types import ModuleType
 
-from aclsim.errors import Code
-from aclsim.runtime import KernelFault, user_site
+from .faults import NotEmulatedError, not_emulated
 
 NAMES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pyasc_names.txt")
 
@@ -62,13 +61,6 @@ NOTES: dict[str, str] = {
 }
 
 
-class NotEmulatedError(KernelFault, AttributeError):
-    """A pyasc API aclsim does not emulate (ACL_ERROR_RT_FEATURE_NOT_SUPPORT when raised in a kernel)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, Code.ERROR_RT_FEATURE_NOT_SUPPORT)
-
-
 @functools.cache
 def pyasc_names() -> dict[str, dict[str, str]]:
     """pyasc module -> {name: kind}, in the order of the wheel's listing."""
@@ -80,15 +72,6 @@ def pyasc_names() -> dict[str, dict[str, str]]:
             module, name, kind = line.rstrip("\n").split("\t")
             out.setdefault(module, {})[name] = kind
     return out
-
-
-def not_emulated(api: str) -> NotEmulatedError:
-    """The error for a pyasc API (`asc.X` spelled as the user wrote it) that aclsim lacks, with the call site."""
-    from . import context as ctx  # late: context imports the runtime, which may still be loading
-
-    core = ctx.CORE
-    head = f"{core.kernel}: core {core.idx} of {core.num}: " if core is not None else ""
-    return NotEmulatedError(f"{head}{api} is a pyasc API that aclsim does not emulate (yet){ctx.where(user_site())}")
 
 
 def module_getattr(module: str) -> Callable[[str], object]:
@@ -134,3 +117,6 @@ def table() -> str:
              "| module | name | emulated | notes |", "|---|---|---|---|"]
     lines += [f"| `{m}` | `{n}` | {'yes' if ok else 'no'} | {note} |" for m, n, ok, note in rows]
     return "\n".join(lines) + "\n"
+
+
+__all__ = ["NotEmulatedError", "coverage", "module_getattr", "not_emulated", "pyasc_names", "table"]

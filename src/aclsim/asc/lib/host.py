@@ -21,8 +21,8 @@ import warnings
 from enum import IntEnum
 from typing import Any
 
-from aclsim.asc.adv.tiling import TCubeTiling
-from aclsim.asc.context import AscWarning
+from aclsim.asc.faults import AscWarning
+from aclsim.asc.highlevel.tiling import TCubeTiling
 from aclsim.chips import ChipProfile
 from aclsim.runtime import get_runtime
 

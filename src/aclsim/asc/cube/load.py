@@ -1,0 +1,123 @@
+"""L1 -> L0A / L0B: `load_data` with LoadData2DParams (whole fractals) and `load_data_with_transpose`
+(the 3D img2col forms: img2col.py). Layouts: mmad.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import faults as ctx
+from ..faults import fail
+from ..memory.local import LocalTensor, pool_of, room
+from ..types.cube_params import (
+    FRACTAL,
+    LoadData2DParams,
+    LoadData2DParamsV2,
+    LoadData2dTransposeParams,
+    LoadData2dTransposeParamsV2,
+    LoadData3DParamsV1,
+    LoadData3DParamsV2,
+    LoadData3DParamsV2Pro,
+)
+from .img2col import load_data_3d
+
+_strided = np.lib.stride_tricks.as_strided
+
+
+def load_data(dst: LocalTensor, src: Any, params: Any) -> None:
+    """`load_data(dst_l0, src_l1, LoadData2DParams(...))`: copy 512-byte fractals into L0A/L0B (the 3D
+    img2col forms: img2col.py)."""
+    api = "load_data"
+    if isinstance(params, LoadData3DParamsV1 | LoadData3DParamsV2 | LoadData3DParamsV2Pro):
+        return load_data_3d(dst, src, params)
+    if isinstance(params, LoadData2DParamsV2):
+        fail(api, f"LoadData2DParamsV2 (Load2Dv2) exists only on Ascend 950PR/950DT (CANN Load2D page); "
+                  f"{ctx.current(api).chip.name} loads with LoadData2DParams")
+    if not isinstance(params, LoadData2DParams):
+        raise TypeError(f"asc.{api}: {type(params).__name__} is not a load_data parameter struct (LoadData2DParams, "
+                        "LoadData3DParamsV2, LoadData3DParamsV2Pro)")
+    pool_of(dst, api, "dst", ("L0A", "L0B"))
+    pool_of(src, api, "src", ("L1",))
+    if dst.dtype is not src.dtype:
+        fail(api, f"dst is {dst.dtype.name} but src is {src.dtype.name}: load_data moves one element type")
+    rep, start = int(params.repeat_times), int(params.start_index)
+    sstride, gap = int(params.src_stride), int(params.dst_gap)
+    if not (0 <= rep <= 255 and 0 <= start <= 65535 and 0 <= sstride <= 65535 and 0 <= gap <= 65535):
+        fail(api, f"LoadData2DParams(start_index={start}, repeat_times={rep}, src_stride={sstride}, dst_gap={gap}) "
+                  "is out of range: repeat_times 0..255, the others 0..65535")
+    if rep == 0:
+        return
+    if params.if_transpose and dst.dtype.itemsize != 2:
+        fail(api, f"if_transpose transposes 16 x 16 fractals of 2-byte types; {dst.dtype.name} needs "
+                  "load_data_with_transpose")
+    s_lo = src.lo + start * FRACTAL
+    s_hi = s_lo + ((rep - 1) * sstride + 1) * FRACTAL
+    if s_hi > src.end:
+        fail(api, f"reads fractals {start}..{start + (rep - 1) * sstride} ({rep} x 512 bytes, src_stride {sstride}) "
+                  f"up to L1 byte {s_hi}, past the end of src at byte {src.end}")
+    d_hi = dst.lo + ((rep - 1) * (1 + gap) + 1) * FRACTAL
+    room(dst, d_hi - dst.lo, api, "dst", f"for {rep} fractals (dst_gap {gap})")
+    sp, dp = src.buf.pool, dst.buf.pool
+    for arr_s, arr_d in ((sp.bytes, dp.bytes), (sp.wview, dp.wview)):
+        s = _strided(arr_s[s_lo:], shape=(rep, FRACTAL), strides=(sstride * FRACTAL, 1))
+        d = _strided(arr_d[dst.lo:], shape=(rep, FRACTAL), strides=((1 + gap) * FRACTAL, 1), writeable=True)
+        if params.if_transpose:
+            s = s.reshape(rep, 16, 16, 2).transpose(0, 2, 1, 3).reshape(rep, FRACTAL)
+        d[...] = s
+
+
+def load_data_with_transpose(dst: LocalTensor, src: LocalTensor, params: Any) -> None:
+    """`load_data_with_transpose(dst_l0, src_l1, LoadData2dTransposeParams(...))`: per repeat one square
+    block of L1 transposed into L0A/L0B (CANN LoadDataWithTranspose page). 2-byte types: one 16 x 16
+    fractal. 1-byte types: two 16 x 32 fractals stacked into a 32 x 32 square, transposed, split
+    into its top and bottom 16 rows. 4-byte types: two 16 x 8 fractals side by side make a 16 x 16
+    square, transposed, split into its left and right 8 columns (the page's figure is not in its
+    text: the split mirrors the merge, first fractal = left half). The second destination fractal
+    lies `dst_frac_gap` fractals after the first; the V2 form's `src_frac_gap` places the second
+    source fractal likewise (inferred from its name: the page documents V1 only)."""
+    api = "load_data_with_transpose"
+    if not isinstance(params, LoadData2dTransposeParams | LoadData2dTransposeParamsV2):
+        raise TypeError(f"asc.{api}(dst, src, asc.LoadData2dTransposeParams(...) or LoadData2dTransposeParamsV2(...))")
+    pool_of(dst, api, "dst", ("L0A", "L0B"))
+    pool_of(src, api, "src", ("L1",))
+    if dst.dtype is not src.dtype:
+        fail(api, f"dst is {dst.dtype.name} but src is {src.dtype.name}: the load moves one element type")
+    isz = dst.dtype.itemsize
+    nfrac = 1 if isz == 2 else 2
+    rep, start, sstride = int(params.repeat_times), int(params.start_index), int(params.src_stride)
+    gap, fgap = int(params.dst_gap), int(params.dst_frac_gap)
+    sgap = int(getattr(params, "src_frac_gap", 0))
+    text = (f"{type(params).__name__}(start_index={start}, repeat_times={rep}, src_stride={sstride}, "
+            f"dst_gap={gap}, dst_frac_gap={fgap})")
+    if not (0 <= rep <= 255 and min(start, sstride, gap, fgap, sgap) >= 0 and max(start, sstride, gap, fgap, sgap)
+            <= 65535):
+        fail(api, f"{text} is out of range: repeat_times 0..255, the others 0..65535")
+    if rep == 0:
+        return
+    square = nfrac * FRACTAL  # the unit of start_index and src_stride: the merged square
+    s_first, s_step = src.lo + start * square, sstride * square
+    s_hi = s_first + (rep - 1) * s_step + ((nfrac - 1) * (1 + sgap) + 1) * FRACTAL
+    if s_hi > src.end:
+        fail(api, f"{text} reads L1 bytes up to {s_hi}, past the end of src at byte {src.end}")
+    slots = (np.arange(rep)[:, None] * (1 + gap) + np.arange(nfrac)[None, :] * (1 + fgap)).ravel()
+    if len(np.unique(slots)) < slots.size:
+        fail(api, f"{text}: wrong fractal layout: the destination fractals of different repeats overlap "
+                  f"({nfrac} fractals per repeat but repeats start only {1 + gap} fractals apart)")
+    room(dst, (int(slots.max()) + 1) * FRACTAL, api, "dst", f"for {rep} repeats x {nfrac} fractals")
+    sp, dp = src.buf.pool, dst.buf.pool
+    for arr_s, arr_d in ((sp.bytes, dp.bytes), (sp.wview, dp.wview)):
+        s = _strided(arr_s[s_first:], shape=(rep, nfrac, FRACTAL), strides=(s_step, (1 + sgap) * FRACTAL, 1))
+        if isz == 1:  # 32 x 32 bytes: rows of fractal 0 then fractal 1
+            t = s.reshape(rep, 32, 32).transpose(0, 2, 1).reshape(rep, 2, FRACTAL)
+        elif isz == 2:
+            t = s.reshape(rep, 16, 16, 2).transpose(0, 2, 1, 3).reshape(rep, 1, FRACTAL)
+        else:  # (rep, fractal f, row i, col j, byte) -> square[i][8f + j] -> transposed -> halves
+            sq = s.reshape(rep, 2, 16, 8, isz).transpose(0, 2, 1, 3, 4).reshape(rep, 16, 16, isz)
+            t = sq.transpose(0, 2, 1, 3).reshape(rep, 16, 2, 8, isz).transpose(0, 2, 1, 3, 4).reshape(rep, 2, FRACTAL)
+        d = _strided(arr_d[dst.lo:], shape=(rep, nfrac, FRACTAL), strides=((1 + gap) * FRACTAL, (1 + fgap) * FRACTAL, 1),
+                     writeable=True)
+        d[...] = t
+
+
+# -- the Cube: L0A x L0B -> L0C --------------------------------------------------------------------

@@ -1,0 +1,62 @@
+"""UB -> GM stores and the atomic mode of the MTE3 path: `set_atomic_add/max/min/none`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import faults as ctx
+from ..faults import fail
+from ..types import bf16
+from ..types.dtypes import as_dtype, bfloat16
+
+
+def store(gm: np.ndarray, ub: np.ndarray, dt: Any, api: str) -> None:
+    """UB -> GM bytes: a plain store, or a read-modify-write while set_atomic_* is on."""
+    atomic = ctx.CORE.atomic
+    if atomic is None:
+        gm[...] = ub
+        return
+    mode, fn, adt = atomic
+    if adt is not dt:
+        fail(api, f"{mode}({adt.name}) is on but the data is {dt.name}: the atomic type must match what is "
+                  "copied out")
+    if dt is bfloat16:
+        bf16.accumulate(api, fn, gm, ub)
+        return
+    g = gm.view(dt.np)
+    fn(g, ub.view(dt.np), out=g)
+
+
+def set_atomic_add(dtype: Any) -> None:
+    """Following UB -> GM copies add into GM instead of overwriting (cores may then overlap)."""
+    _set_atomic("set_atomic_add", np.add, dtype)
+
+
+def set_atomic_max(dtype: Any) -> None:
+    """Following UB -> GM copies keep the maximum of GM and the data."""
+    _set_atomic("set_atomic_max", np.maximum, dtype)
+
+
+def set_atomic_min(dtype: Any) -> None:
+    """Following UB -> GM copies keep the minimum of GM and the data."""
+    _set_atomic("set_atomic_min", np.minimum, dtype)
+
+
+def set_atomic_none() -> None:
+    """Back to plain UB -> GM stores."""
+    ctx.current("set_atomic_none").atomic = None
+
+
+def _set_atomic(api: str, fn: Any, dtype: Any) -> None:
+    core = ctx.current(api)
+    dt = as_dtype(dtype)
+    types = ("float16", "float32", "int16", "int32", "int8") + (("bfloat16",) if core.chip.separated else ())
+    if dt.name not in types:  # SetAtomicType: A2/A3 add bfloat16_t
+        fail(api, f"{dt.name} is not supported on {core.chip.name} ({', '.join(types)})")
+    if dt is bfloat16:
+        bf16.ml_bfloat16(api)
+    core.atomic = (api, fn, dt)
+
+

@@ -1,0 +1,17 @@
+"""The device a pyasc program runs on: pyasc's runtime opens device 0 when the script chose none."""
+
+from __future__ import annotations
+
+from aclsim.errors import AclError, withdraw
+from aclsim.runtime import Context, get_runtime
+
+
+def current_context(what: str) -> Context:
+    """This thread's context; pyasc's runtime opens device 0 when the script chose none."""
+    rt = get_runtime()
+    try:
+        return rt.current_context(what)
+    except AclError as e:
+        withdraw(e)  # only a probe: acl.get_recent_err_msg() must not report it
+        rt.set_device(0)
+        return rt.current_context(what)
