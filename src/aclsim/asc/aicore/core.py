@@ -2,48 +2,61 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from aclsim.chips import ChipProfile
-from aclsim.runtime import Site, user_site
+from aclsim.runtime import user_site
 from aclsim.runtime.gm import Span
 
 from .pool import Pool
 
+T = TypeVar("T")
+
+
+class Register:
+    """A register of one unit holding one value (`None` until first set); each unit subclasses it per register,
+    and `Core.state` keeps one instance per core."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value: Any = None
+
 
 class Core:
-    """State of one AI Core while it runs one block of a kernel."""
+    """One AI Core while it runs one block of a kernel: who it is, its local memories, and the state each
+    unit keeps on it.
+
+    A unit's registers and bookkeeping (the vector mask, the FMATRIX, the atomic mode, the queues, the
+    cross-core flag counters...) are a class of that unit's own module, made on first use by `state(cls)`
+    and found again under that class: the core knows none of them. `epoch` and `clock` are the core's
+    synchronisation epoch and vector clock, which observers receive with its accesses (runtime KernelSync).
+    """
+
+    __slots__ = ("aic", "chip", "clock", "epoch", "group", "idx", "kernel", "launch", "num", "pools", "returned",
+                 "uid", "units")
 
     def __init__(self, launch: Any, idx: int, aic: bool = False, uid: int | None = None) -> None:
-        self.launch = launch  # launch.Launch: kernel name, block count, chip, task, observers
+        self.launch = launch  # kernel.launch.Launch: kernel name, block count, chip, task, observers
         self.kernel: str = launch.name
         self.idx = idx  # get_block_idx(): the block on an AIC, the logical AIV on a vector core
         self.aic = aic  # a cube core (ascend_is_aic())
         self.num: int = launch.blocks if aic else launch.core_num
         self.uid = idx if uid is None else uid  # distinct among all cores of the launch (observers' core id)
         self.group = idx if aic else idx // launch.mix  # the block: one AIC and its AIVs
-        self.returned = False  # the body returned (or faulted): gang.py
-        self.xflags: dict[Any, int] = {}  # cross-core flag counters (crosscore.py)
-        self.xclocks: dict[Any, list[dict[int, int]]] = {}  # per flag: the setters' clocks of each count
-        self.epoch = 0  # synchronisation epoch and vector clock, for the sanitizer (runtime KernelSync)
+        self.returned = False  # the body returned (or faulted): kernel/gang.py
+        self.epoch = 0
         self.clock: dict[int, int] = {}
-        self.deq_scalar = 0  # set_fix_pipe_pre_quant_flag: data_copy's L0C -> GM quantisation parameter
-        self.fmatrix: tuple[int, int, tuple[int, ...]] | None = None  # load3d FMATRIX register (img2col.py)
-        self.pad_bits = 0  # load3d padding register (img2col.py)
-        self.l1_boundary = 0  # set_load_data_boundary: img2col reads wrap here (img2col.py)
-        self.waiting: str | None = None  # the cross-core wait it is suspended in, and where
-        self.wait_site: Site | None = None
         self.chip: ChipProfile = launch.chip
         self.pools: dict[str, Pool] = {}
-        self.pipe: Any = None  # memory.tpipe.TPipe
-        self.pos_live = [0] * 12  # live (allocated, not freed) queue tensors per TPosition
-        self.flags: dict[tuple[int, int], int] = {}  # (HardEvent, event id) -> set_flag minus wait_flag
-        self.atomic: tuple[str, Any, Any] | None = None  # (API, numpy ufunc, DataType) while set_atomic_* is on
-        self.vmask: Any = None  # the vector mask register (mask.MaskRegister), made on first use
-        self.auto: Any = None  # the UB arena of LocalTensorAuto tensors (auto.Arena), made on first use
-        self.addr_types: dict[int, Any] = {}  # UB address -> element type of the tensor get_phy_addr read it from
-        self.rsvd_cnt = 0  # elements the last gather_mask kept (the RSVD_CNT register)
-        self.aipp: Any = None  # the AIPP registers set_aipp_functions latched (aipp._Registers)
+        self.units: dict[type, Any] = {}
+
+    def state(self, kind: type[T]) -> T:
+        """The core's instance of a unit's state class `kind` (made with `kind()` on first use)."""
+        s = self.units.get(kind)
+        if s is None:
+            s = self.units[kind] = kind()
+        return s
 
     @property
     def name(self) -> str:
@@ -51,22 +64,26 @@ class Core:
         return f"{'AIC' if self.aic and self.launch.aic_body else 'core'} {self.idx} of {self.num}"
 
     def pool(self, name: str) -> Pool:
+        """Local memory `name` ("UB", "L1", "L0A", "L0B", "L0C", "BT"), made fresh on first use."""
         p = self.pools.get(name)
         if p is None:
             p = self.pools[name] = self.launch.fresh_pool(name)
+            p.core = self
         return p
 
     def emit_gm(
         self, where: Any, lo: int, hi: int, write: bool, itemsize: int, api: str, offsets: Any = None,
+        atomic: bool = False,
     ) -> None:
         """Tell observers (sanitizer) which GM bytes this core moved; only called when observed.
 
         `where`, lo, hi and offsets are as `GlobalTensor.region` returned them: an allocation and offsets
-        from its start, or the door's Span over several allocations and offsets in its bytes.
+        from its start, or the door's Span over several allocations and offsets in its bytes; `atomic` a
+        write that accumulates (set_atomic_add/max/min).
         """
         site = user_site()
         kw = {"core": self.uid, "line": site.lineno if site else None, "api": api,
-              "atomic": write and self.atomic is not None, "epoch": self.epoch}
+              "atomic": atomic, "epoch": self.epoch}
         gm = self.launch.gm
         if isinstance(where, Span):
             gm.emit_span(self.launch.task, where, write, lo - where.off, hi - where.off, itemsize,

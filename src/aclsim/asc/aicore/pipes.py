@@ -2,7 +2,7 @@
 
 On the AI Core each instruction runs on one pipe: `data_copy` GM -> UB on MTE2, UB -> GM on MTE3,
 vector instructions on V (local -> local copies: `local_copy_pipe`),
-`LocalTensor.get_value/set_value` on S (reference `ascendc-device.md` §2.2, "Pipes"). The pipes run
+`LocalTensor.get_value/set_value` on S (the Ascend C programming guide's pipes: hicann/asc-devkit docs). The pipes run
 concurrently; only set_flag / wait_flag, pipe_barrier and the queue events order them. The emulator
 runs everything in program order, so a missing synchronisation changes no result here: these
 records let `check/synccheck.py` find it. Nothing is built unless an observer wants it: `Launch.run`
@@ -12,10 +12,10 @@ sets the UB pool's `watch` flag, and callers test it before calling in.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from aclsim.runtime import PipeAccess, PipeSync
 
-from .. import faults as ctx
 from ..faults import PKG_DIR
 from .pool import Pool
 
@@ -37,16 +37,15 @@ def local_copy_pipe(src: Pool, dst: Pool) -> str:
 
 
 def access(pipe: str, pool: Pool, lo: int, hi: int, write: bool, api: str) -> None:
-    """Pipe `pipe` of the running core read (or wrote) bytes [lo, hi) of `pool` (only when `pool.watch`)."""
-    core = ctx.CORE
+    """Pipe `pipe` of the pool's core read (or wrote) bytes [lo, hi) of `pool` (only when `pool.watch`)."""
+    core = pool.core
     core.launch.bus.emit("pipe_access", PipeAccess(core.launch.task, core.idx, pipe, pool.name, lo, hi, write,
                                                    _kernel_line(), f"asc.{api}"))
 
 
-def sync(kind: str, api: str, src: str = "", dst: str = "", event_id: int = 0) -> None:
-    """A synchronisation point of the running core (see `runtime.PipeSync`), when its UB is watched."""
-    core = ctx.CORE
-    if core is None or not core.launch.watch:
+def sync(core: Any, kind: str, api: str, src: str = "", dst: str = "", event_id: int = 0) -> None:
+    """A synchronisation point of `core` (an `aicore.core.Core`; see `runtime.PipeSync`), when its UB is watched."""
+    if not core.launch.watch:
         return
     core.launch.bus.emit("pipe_sync", PipeSync(core.launch.task, core.idx, kind, src, dst, int(event_id),
                                                _kernel_line(), f"asc.{api}"))

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .. import faults as ctx
+from ..aicore.core import Register
 from ..faults import fail
 from ..memory.gm import GlobalTensor
 from ..memory.local import LocalTensor, pool_of
@@ -68,6 +69,10 @@ class Move:
     scales: np.ndarray | None = None  # per-channel uint64 quantisation parameters (the V modes)
 
 
+class QuantPre(Register):
+    """The QUANT_PRE register of a core: the scalar quantisation parameter of L0C -> GM moves."""
+
+
 def fixpipe(dst: GlobalTensor, src: LocalTensor, *args: Any, **kwargs: Any) -> None:
     """`fixpipe(dst_gm, src_l0c[, cbuf_workspace], FixpipeParamsV220(...)[, config])`."""
     api = "fixpipe"
@@ -93,7 +98,7 @@ def fixpipe(dst: GlobalTensor, src: LocalTensor, *args: Any, **kwargs: Any) -> N
         fail(api, f"a cbuf_workspace is read only with per-channel quantisation (VDEQF16, VQF322B8_PRE, VREQ8), "
                   f"not with quant_pre=QuantModes.{q.name}")
     elif q in SCALED:  # the scalar goes through the QUANT_PRE register (dav_c220 fixpipe: SetQuantPreImpl)
-        ctx.current(api).deq_scalar = move.deq
+        ctx.current(api).state(QuantPre).value = move.deq
     l0c_to_gm(dst, src, move)
 
 
@@ -110,12 +115,12 @@ def data_copy_co1(dst: Any, src: Any, p: Any) -> None:
         fail(api, f"relu_pre={relu} is not emulated (0: none, 1: ReLU)")
     core = ctx.current(api)
     l0c_to_gm(dst, src, Move(api, int(p.n_size), int(p.m_size), int(p.src_stride), int(p.dst_stride), q,
-                             core.deq_scalar, bool(relu), bool(p.nz2nd_en), bool(p.channel_split)))
+                             core.state(QuantPre).value or 0, bool(relu), bool(p.nz2nd_en), bool(p.channel_split)))
 
 
 def set_fix_pipe_pre_quant_flag(config: int) -> None:
     """Set the scalar quantisation parameter later `data_copy`s from L0C use (SetFixpipePreQuantFlag)."""
-    ctx.current("set_fix_pipe_pre_quant_flag").deq_scalar = int(config)
+    ctx.current("set_fix_pipe_pre_quant_flag").state(QuantPre).value = int(config)
 
 
 def _quant(api: str, quant_pre: Any) -> QuantModes:
@@ -134,7 +139,7 @@ def _scales(api: str, cbuf: Any, n: int, q: QuantModes) -> np.ndarray:
     if cbuf.dtype is not uint64:
         fail(api, f"cbuf_workspace is {cbuf.dtype.name}; it holds uint64 quantisation parameters")
     hi = cbuf.bounds(n, api)
-    bad = cbuf.buf.pool.written.find(0, cbuf.lo, hi)
+    bad = cbuf.buf.pool.unwritten(cbuf.lo, hi)
     if bad >= 0:
         cbuf.uninit(api, bad, n)
     return cbuf.arr[:n].copy()
@@ -182,8 +187,8 @@ def l0c_to_gm(dst: Any, src: Any, mv: Move) -> None:
             fail(api, f"reads L0C bytes {lo}..{lo + span} for m_size={m} x n_size={n} (src_stride {ss}) but src "
                       f"ends at byte {src.end}")
         shape, strides = (nb, m, 16 * osz), (ss * 16 * osz, 16 * osz, 1)
-        if pool.written.find(0, lo, lo + span) >= 0:
-            fl = np.moveaxis(_strided(pool.wview[lo:], shape=shape, strides=strides), 0, 1).reshape(m, nb * 16, osz)
+        if pool.unwritten(lo, lo + span) >= 0:
+            fl = np.moveaxis(pool.flags(lo, shape, strides), 0, 1).reshape(m, nb * 16, osz)
             fl = fl[:, :n]
             if not fl.all():
                 r, c, _ = np.argwhere(fl == 0)[0]

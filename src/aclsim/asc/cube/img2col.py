@@ -38,6 +38,18 @@ TYPES = {2201: {"L0A": (int8, uint8, float16, bfloat16, float32, int32, uint32),
          2002: {"L0A": (int8, uint8, float16), "L0B": (int8, uint8, float16)}}
 
 
+class Load3D:
+    """A core's load3d registers: the FMATRIX (feature map height, width and pads), the padding value's bits
+    and the L1 boundary img2col reads wrap at."""
+
+    __slots__ = ("fmatrix", "l1_boundary", "pad_bits")
+
+    def __init__(self) -> None:
+        self.fmatrix: tuple[int, int, tuple[int, ...]] | None = None
+        self.pad_bits = 0
+        self.l1_boundary = 0
+
+
 @dataclass
 class Window:
     """The load's parameters once unpacked (V2: fields; V2Pro: ext/filter_config and the registers)."""
@@ -62,6 +74,7 @@ class Window:
 def load_data_3d(dst: LocalTensor, src: LocalTensor, params: Any) -> None:
     """`load_data(dst_l0, src_l1, LoadData3DParamsV2(...) or LoadData3DParamsV2Pro(...))`."""
     core = ctx.current(API)
+    regs = core.state(Load3D)
     name = type(params).__name__
     if isinstance(params, LoadData3DParamsV1):
         if core.chip.arch == 2201:
@@ -91,8 +104,8 @@ def load_data_3d(dst: LocalTensor, src: LocalTensor, params: Any) -> None:
         if pad != int(pad) or not 0 <= pad <= 65535:
             fail(API, f"LoadData3DParamsV2(pad_value={pad}): pyasc passes pad_value as a uint16 (core/types.py), "
                       "converted to the element type in the kernel: only whole values 0..65535 get through")
-        core.fmatrix = (l1_h, l1_w, pads)  # LoadDataImpl sets both registers before the load
-        core.pad_bits = _bits(np.array([int(pad)]), dt)
+        regs.fmatrix = (l1_h, l1_w, pads)  # LoadDataImpl sets both registers before the load
+        regs.pad_bits = _bits(np.array([int(pad)]), dt)
         w = Window(l1_h, l1_w, pads, int(params.channel_size), int(params.k_extension), int(params.m_extension),
                    int(params.k_start_pt), int(params.m_start_pt), int(params.stride_w), int(params.stride_h),
                    int(params.filter_w) + 256 * bool(params.filter_size_w),
@@ -101,18 +114,18 @@ def load_data_3d(dst: LocalTensor, src: LocalTensor, params: Any) -> None:
     elif isinstance(params, LoadData3DParamsV2Pro):
         if params.en_small_k:
             fail(API, "LoadData3DParamsV2Pro(en_small_k=True): CANN: 'no longer supported on current products'")
-        if core.fmatrix is None:
+        if regs.fmatrix is None:
             fail(API, "LoadData3DParamsV2Pro takes the feature map's l1_h, l1_w and pads from the FMATRIX register, "
                       "which no LoadData3DParamsV2 load of this core has set yet")
         ext, flt = int(params.ext_config), int(params.filter_config)
         f = [(flt >> s) & 0xFF for s in (0, 8, 16, 24, 32, 40)]  # stride w/h, filter w/h, dilation w/h
-        l1_h, l1_w, pads = core.fmatrix
+        l1_h, l1_w, pads = regs.fmatrix
         w = Window(l1_h, l1_w, pads, int(params.channel_size), ext & 0xFFFF, (ext >> 16) & 0xFFFF,
                    (ext >> 32) & 0xFFFF, (ext >> 48) & 0xFFFF, f[0], f[1], f[2] + 256 * bool(params.filter_size_w),
                    f[3] + 256 * bool(params.filter_size_h), f[4], f[5], bool(params.en_transpose))
     else:
         raise TypeError(f"asc.{API}: {name} is not a load_data parameter struct")
-    _img2col(dst, src, w, core.pad_bits, core.l1_boundary, name)
+    _img2col(dst, src, w, regs.pad_bits, regs.l1_boundary, name)
 
 
 def set_load_data_padding_value(pad_value: float) -> None:
@@ -121,7 +134,7 @@ def set_load_data_padding_value(pad_value: float) -> None:
     float as float32); a load uses its low bytes (Load3DSetPaddingCal: `GetScalarBitcodeValue`), so a
     float16 load padded with 2.0 needs the bits, set_load_data_padding_value(0x4000)."""
     dt = float32 if isinstance(pad_value, float) else int32
-    ctx.current("set_load_data_padding_value").pad_bits = _bits(np.array([pad_value]), dt)
+    ctx.current("set_load_data_padding_value").state(Load3D).pad_bits = _bits(np.array([pad_value]), dt)
 
 
 def set_load_data_boundary(boundary: int) -> None:
@@ -133,7 +146,7 @@ def set_load_data_boundary(boundary: int) -> None:
     if not (b == 0 or 1024 <= b <= core.chip.l1_size):
         fail(api, f"boundary={b}: 0 (none) or 1024..{core.chip.l1_size} bytes (CANN: 1..1023 is undefined "
                   "behaviour; the boundary lies in L1)")
-    core.l1_boundary = b
+    core.state(Load3D).l1_boundary = b
 
 
 def _bits(value: np.ndarray, dt: DataType) -> int:
@@ -207,7 +220,7 @@ def _img2col(dst: LocalTensor, src: LocalTensor, w: Window, pad_bits: int, bound
     rows = src.lo // 32 + (ci * w.l1_h + h.clip(0, w.l1_h - 1)) * w.l1_w + x.clip(0, w.l1_w - 1)  # of L1
     if boundary:
         rows = np.where(rows >= boundary // 32, rows - boundary // 32, rows)
-    wrote = sp.wview.reshape(-1, 32)[rows]
+    wrote = sp.flags().reshape(-1, 32)[rows]
     if not wrote[inside].all():
         r, b = np.argwhere(~wrote.all(axis=2) & inside)[0]
         fail(API, f"{text} reads feature map element [c1={ci[b]}][h={h[r, b]}][w={x[r, b]}] in L1, which was never "
@@ -223,7 +236,8 @@ def _img2col(dst: LocalTensor, src: LocalTensor, w: Window, pad_bits: int, bound
     pad = np.tile(np.frombuffer(pad_bits.to_bytes(8, "little")[:isz], np.uint8), k0)
     valid = np.zeros((rp, cp, 1), bool)
     valid[:r, :c] = True  # the fractal padding is not written
-    for arr_s, arr_d, fill in ((sp.bytes, dp.bytes, pad), (sp.wview, dp.wview, 1)):
+    # every flag read from the map was found set above, and the pad counts as written: the flags stored are ones
+    for arr_s, arr_d, fill in ((sp.bytes, dp.bytes, pad), (sp.flags(), dp.marks(0, (dp.size,)), 1)):
         vals = arr_s.reshape(-1, 32)[rows]
         vals[~inside] = fill
         img = np.zeros((rp, cp, isz), np.uint8)

@@ -22,8 +22,6 @@ from ..types.cube_params import (
 )
 from .img2col import load_data_3d
 
-_strided = np.lib.stride_tricks.as_strided
-
 
 def load_data(dst: LocalTensor, src: Any, params: Any) -> None:
     """`load_data(dst_l0, src_l1, LoadData2DParams(...))`: copy 512-byte fractals into L0A/L0B (the 3D
@@ -59,12 +57,12 @@ def load_data(dst: LocalTensor, src: Any, params: Any) -> None:
     d_hi = dst.lo + ((rep - 1) * (1 + gap) + 1) * FRACTAL
     room(dst, d_hi - dst.lo, api, "dst", f"for {rep} fractals (dst_gap {gap})")
     sp, dp = src.buf.pool, dst.buf.pool
-    for arr_s, arr_d in ((sp.bytes, dp.bytes), (sp.wview, dp.wview)):
-        s = _strided(arr_s[s_lo:], shape=(rep, FRACTAL), strides=(sstride * FRACTAL, 1))
-        d = _strided(arr_d[dst.lo:], shape=(rep, FRACTAL), strides=((1 + gap) * FRACTAL, 1), writeable=True)
+    d_geometry = (dst.lo, (rep, FRACTAL), ((1 + gap) * FRACTAL, 1))
+    for arr_s in (sp.bytes, sp.flags()):
+        s = np.ndarray((rep, FRACTAL), np.uint8, arr_s, s_lo, (sstride * FRACTAL, 1))
         if params.if_transpose:
             s = s.reshape(rep, 16, 16, 2).transpose(0, 2, 1, 3).reshape(rep, FRACTAL)
-        d[...] = s
+        _put(dp, arr_s is sp.bytes, d_geometry, s)
 
 
 def load_data_with_transpose(dst: LocalTensor, src: LocalTensor, params: Any) -> None:
@@ -106,8 +104,9 @@ def load_data_with_transpose(dst: LocalTensor, src: LocalTensor, params: Any) ->
                   f"({nfrac} fractals per repeat but repeats start only {1 + gap} fractals apart)")
     room(dst, (int(slots.max()) + 1) * FRACTAL, api, "dst", f"for {rep} repeats x {nfrac} fractals")
     sp, dp = src.buf.pool, dst.buf.pool
-    for arr_s, arr_d in ((sp.bytes, dp.bytes), (sp.wview, dp.wview)):
-        s = _strided(arr_s[s_first:], shape=(rep, nfrac, FRACTAL), strides=(s_step, (1 + sgap) * FRACTAL, 1))
+    d_geometry = (dst.lo, (rep, nfrac, FRACTAL), ((1 + gap) * FRACTAL, (1 + fgap) * FRACTAL, 1))
+    for arr_s in (sp.bytes, sp.flags()):
+        s = np.ndarray((rep, nfrac, FRACTAL), np.uint8, arr_s, s_first, (s_step, (1 + sgap) * FRACTAL, 1))
         if isz == 1:  # 32 x 32 bytes: rows of fractal 0 then fractal 1
             t = s.reshape(rep, 32, 32).transpose(0, 2, 1).reshape(rep, 2, FRACTAL)
         elif isz == 2:
@@ -115,9 +114,16 @@ def load_data_with_transpose(dst: LocalTensor, src: LocalTensor, params: Any) ->
         else:  # (rep, fractal f, row i, col j, byte) -> square[i][8f + j] -> transposed -> halves
             sq = s.reshape(rep, 2, 16, 8, isz).transpose(0, 2, 1, 3, 4).reshape(rep, 16, 16, isz)
             t = sq.transpose(0, 2, 1, 3).reshape(rep, 16, 2, 8, isz).transpose(0, 2, 1, 3, 4).reshape(rep, 2, FRACTAL)
-        d = _strided(arr_d[dst.lo:], shape=(rep, nfrac, FRACTAL), strides=((1 + gap) * FRACTAL, (1 + fgap) * FRACTAL, 1),
-                     writeable=True)
-        d[...] = t
+        _put(dp, arr_s is sp.bytes, d_geometry, t)
+
+
+def _put(pool: Any, data: bool, geometry: tuple, values: np.ndarray) -> None:
+    """Store a load's bytes (`data`) or their written-flags, as the L1 source had them, at (offset, shape,
+    strides) of L0."""
+    if data:
+        np.ndarray(geometry[1], np.uint8, pool.bytes, geometry[0], geometry[2])[...] = values
+    else:
+        pool.set_flags(*geometry, values)
 
 
 # -- the Cube: L0A x L0B -> L0C --------------------------------------------------------------------

@@ -44,9 +44,9 @@ def _fractals(t: LocalTensor, nbytes: int, dt: DataType) -> tuple[np.ndarray, np
     every byte is written (the common case, found without numpy)."""
     pool = t.buf.pool
     vals = pool.bytes[t.lo : t.lo + nbytes].view(dt.np)
-    if pool.written.find(0, t.lo, t.lo + nbytes) < 0:
+    if pool.unwritten(t.lo, t.lo + nbytes) < 0:
         return vals, None
-    return vals, pool.wview[t.lo : t.lo + nbytes].reshape(-1, dt.itemsize).min(axis=1)
+    return vals, pool.flags(t.lo, (nbytes // dt.itemsize, dt.itemsize)).min(axis=1)
 
 
 def _first_hole(flags: np.ndarray) -> tuple[int, int]:
@@ -98,9 +98,9 @@ def mmad(dst: LocalTensor, fm: LocalTensor, filter: LocalTensor, *args: Any, **k
     room(dst, mp * np_ * 4, api, "dst (C)", f"m={m} x n={n} (fractals {mp} x {np_} {ct.name})")
     pool = dst.buf.pool
     c3 = pool.bytes[dst.lo : dst.lo + mp * np_ * 4].view(ct.np).reshape(nb, mp, 16)
-    w3 = pool.wview[dst.lo : dst.lo + mp * np_ * 4].reshape(nb, mp, 64)
+    w3 = pool.marks(dst.lo, (nb, mp, 64))
     accumulate = p.is_bias or not p.cmatrix_init_val
-    if accumulate and pool.written.find(0, dst.lo, dst.lo + mp * np_ * 4) >= 0 and \
+    if accumulate and pool.unwritten(dst.lo, dst.lo + mp * np_ * 4) >= 0 and \
             not _nz_get(w3.reshape(nb, mp, 16, 4).min(axis=3), m, n).all():
         fail(api, f"accumulates (cmatrix_init_val=False) into L0C, but C[{m} x {n}] was not all written by an "
                   "earlier mmad: the first mmad of a K loop must set cmatrix_init_val=True")
@@ -135,7 +135,7 @@ def _bias(bias: LocalTensor, n: int, ct: DataType, api: str) -> np.ndarray:
         fail(api, f"bias is {bias.dtype.name} but C is {ct.name}: the BiasTable holds the accumulator type")
     hi = bias.bounds(n, api)
     pool = bias.buf.pool
-    bad = pool.written.find(0, bias.lo, hi)
+    bad = pool.unwritten(bias.lo, hi)
     if bad >= 0:
         bias.uninit(api, bad, n)
     return bias.arr[:n]

@@ -410,7 +410,7 @@ class Matmul:
         pool = dst.buf.pool
         _strided(pool.bytes[lo:], shape=(rows, cols * isz), strides=(pitch * isz, 1), writeable=True)[...] = \
             np.ascontiguousarray(vals).view(np.uint8).reshape(rows, -1)
-        _strided(pool.wview[lo:], shape=(rows, cols * isz), strides=(pitch * isz, 1), writeable=True)[...] = 1
+        pool.marks(lo, (rows, cols * isz), (pitch * isz, 1))[...] = 1
 
     def iterate_batch(self, tensor: Any, batch_a: int, batch_b: int, en_sequential_write: bool = False,
                       matrix_stride_a: int = 0, matrix_stride_b: int = 0, matrix_stride_c: int = 0, *rest: Any,

@@ -21,6 +21,7 @@ from aclsim.runtime.observe import now
 from .. import faults as ctx
 from ..aicore.core import Core
 from ..aicore.pool import Pool, pool_geometry
+from ..memory.tpipe import check_leaks
 from ..sync.crosscore import check_cross_flags
 from ..sync.flags import check_flags
 from .gang import Gang, KernelReturn
@@ -40,7 +41,7 @@ class Launch:
         self.chip = rt.chip
         self.gm = GlobalMemory(rt)  # the door to GM for every core of the launch
         self.observe = False
-        self.watch = False  # the sanitizer wants pipe accesses to UB (asc/pipes.py)
+        self.watch = False  # the sanitizer wants pipe accesses to UB (aicore/pipes.py)
         self.bus = rt.bus
         self.task: Task | None = None
         self.started = 0.0  # host clock when the device began running the launch (get_system_cycle)
@@ -137,14 +138,20 @@ class Launch:
             task.work.bytes_written = self.bytes_written
             task.work.cube_flops = self.cube_flops
 
+    def wait(self, core: Core, ok: Callable[[], bool]) -> bool:
+        """Suspend the running `core` until `ok()` (gang.py); False when it never will be. When this returns, `core`
+        is the running core again."""
+        got = self.gang.wait(core, ok)
+        ctx.CORE = core
+        return got
+
     def _run_core(self, slot: int) -> None:
         core = ctx.CORE = self.core(slot)
         self.task.work.progress = (self.cores_started, self.count)
         self.cores_started += 1
         try:
             self.fn(*self.args)
-            if core.pipe is not None:
-                core.pipe.check_leaks(self)
+            check_leaks(core, self)
             check_flags(core, self)
         except KernelReturn:
             pass

@@ -60,10 +60,12 @@ class Arena:
             self.low += self.free.pop(0)[1]
 
 
-def arena(core: ctx.Core) -> Arena:
-    if core.auto is None:
-        core.auto = Arena(core.pool("UB"))
-    return core.auto
+def arena(core: Any) -> Arena:
+    """The core's arena of LocalTensorAuto tensors (made on first use; TPipe.init_buffer stops below it)."""
+    a = core.units.get(Arena)
+    if a is None:
+        a = core.units[Arena] = Arena(core.pool("UB"))
+    return a
 
 
 class LocalTensorAuto(LocalTensor):

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import faults as ctx
 from ..aicore.pipes import access
-from ..aicore.pool import ONES, Pool
+from ..aicore.pool import Pool
 from ..faults import AscWarning, fail
 from ..types import bf16
 from ..types.dtypes import DataType, as_dtype, bfloat16
@@ -23,6 +23,11 @@ from ..types.enums import TPosition
 from ..types.shape import HasShapeInfo
 
 FREE, ALLOCATED, ENQUEUED, DEQUEUED, FIXED = range(5)
+
+
+class PhyAddresses(dict):
+    """A core's UB addresses that `LocalTensor.get_phy_addr` handed out -> the element type of the tensor they came
+    from (the address forms of trans_data_to_5hd take the type from it, as pyasc's compiler infers it)."""
 STATE_NAMES = ("free", "allocated", "enqueued", "dequeued", "fixed")
 
 
@@ -182,9 +187,9 @@ class LocalTensor(HasShapeInfo):
         """Byte address in its local memory (remembered with the element type, which the address forms of
         trans_data_to_5hd take from it as pyasc's compiler does)."""
         addr = self.lo + int(offset) * self.dtype.itemsize
-        core = ctx.CORE
+        core = self.buf.pool.core
         if core is not None:
-            core.addr_types[addr] = self.dtype
+            core.state(PhyAddresses)[addr] = self.dtype
         return addr
 
     def get_position(self) -> int:
@@ -284,7 +289,7 @@ class LocalTensor(HasShapeInfo):
             c = self.checked(count, api)
         pool = b.pool
         if c.full != pool.epoch:
-            bad = pool.written.find(0, c.lo, c.hi)
+            bad = pool.unwritten(c.lo, c.hi)
             if bad >= 0:
                 self.uninit(api, bad, count)
             c.full = pool.epoch
@@ -313,9 +318,7 @@ class LocalTensor(HasShapeInfo):
             c = self.checked(count, api)
         pool = b.pool
         if c.full != pool.epoch:
-            w, lo, hi = pool.written, c.lo, c.hi
-            if w.find(0, lo, hi) >= 0:  # (a memchr: cheaper than marking bytes already marked)
-                w[lo:hi] = ONES[: hi - lo]
+            pool.mark(c.lo, c.hi)
             c.full = pool.epoch
         if pool.watch:
             access("V", pool, c.lo, c.hi, True, api)
@@ -327,7 +330,7 @@ class LocalTensor(HasShapeInfo):
         t = self[index]
         hi = t.bounds(1, "LocalTensor.get_value")
         pool = t.buf.pool
-        bad = pool.written.find(0, t.lo, hi)
+        bad = pool.unwritten(t.lo, hi)
         if bad >= 0:
             t.uninit("LocalTensor.get_value", bad, 1)
         if pool.watch:
@@ -340,7 +343,7 @@ class LocalTensor(HasShapeInfo):
         hi = t.bounds(1, "LocalTensor.set_value")
         t.arr[0] = value if t.dtype is not bfloat16 else bf16.bits(value, "LocalTensor.set_value")
         pool = t.buf.pool
-        pool.written[t.lo : hi] = ONES[: hi - t.lo]
+        pool.mark(t.lo, hi)
         if pool.watch:
             access("S", pool, t.lo, hi, True, "LocalTensor.set_value")
 

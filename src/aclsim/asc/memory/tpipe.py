@@ -20,10 +20,28 @@ from ..aicore import pipes
 from ..faults import fail
 from ..types.dtypes import DataType, as_dtype
 from ..types.enums import HardEvent, TPosition
+from .auto import Arena
 from .local import ALLOCATED, DEQUEUED, ENQUEUED, FIXED, FREE, STATE_NAMES, Buffer, LocalTensor, position_pool
 
 QBUF_MAX_LEN = 64  # buffers one TPipe can manage (kernel_tpipe_impl.h)
 EVENT_IDS = 8  # event ids per HardEvent a TPipe hands out (inference: 8 flag registers per pipe pair)
+
+
+class Queues:
+    """A core's TPipe and how many queue tensors are live (allocated, not freed) per TPosition."""
+
+    __slots__ = ("live", "pipe")
+
+    def __init__(self) -> None:
+        self.pipe: TPipe | None = None
+        self.live = [0] * 12
+
+
+def check_leaks(core: Any, launch: Any) -> None:
+    """At kernel end: every queue tensor of the core's pipe must have been freed (npuchk ErrorLeak)."""
+    pipe = core.state(Queues).pipe
+    if pipe is not None:
+        pipe.check_leaks(launch)
 
 
 def _caller(depth: int = 2) -> tuple[str, int]:
@@ -44,7 +62,8 @@ class TQueBind:
         self.bufs: list[Buffer] = []
         self.fifo: deque[Buffer] = deque()
         self.next = 0
-        self.core: ctx.Core | None = None
+        self.core: Any = None  # the aicore.core.Core whose pipe carved its buffers
+        self.live: list[int] = []  # that core's live queue tensors per TPosition (Queues.live)
         self.name: str | None = None  # the kernel variable holding it, learnt at init_buffer
 
     def label(self) -> str:
@@ -77,7 +96,7 @@ class TQueBind:
                           "in init_buffer")
         self.next = (i + 1) % n
         core = self.core
-        live = core.pos_live
+        live = self.live
         limit = core.chip.tensors_per_position
         if live[self.position] >= limit:
             fail(api, f"{limit} tensors are already allocated on TPosition.{self.position.name} (current size is "
@@ -89,7 +108,7 @@ class TQueBind:
         pool = b.pool
         pool.unwrite(b.lo, b.end)  # a fresh tensor holds nothing meaningful
         if pool.watch:
-            pipes.sync("queue", api)
+            pipes.sync(self.core, "queue", api)
         if isinstance(dtype, DataType):
             return b.tensor(dtype)
         if isinstance(dtype, LocalTensor):
@@ -112,7 +131,7 @@ class TQueBind:
         b.state = ENQUEUED
         self.fifo.append(b)
         if b.pool.watch:
-            pipes.sync("queue", api)
+            pipes.sync(self.core, "queue", api)
 
     def deque(self, dtype: Any) -> LocalTensor | None:
         """Take the oldest enqueued tensor (pass a LocalTensor to rebind it in place)."""
@@ -125,7 +144,7 @@ class TQueBind:
         b = self.fifo.popleft()
         b.state = DEQUEUED
         if b.pool.watch:
-            pipes.sync("queue", api)
+            pipes.sync(self.core, "queue", api)
         if isinstance(dtype, DataType):
             return b.tensor(dtype)
         if isinstance(dtype, LocalTensor):
@@ -146,9 +165,9 @@ class TQueBind:
         if b.state == ENQUEUED:
             fail(api, f"the tensor is still enqueued in {self.label()}: deque it before free_tensor")
         b.retire("free_tensor", _caller())
-        self.core.pos_live[self.position] -= 1
+        self.live[self.position] -= 1
         if b.pool.watch:
-            pipes.sync("queue", api)
+            pipes.sync(self.core, "queue", api)
 
     def _own(self, tensor: LocalTensor, api: str) -> Buffer:
         if not isinstance(tensor, LocalTensor):
@@ -221,12 +240,13 @@ class TBuf:
         """Nothing waits on a TBuf: the tensor must still be live. (Ascend C's TQueBind<pos, pos, 0, 0>
         events order the buffer's pipes; synccheck treats it as any queue operation.)"""
         tensor.bounds(0, "TBuf.enque")
-        pipes.sync("queue", "TBuf.enque")
+        pipes.sync(tensor.buf.pool.core, "queue", "TBuf.enque")
 
     def deque(self, dtype: Any) -> LocalTensor:
         """The whole buffer as a tensor of `dtype` (as get)."""
-        pipes.sync("queue", "TBuf.deque")
-        return self.get(dtype)
+        t = self.get(dtype)
+        pipes.sync(t.buf.pool.core, "queue", "TBuf.deque")
+        return t
 
     def free_tensor(self, tensor: LocalTensor) -> None:
         """A TBuf's memory stays with it until the pipe is reset: the tensor must still be live."""
@@ -253,9 +273,10 @@ class TPipe:
 
     def __init__(self) -> None:
         core = ctx.current("TPipe")
-        if core.pipe is not None and not core.pipe.destroyed:
+        q = core.state(Queues)
+        if q.pipe is not None and not q.pipe.destroyed:
             fail("TPipe", "a kernel may create only one TPipe; pass it around (or use asc.get_tpipe_ptr())")
-        core.pipe = self
+        q.pipe = self
         self.core = core
         self.buffers: list[Buffer] = []
         self.queues: list[TQueBind] = []
@@ -268,9 +289,10 @@ class TPipe:
         again (and the kernel's current pipe)."""
         core = self.core
         if self.destroyed:
-            if core.pipe is not self and core.pipe is not None and not core.pipe.destroyed:
+            q = core.state(Queues)
+            if q.pipe is not self and q.pipe is not None and not q.pipe.destroyed:
                 fail("TPipe.init", "another TPipe is live in this kernel; destroy it first")
-            core.pipe = self
+            q.pipe = self
             self.destroyed = False
 
     def init_buffer(self, *args: Any, **kwargs: Any) -> None:
@@ -310,7 +332,8 @@ class TPipe:
         core = self.core
         pool = core.pool(position_pool(target.position, api))
         need = num * block
-        auto = core.auto.low if core.auto is not None and core.auto.pool is pool else pool.usable
+        arena = core.units.get(Arena)
+        auto = arena.low if arena is not None and arena.pool is pool else pool.usable
         if pool.top + need > auto:
             chip = core.chip
             reserved = f", the top {pool.size - pool.usable} reserved for API temp space" if pool.size > pool.usable else ""
@@ -322,6 +345,7 @@ class TPipe:
                       f"only {auto - pool.top} bytes are left")
         if isinstance(target, TQueBind):
             target.core = core
+            target.live = core.state(Queues).live
             target.name = next((k for k, v in sys._getframe(1).f_locals.items() if v is target), None)
             target.bufs = [Buffer(pool, pool.top + k * block, block, target, k, target.position, FREE)
                            for k in range(num)]
@@ -348,7 +372,7 @@ class TPipe:
             t.buffer = None
         for pool in self.core.pools.values():
             pool.top = 0
-        self.core.pos_live = [0] * 12
+        self.core.state(Queues).live[:] = [0] * 12
         self.buffers = []
         self.queues = []
         self.tbufs = []
@@ -389,7 +413,7 @@ class TPipe:
 
 def get_tpipe_ptr() -> TPipe:
     """The kernel's TPipe."""
-    core = ctx.current("get_tpipe_ptr")
-    if core.pipe is None:
+    pipe = ctx.current("get_tpipe_ptr").state(Queues).pipe
+    if pipe is None:
         fail("get_tpipe_ptr", "no TPipe was created in this kernel yet: create one with asc.TPipe()")
-    return core.pipe
+    return pipe

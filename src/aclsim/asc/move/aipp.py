@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .. import faults as ctx
+from ..aicore.core import Register
 from ..aicore.pipes import access
 from ..faults import NotEmulatedError, fail
 from ..memory.gm import GlobalTensor
@@ -210,6 +211,10 @@ class _Registers:
     config: AippParams
 
 
+class Aipp(Register):
+    """The AIPP registers of a core: the `_Registers` set_aipp_functions latched."""
+
+
 def _bytes(g: GlobalTensor) -> GlobalTensor:
     """A uint8 view of GM at `g`'s address (the AIPP unit reads bytes whatever the tensor's type)."""
     b = g._at(0)
@@ -253,7 +258,7 @@ def set_aipp_functions(*args: Any, **kwargs: Any) -> None:
     for name in _SUB_PARAMS:
         setattr(latched, name, copy.copy(getattr(config, name)))
     latched.check()
-    core.aipp = _Registers(fmt, _bytes(src0), _bytes(src1) if fmt is AippInputFormat.YUV420SP_U8 else None, latched)
+    core.state(Aipp).value = _Registers(fmt, _bytes(src0), _bytes(src1) if fmt is AippInputFormat.YUV420SP_U8 else None, latched)
 
 
 def _check_load(p: LoadImageToLocalParams, fmt: AippInputFormat, mode: int, vert: int, api: str) -> None:
@@ -346,7 +351,7 @@ def load_image_to_local(dst: LocalTensor, load_data_params: LoadImageToLocalPara
     if not isinstance(load_data_params, LoadImageToLocalParams):
         raise TypeError(f"asc.{api}(dst, asc.LoadImageToLocalParams(...)), got {type(load_data_params).__name__}")
     pool_of(dst, api, "dst", ("L1",))
-    reg: _Registers | None = getattr(core, "aipp", None)
+    reg: _Registers | None = core.state(Aipp).value
     if reg is None:
         fail(api, "no AIPP configuration on this core: call asc.set_aipp_functions(...) first")
     cfg, p = reg.config, load_data_params
@@ -381,6 +386,6 @@ def load_image_to_local(dst: LocalTensor, load_data_params: LoadImageToLocalPara
         out[:, :, :nch] = out[np.ix_(rows, cols)][:, :, :nch]
     pool = dst.buf.pool
     pool.bytes[dst.lo:dst.lo + nbytes] = out.reshape(-1).view(np.uint8)
-    pool.wview[dst.lo:dst.lo + nbytes] = 1
+    pool.mark(dst.lo, dst.lo + nbytes)
     if pool.watch:
         access("MTE2", pool, dst.lo, dst.lo + nbytes, True, api)

@@ -7,14 +7,24 @@ from typing import Any
 import numpy as np
 
 from .. import faults as ctx
+from ..aicore.core import Register
 from ..faults import fail
 from ..types import bf16
 from ..types.dtypes import as_dtype, bfloat16
 
 
+class AtomicMode(Register):
+    """The atomic mode of a core's UB -> GM stores: (API, numpy ufunc, DataType) while set_atomic_* is on."""
+
+
+def atomic_on(core: Any) -> bool:
+    """Whether `core`'s UB -> GM stores accumulate (set_atomic_add/max/min)."""
+    return core.state(AtomicMode).value is not None
+
+
 def store(gm: np.ndarray, ub: np.ndarray, dt: Any, api: str) -> None:
     """UB -> GM bytes: a plain store, or a read-modify-write while set_atomic_* is on."""
-    atomic = ctx.CORE.atomic
+    atomic = ctx.CORE.state(AtomicMode).value
     if atomic is None:
         gm[...] = ub
         return
@@ -46,7 +56,7 @@ def set_atomic_min(dtype: Any) -> None:
 
 def set_atomic_none() -> None:
     """Back to plain UB -> GM stores."""
-    ctx.current("set_atomic_none").atomic = None
+    ctx.current("set_atomic_none").state(AtomicMode).value = None
 
 
 def _set_atomic(api: str, fn: Any, dtype: Any) -> None:
@@ -57,6 +67,6 @@ def _set_atomic(api: str, fn: Any, dtype: Any) -> None:
         fail(api, f"{dt.name} is not supported on {core.chip.name} ({', '.join(types)})")
     if dt is bfloat16:
         bf16.ml_bfloat16(api)
-    core.atomic = (api, fn, dt)
+    core.state(AtomicMode).value = (api, fn, dt)
 
 

@@ -17,13 +17,12 @@ import numpy as np
 
 from .. import faults as ctx
 from ..aicore.pipes import access, local_copy_pipe
-from ..aicore.pool import ONES
 from ..faults import AscWarning, fail
 from ..memory.gm import GlobalTensor
 from ..memory.local import LocalTensor
 from ..types.dtypes import bfloat16
 from ..types.params import DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams, DataCopyParams
-from .atomic import store
+from .atomic import atomic_on, store
 
 _TENSORS = (LocalTensor, GlobalTensor)  # a tuple: isinstance takes it faster than a union
 
@@ -84,8 +83,7 @@ def count_copy(dst: Any, src: Any, count: int) -> None:
         else:
             slo = src.lo
             src.span(count, api)
-            w = src.buf.pool.written
-            bad = w.find(0, slo, slo + moved)
+            bad = src.buf.pool.unwritten(slo, slo + moved)
             if bad >= 0:
                 src.uninit(api, bad, count)
             dst.buf.pool.bytes[lo : lo + moved] = src.buf.pool.bytes[slo : slo + moved]
@@ -93,13 +91,13 @@ def count_copy(dst: Any, src: Any, count: int) -> None:
             if src.buf.pool.watch:
                 access(pipe, src.buf.pool, slo, slo + moved, False, api)
         pool = dst.buf.pool
-        pool.written[lo : lo + moved] = ONES[:moved]
+        pool.mark(lo, lo + moved)
         if pool.watch:
             access(pipe, pool, lo, lo + moved, True, api)
         return
     slo = src.lo
     src.span(count, api)
-    bad = src.buf.pool.written.find(0, slo, slo + moved)
+    bad = src.buf.pool.unwritten(slo, slo + moved)
     if bad >= 0:
         src.uninit(api, bad, count)
     if src.buf.pool.watch:
@@ -108,7 +106,7 @@ def count_copy(dst: Any, src: Any, count: int) -> None:
     store(gm[off : off + moved], src.buf.pool.bytes[slo : slo + moved], dt, api)
     launch.bytes_written += moved
     if launch.observe:
-        core.emit_gm(where, off, off + moved, True, dt.itemsize, api)
+        core.emit_gm(where, off, off + moved, True, dt.itemsize, api, atomic=atomic_on(core))
 
 
 
@@ -128,12 +126,12 @@ def local_rows(t: LocalTensor, rows: int, width: int, pitch: int, api: str, read
     if pool.watch:
         access(pipe, pool, t.lo + skip, t.lo + span, not read, api)
     if read:
-        flags = _rows(pool.wview, t.lo + skip, rows, width, pitch)
+        flags = pool.flags(t.lo + skip, (rows, width), (pitch, 1))
         if not flags.all():
             r, c = np.argwhere(flags == 0)[0]
             t.uninit(api, t.lo + skip + int(r) * pitch + int(c), rows * width // t.dtype.itemsize)
     else:
-        _rows(pool.wview, t.lo + skip, rows, width, pitch)[...] = 1
+        pool.marks(t.lo + skip, (rows, width), (pitch, 1))[...] = 1
     return _rows(pool.bytes, t.lo + skip, rows, width, pitch)
 
 
@@ -150,7 +148,8 @@ def gm_rows(g: GlobalTensor, rows: int, width: int, pitch: int, api: str, write:
         isz = g.dtype.itemsize
         offsets = (off + np.arange(rows, dtype=np.int64)[:, None] * pitch
                    + np.arange(0, width, isz, dtype=np.int64)[None, :]).ravel()
-        core.emit_gm(where, off, off + span, write, isz, api, offsets=None if pitch == width else offsets)
+        core.emit_gm(where, off, off + span, write, isz, api, offsets=None if pitch == width else offsets,
+                     atomic=write and atomic_on(core))
     return _rows(gm, off, rows, width, pitch)
 
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import faults as ctx
 from ..faults import fail
-from ..memory.local import FIXED, Buffer, LocalTensor
+from ..memory.local import FIXED, Buffer, LocalTensor, PhyAddresses
 from ..types.dtypes import DataType, uint8, uint16, uint64
 from ..types.enums import TPosition
 from ..vector.repeat import BLOCK, MAX_REPEAT, gather, mark
@@ -156,7 +156,7 @@ def _ub_at(api: str, addr: int, dtype: DataType) -> LocalTensor:
 
 
 def _addr_type(api: str, addrs: list[int]) -> DataType:
-    known = ctx.current(api).addr_types
+    known = ctx.current(api).state(PhyAddresses)
     types = {known.get(a) for a in addrs}
     if None in types:
         bad = next(a for a in addrs if a not in known)

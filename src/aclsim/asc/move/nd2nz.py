@@ -56,7 +56,7 @@ def nd2nz(dst: LocalTensor, src: Any, p: Nd2NzParams) -> None:
         data[:, : d * isz] = rows
         out = _strided(pool.bytes[lo:], shape=(blocks, n, 32), strides=(c0s * 32, ns * 32, 1), writeable=True)
         out[...] = data.reshape(n, blocks, 32).transpose(1, 0, 2)
-        _strided(pool.wview[lo:], shape=(blocks, n, 32), strides=(c0s * 32, ns * 32, 1), writeable=True)[...] = 1
+        pool.marks(lo, (blocks, n, 32), (c0s * 32, ns * 32, 1))[...] = 1
 
 
 # -- L1 -> L0A / L0B -------------------------------------------------------------------------------

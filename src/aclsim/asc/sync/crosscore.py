@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aclsim.runtime import user_site
+from aclsim.runtime import Site, user_site
 
 from .. import faults as ctx
 from ..aicore.core import Core
@@ -30,6 +30,19 @@ MAX_FLAG_ID = 10  # flag ids 0..10 on Atlas A2/A3
 MAX_COUNT = 15  # "同一flagId的计数器最多设置15次"
 SYNC_ALL = "sync_all"  # the flag key sync_all's barrier uses (apart from the user's ids)
 _UNOBSERVED: dict[int, int] = {}  # the clock a set carries when no sanitizer listens (never modified)
+
+
+class CrossCore:
+    """A core's cross-core flag counters, the setters' clocks of each count (for the sanitizer), and the wait it
+    is suspended in (with where)."""
+
+    __slots__ = ("clocks", "counts", "site", "waiting")
+
+    def __init__(self) -> None:
+        self.counts: dict[Any, int] = {}
+        self.clocks: dict[Any, list[dict[int, int]]] = {}
+        self.waiting: str | None = None
+        self.site: Site | None = None
 
 
 def _core(api: str) -> Core:
@@ -104,12 +117,13 @@ def _signal(core: Core, key: Any, flag: Any, arrivers: list[Core], receivers: li
     for c in arrivers:
         _merge(clock, sets[c.uid][done - 1])
     for c in receivers:
-        n = c.xflags.get(flag, 0) + 1
+        x = c.state(CrossCore)
+        n = x.counts.get(flag, 0) + 1
         if n > MAX_COUNT:
             fail(api, f"flag {flag} of {c.name} was set {n} times without a wait: its counter holds at most "
                       f"{MAX_COUNT}")
-        c.xflags[flag] = n
-        c.xclocks.setdefault(flag, []).append(clock)
+        x.counts[flag] = n
+        x.clocks.setdefault(flag, []).append(clock)
 
 
 def _tick(core: Core) -> dict[int, int]:
@@ -134,27 +148,28 @@ def _enter(core: Core) -> None:
 
 def _wait(core: Core, flag: Any, setters: list[Core], key: Any, api: str, what: str, need: str) -> None:
     """Suspend until `core`'s counter of `flag` is positive, then take one; fault if it never will be."""
-    core.waiting = what
-    core.wait_site = user_site()
-    ok = core.launch.gang.wait(core, lambda: core.xflags.get(flag, 0) > 0)
-    ctx.CORE = core
-    core.waiting = None
+    x = core.state(CrossCore)
+    x.waiting = what
+    x.site = user_site()
+    ok = core.launch.wait(core, lambda: x.counts.get(flag, 0) > 0)
+    x.waiting = None
     if not ok:
         released, sets = core.launch.arrivals.get(key, [0, {}])
         missing = [c for c in setters if c is not core and len(sets.get(c.uid, ())) <= released]
         states = "; ".join(f"{c.name} {_state(c)}" for c in missing[:4]) + ("; ..." if len(missing) > 4 else "")
         fail(api, f"waits forever in {what}: it needs {need}; {states or 'none will'} (on hardware the launch "
                   "hangs here)")
-    core.xflags[flag] -= 1
-    clock = core.xclocks[flag].pop(0)
+    x.counts[flag] -= 1
+    clock = x.clocks[flag].pop(0)
     if core.launch.observe:
         _merge(core.clock, clock)
         _enter(core)
 
 
 def _state(c: Core) -> str:
-    if c.waiting is not None:
-        return f"waits in {c.waiting}{ctx.where(c.wait_site)}"
+    x = c.state(CrossCore)
+    if x.waiting is not None:
+        return f"waits in {x.waiting}{ctx.where(x.site)}"
     return "returned without getting there" if c.returned else "has not got there"
 
 
@@ -223,7 +238,8 @@ def _soft_parties(core: Core, gm: Any, ub: Any, used: int, api: str) -> list[Cor
 
 def check_cross_flags(launch: Any) -> None:
     """At the end of a launch: a cross-core flag set but never waited for would let a later wait pass."""
-    left = [f"{c.name}: flag {f} (x{n})" for c in launch.live.values() for f, n in c.xflags.items() if n]
+    left = [f"{c.name}: flag {f} (x{n})" for c in launch.live.values()
+            for f, n in c.state(CrossCore).counts.items() if n]
     if left:
         fail("cross_core_set_flag", f"the kernel returned with cross-core flags set but never waited for: "
                                     f"{', '.join(left)}; pair every cross_core_set_flag with a "

@@ -16,39 +16,45 @@ from ..faults import fail
 from ..types.enums import HardEvent, PipeID
 
 
+class Flags(dict):
+    """A core's set_flag counts not yet waited for: (HardEvent, event id) -> count."""
+
+
 def set_flag(event: int, event_id: int = 0) -> None:
     """Signal `event` (a producer_consumer pipe pair) with `event_id`."""
     core = ctx.current("set_flag")
     ev = HardEvent(event)
     key = (int(ev), int(event_id))
-    core.flags[key] = core.flags.get(key, 0) + 1
+    flags = core.state(Flags)
+    flags[key] = flags.get(key, 0) + 1
     if core.launch.watch:
-        pipes.sync("set", "set_flag", *ev.name.split("_"), event_id)
+        pipes.sync(core, "set", "set_flag", *ev.name.split("_"), event_id)
 
 
 def wait_flag(event: int, event_id: int = 0) -> None:
     """Wait until `event` / `event_id` was signalled."""
     core = ctx.current("wait_flag")
     key = (int(HardEvent(event)), int(event_id))
-    n = core.flags.get(key, 0)
+    flags = core.state(Flags)
+    n = flags.get(key, 0)
     if n == 0:
         fail("wait_flag", f"wait_flag(HardEvent.{HardEvent(event).name}, {event_id}) has no matching set_flag "
                           "before it: on hardware the core would hang here")
-    core.flags[key] = n - 1
+    flags[key] = n - 1
     if core.launch.watch:
-        pipes.sync("wait", "wait_flag", *HardEvent(event).name.split("_"), event_id)
+        pipes.sync(core, "wait", "wait_flag", *HardEvent(event).name.split("_"), event_id)
 
 
 def pipe_barrier(pipe: int) -> None:
     """Wait for every earlier instruction of `pipe` (PIPE_ALL: of every pipe); program order already
     guarantees it here, the sanitizer follows it."""
     p = PipeID(pipe)
-    pipes.sync("barrier", "pipe_barrier", p.name.removeprefix("PIPE_"))
+    pipes.sync(ctx.current("pipe_barrier"), "barrier", "pipe_barrier", p.name.removeprefix("PIPE_"))
 
 
-def check_flags(core: ctx.Core, launch: Any) -> None:
+def check_flags(core: Any, launch: Any) -> None:
     """At kernel end: every set_flag must have been waited for."""
-    left = [f"HardEvent.{HardEvent(e).name} id {i} (x{n})" for (e, i), n in core.flags.items() if n]
+    left = [f"HardEvent.{HardEvent(e).name} id {i} (x{n})" for (e, i), n in core.state(Flags).items() if n]
     if left:
         fail("set_flag", f"the kernel returned with set_flag never waited for: {', '.join(left)}; pair every "
                          "set_flag with a wait_flag (msSanitizer synccheck: unpaired set_flag)", launch.end_site)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .. import faults as ctx
+from ..aicore.core import Register
 from ..faults import fail
 from ..memory.local import LocalTensor
 from ..types.convert import to_int
@@ -61,6 +62,10 @@ class DeqRegister:
         self.vector = vector
 
 
+class DeqScale(Register):
+    """The DEQSCALE register of a core: a `DeqRegister` once set_deq_scale ran."""
+
+
 def _offset9(value: int) -> int:
     """The 9 offset bits the hardware keeps ("只有前9位有效"), read as a signed number."""
     v = int(value) & 0x1FF
@@ -82,19 +87,19 @@ def set_deq_scale(*args: Any) -> None:
         scales = np.asarray(info.scale, np.float32)
         words[...] = (scales.view(np.uint32).astype(np.uint64) | (np.asarray(offsets, np.int64) & 0xFFFF).astype(
             np.uint64) << np.uint64(32) | np.asarray(info.sign_mode, np.uint64) << np.uint64(48))
-        core.deq = DeqRegister(scales, offsets, info.sign_mode, True)
+        core.state(DeqScale).value = DeqRegister(scales, offsets, info.sign_mode, True)
     elif len(args) == 1 and not isinstance(args[0], LocalTensor):
         # SetDeqScale(half scale): the s322f16 scale of add_deq_relu / cast_deq, a half (Ascend C SetDeqScale page)
-        core.deq = DeqRegister([np.float16(args[0])], [0], [True], False)
+        core.state(DeqScale).value = DeqRegister([np.float16(args[0])], [0], [True], False)
     elif len(args) == 3 and not isinstance(args[0], LocalTensor):  # SetDeqScale(float scale, int16 offset, bool)
-        core.deq = DeqRegister([np.float32(args[0])], [_offset9(args[1])], [bool(args[2])], False)
+        core.state(DeqScale).value = DeqRegister([np.float32(args[0])], [_offset9(args[1])], [bool(args[2])], False)
     else:
         raise TypeError("asc.set_deq_scale(scale), (scale, offset, sign_mode) or (vdeq: LocalTensor, "
                         "vdeq_info: VdeqInfo)")
 
 
 def _deq(api: str) -> DeqRegister:
-    reg = getattr(ctx.current(api), "deq", None)
+    reg = ctx.current(api).state(DeqScale).value
     if reg is None:
         fail(api, "the DEQSCALE register was never set: call asc.set_deq_scale(...) first (it holds garbage)")
     return reg

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from .. import faults as ctx
+from ..aicore.core import Register
 from ..faults import fail, not_emulated
 from ..memory.local import LocalTensor
 from ..types.dtypes import uint16, uint32
@@ -40,6 +41,10 @@ from .repeat import BLOCK, form, lane_grid, lane_index, mark, repeat_of
 from .repeat import gather as take
 
 B16_32 = ("float16", "float32", "int16", "uint16", "int32", "uint32")
+
+
+class RsvdCnt(Register):
+    """The RSVD_CNT register of a core: how many elements the last gather_mask kept."""
 
 
 class GatherMaskMode(IntEnum):
@@ -207,7 +212,7 @@ def gather_mask(dst: LocalTensor, src0: LocalTensor, src1_pattern: Any, reduce_m
         period, phase = _BUILT_IN[code]
         keep = np.broadcast_to(np.arange(lanes) % period == phase, (times, lanes))
     sidx = lane_index(keep.shape, *rep.strides[0], isz)[keep]
-    kept = ctx.current(api).rsvd_cnt = int(sidx.size)
+    kept = ctx.current(api).state(RsvdCnt).value = int(sidx.size)
     if kept:
         values = take(src0, sidx, api)
         out = np.arange(kept)
@@ -218,4 +223,4 @@ def gather_mask(dst: LocalTensor, src0: LocalTensor, src1_pattern: Any, reduce_m
 
 def get_gather_mask_remain_count() -> int:
     """How many elements the last gather_mask kept (CANN's A2 implementation reads the RSVD_CNT register)."""
-    return ctx.current("get_gather_mask_remain_count").rsvd_cnt
+    return ctx.current("get_gather_mask_remain_count").state(RsvdCnt).value or 0

@@ -37,11 +37,7 @@ class MaskRegister:
 
 
 def register(api: str) -> MaskRegister:
-    core = ctx.current(api)
-    reg = core.vmask
-    if reg is None:
-        reg = core.vmask = MaskRegister()
-    return reg
+    return ctx.current(api).state(MaskRegister)
 
 
 def lanes_per_repeat(itemsize: int) -> int:

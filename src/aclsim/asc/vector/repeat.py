@@ -32,7 +32,7 @@ from .. import faults as ctx
 from ..aicore.pipes import access
 from ..faults import fail
 from ..memory.local import LO_BITS, Checked, LocalTensor, remember
-from .mask import lane_flags, lanes_per_repeat, normal_bits, register
+from .mask import MaskRegister, lane_flags, lanes_per_repeat, normal_bits, register
 
 MAX_REPEAT = 255
 BLOCK = 32
@@ -201,7 +201,7 @@ def _span(t: LocalTensor, idx: np.ndarray, api: str, align: int = BLOCK) -> np.n
     if pool.name != "UB":
         t.not_ub(api)
     isz = t.dtype.itemsize
-    return pool.wview[t.lo : t.lo + n * isz].reshape(n, isz)
+    return pool.marks(t.lo, (n, isz))
 
 
 def _watched(t: LocalTensor, last: int, write: bool, api: str) -> None:
@@ -214,7 +214,7 @@ def _watched(t: LocalTensor, last: int, write: bool, api: str) -> None:
 def gather(t: LocalTensor, idx: np.ndarray, api: str) -> np.ndarray:
     """Source elements at `idx`, checked to be live, in bounds and written."""
     flags = _span(t, idx, api)
-    if t.buf.pool.written.find(0, t.lo, t.lo + flags.size) >= 0:  # some byte up to the last index is unwritten
+    if t.buf.pool.unwritten(t.lo, t.lo + flags.size) >= 0:  # some byte up to the last index is unwritten
         ok = flags[idx].all(axis=1)
         if not ok.all():
             k = int(idx[int(np.argmin(ok))])
@@ -388,7 +388,7 @@ def cached(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor]
     core = ctx.CORE
     if core is None:
         return False
-    reg = core.vmask or register(api)
+    reg = core.units.get(MaskRegister) or core.state(MaskRegister)
     if reg.counter:
         return False
     kind = type(mask)
@@ -451,10 +451,10 @@ def _views(t: LocalTensor, p: Plan, k: int) -> Views:
     for i, (geometry, blocks) in enumerate(zip(p.views or (), p.blocks or (), strict=True)):
         off, shape, st = geometry[k]
         piece = [np.ndarray(shape, dt, pool.bytes, lo + off, st),
-                 np.ndarray(shape, _WORD[dt.itemsize], pool.wview, lo + off, st) if k == 0 else None]
+                 pool.marks(lo + off, shape, st, _WORD[dt.itemsize]) if k == 0 else None]
         if blocks is not None:
             off, shape, st, flat = blocks[k]
-            piece[1] = np.ndarray(shape, BLOCK_ITEM, pool.wview, lo + off, st) if k == 0 else None
+            piece[1] = pool.marks(lo + off, shape, st, BLOCK_ITEM) if k == 0 else None
             if flat:
                 n = math.prod(shape) * BLOCK // dt.itemsize
                 piece += [None, np.ndarray((n,), dt, pool.bytes, lo + off), None]
@@ -577,7 +577,7 @@ def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTenso
 
 def _flags(t: LocalTensor, p: Plan, k: int) -> np.ndarray:
     """Operand k's written-flags as words of its element size, over its (repeat, block, element) view."""
-    return np.ndarray(p.shape, _WORD[t.dtype.itemsize], t.buf.pool.wview, t.lo, p.vstrides[k])
+    return t.buf.pool.marks(t.lo, p.shape, p.vstrides[k], _WORD[t.dtype.itemsize])
 
 
 def _written(api: str, dst: LocalTensor, srcs: Sequence[LocalTensor], p: Plan, bd: Bound, dc: Checked) -> bool:
@@ -588,14 +588,14 @@ def _written(api: str, dst: LocalTensor, srcs: Sequence[LocalTensor], p: Plan, b
         if c.full == pool.epoch:
             continue
         # every byte up to the last lane written (one memchr): no lane can be unwritten
-        if pool.written.find(0, c.lo, c.hi) >= 0:
+        if pool.unwritten(c.lo, c.hi) >= 0:
             bad = (_flags(t, p, k) != _WRITTEN[isz]) & p.on
             if bad.any():
                 r, b, e = np.unravel_index(int(np.argmax(bad)), bad.shape)
                 epb = BLOCK // isz
                 t.uninit(api, t.lo + ((r * stride + b * blk) * epb + e) * isz, p.total)
         c.full = pool.epoch
-    return dc.full != pool.epoch and pool.written.find(0, dc.lo, dc.hi) >= 0
+    return dc.full != pool.epoch and pool.unwritten(dc.lo, dc.hi) >= 0
 
 
 def elementwise(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTensor], rep: Repeat,

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .. import faults as ctx
+from ..aicore.core import Register
 from ..faults import fail
 from ..memory.local import LocalTensor
 from ..types.dtypes import DataType, as_dtype
@@ -35,6 +36,10 @@ SORT32 = 32  # scores Sort32 sorts per repeat
 RP16 = 16  # proposals RpSort16 / ProposalConcat / ProposalExtract handle per repeat
 MAX_QUEUE = 4095  # elements of one MrgSort queue
 FLOAT = ("float16", "float32")
+
+
+class MrgSortResult(Register):
+    """The records the last mrg_sort / mrg_sort4 of a core took from each of its four queues."""
 
 
 def proposal_layout(api: str) -> bool:
@@ -248,11 +253,11 @@ def mrg_sort(dst: LocalTensor, sort_list: MrgSortSrcList, *args: Any, **kwargs: 
         if not isinstance(info, MrgSort4Info):
             raise TypeError(f"asc.mrg_sort(dst, sort_list, params): params must be asc.MrgSort4Info, got "
                             f"{type(info).__name__}")
-        core.mrg_sorted = _merge(api, dst, sort_list, info.element_lengths, info.valid_bit,
+        core.state(MrgSortResult).value = _merge(api, dst, sort_list, info.element_lengths, info.valid_bit,
                                  repeat_count(api, info.repeat_times), info.if_exhausted_suspension)
         return
     counts, sorted_num, valid_bit, repeat_time, suspend = _mrg_form(*args, **kwargs)
-    core.mrg_sorted = used = _merge(api, dst, sort_list, counts, valid_bit, repeat_count(api, repeat_time), suspend)
+    core.state(MrgSortResult).value = used = _merge(api, dst, sort_list, counts, valid_bit, repeat_count(api, repeat_time), suspend)
     if isinstance(sorted_num, list):
         sorted_num[: len(sorted_num)] = used[: len(sorted_num)]
 
@@ -268,14 +273,14 @@ def mrg_sort4(dst: LocalTensor, src: MrgSortSrcList, params: MrgSort4Info) -> No
     _only(api, True)
     if not isinstance(params, MrgSort4Info):
         raise TypeError(f"asc.mrg_sort4: params must be asc.MrgSort4Info, got {type(params).__name__}")
-    ctx.current(api).mrg_sorted = _merge(api, dst, src, params.element_lengths, params.valid_bit,
+    ctx.current(api).state(MrgSortResult).value = _merge(api, dst, src, params.element_lengths, params.valid_bit,
                                          repeat_count(api, params.repeat_times), params.if_exhausted_suspension)
 
 
 def get_mrg_sort_result() -> tuple[int, int, int, int]:
     """Records the last mrg_sort / mrg_sort4 took from each of its four queues."""
     api = "get_mrg_sort_result"
-    got = getattr(ctx.current(api), "mrg_sorted", None)
+    got = ctx.current(api).state(MrgSortResult).value
     if got is None:
         fail(api, "no mrg_sort ran on this core yet: the result registers hold garbage")
     return got
