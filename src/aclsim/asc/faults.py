@@ -83,6 +83,20 @@ def name_of(obj: Any) -> str | None:
     return None
 
 
+class UnsupportedDataType(KernelFault, ValueError):
+    """An element type pyasc has no name for (bfloat16, bool) given to an instruction: pyasc refuses the kernel when
+    it compiles it with "Unsupported DataType name: ..." (a ValueError); here the instruction refuses it at the call
+    (`table.refuse_types`), and a launch with host arrays raises it as `AscDataTypeError`."""
+
+    def __init__(self, api: str, text: str) -> None:
+        super().__init__(message(api, text))
+
+
+class AscDataTypeError(AscError, ValueError):
+    """A kernel launched with host arrays used an element type pyasc cannot compile (code 507015, and a ValueError as
+    pyasc's compile error is)."""
+
+
 class NotEmulatedError(KernelFault, AttributeError):
     """A pyasc API aclsim does not emulate (ACL_ERROR_RT_FEATURE_NOT_SUPPORT when raised in a kernel)."""
 

@@ -29,12 +29,12 @@ class Core:
 
     A unit's registers and bookkeeping (the vector mask, the FMATRIX, the atomic mode, the queues, the
     cross-core flag counters...) are a class of that unit's own module, made on first use by `state(cls)`
-    and found again under that class: the core knows none of them. `epoch` and `clock` are the core's
+    and found again under that class: the core knows none of them. `sync_epoch` and `clock` are the core's
     synchronisation epoch and vector clock, which observers receive with its accesses (runtime KernelSync).
     """
 
-    __slots__ = ("aic", "chip", "clock", "epoch", "group", "idx", "kernel", "launch", "num", "pools", "returned",
-                 "uid", "units")
+    __slots__ = ("aic", "chip", "clock", "group", "idx", "kernel", "launch", "num", "pools", "returned",
+                 "sync_epoch", "uid", "units")
 
     def __init__(self, launch: Any, idx: int, aic: bool = False, uid: int | None = None) -> None:
         self.launch = launch  # kernel.launch.Launch: kernel name, block count, chip, task, observers
@@ -45,7 +45,7 @@ class Core:
         self.uid = idx if uid is None else uid  # distinct among all cores of the launch (observers' core id)
         self.group = idx if aic else idx // launch.mix  # the block: one AIC and its AIVs
         self.returned = False  # the body returned (or faulted): kernel/gang.py
-        self.epoch = 0
+        self.sync_epoch = 0
         self.clock: dict[int, int] = {}
         self.chip: ChipProfile = launch.chip
         self.pools: dict[str, Pool] = {}
@@ -83,7 +83,7 @@ class Core:
         """
         site = user_site()
         kw = {"core": self.uid, "line": site.lineno if site else None, "api": api,
-              "atomic": atomic, "epoch": self.epoch}
+              "atomic": atomic, "epoch": self.sync_epoch}
         gm = self.launch.gm
         if isinstance(where, Span):
             gm.emit_span(self.launch.task, where, write, lo - where.off, hi - where.off, itemsize,

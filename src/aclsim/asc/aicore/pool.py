@@ -22,12 +22,12 @@ class Pool:
 
     The pool also keeps one written-flag per byte (1 = written since it was allocated), reached only through
     its methods: `unwritten` finds a byte never written, `mark` and `marks` set flags, `flags` reads them.
-    Flags go from 1 back to 0 only through `unwrite`, `set_flags` and `refill`, which start a new `epoch`: a
-    check that found bytes written stays true while the epoch is unchanged (the operand memo of
-    `memory.local.Checked` relies on this).
+    Flags go from 1 back to 0 only through `unwrite`, `set_flags` and `refill`, which start a new `epoch` (read it
+    anywhere, change it nowhere else: a test holds the code to both): a check that found bytes written stays true
+    while the epoch is unchanged (the operand memo of `memory.local.Checked` relies on this).
     """
 
-    __slots__ = ("_epoch", "_flags", "_written", "bytes", "core", "name", "size", "top", "usable", "watch")
+    __slots__ = ("_flags", "_written", "bytes", "core", "epoch", "name", "size", "top", "usable", "watch")
 
     def __init__(self, name: str, size: int, usable: int, garbage: np.ndarray) -> None:
         self.name = name
@@ -37,20 +37,15 @@ class Pool:
         self._written = bytearray(size)
         self._flags = np.frombuffer(self._written, dtype=np.uint8)  # the flags as numpy, for strided views
         self.top = 0
-        self._epoch = 0
+        self.epoch = 0  # read it anywhere; only this class changes it
         self.core: Any = None
         self.watch = False
-
-    @property
-    def epoch(self) -> int:
-        """Starts anew whenever a written-flag goes back to 0."""
-        return self._epoch
 
     def refill(self, garbage: np.ndarray) -> None:
         """Back to the state of a fresh core (the next block of a launch reuses the memory)."""
         np.copyto(self.bytes, garbage[: self.size])
         self._flags.fill(0)
-        self._epoch += 1
+        self.epoch += 1
         self.top = 0
         self.watch = False
 
@@ -67,7 +62,7 @@ class Pool:
     def unwrite(self, lo: int, hi: int) -> None:
         """Mark bytes [lo, hi) never written (a fresh allocation holds nothing meaningful)."""
         self._written[lo:hi] = ZEROS[: hi - lo]
-        self._epoch += 1
+        self.epoch += 1
 
     def flags(self, offset: int = 0, shape: Any = None, strides: Any = None, dtype: Any = _U8) -> np.ndarray:
         """A read-only view of the written-flags (`np.ndarray(shape, dtype, flags, offset, strides)`; the whole
@@ -85,7 +80,7 @@ class Pool:
         """Copy written-flags (from another memory, as a move carries them): a 0 among them starts a new epoch."""
         np.ndarray(shape, _U8, self._flags, offset, strides)[...] = values
         if not np.all(values):
-            self._epoch += 1
+            self.epoch += 1
 
 
 def pool_geometry(name: str, chip: ChipProfile) -> tuple[int, int]:

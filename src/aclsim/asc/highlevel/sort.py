@@ -32,8 +32,9 @@ def concat(dst: LocalTensor, src: LocalTensor, tmp: LocalTensor, repeat_time: in
     api = "concat"
     float_operands(api, dst, src, tmp)
     tmp.span(1, api)
-    if proposal_layout(api):
-        proposal_concat(dst, src, repeat_time, 4)
+    core = dst.buf.pool.core
+    if proposal_layout(core):
+        proposal_concat(core, dst, src, repeat_time, 4)
         return
     n = repeat_count(api, repeat_time) * RP16
     if n:
@@ -46,7 +47,7 @@ def extract(dst_value: LocalTensor, dst_index: LocalTensor, src: LocalTensor, re
     api = "extract"
     dt = float_operands(api, dst_value, src)
     index_operand(api, dst_index)
-    if proposal_layout(api):
+    if proposal_layout(dst_value.buf.pool.core):
         raise not_emulated("asc.adv.extract on the region-proposal layout (Atlas inference AI Core)")
     n = repeat_count(api, repeat_time) * SORT32
     if n:

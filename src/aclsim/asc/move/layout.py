@@ -31,7 +31,8 @@ from ..faults import fail
 from ..memory.local import FIXED, Buffer, LocalTensor, PhyAddresses
 from ..types.dtypes import DataType, uint8, uint16, uint64
 from ..types.enums import TPosition
-from ..vector.repeat import BLOCK, MAX_REPEAT, gather, mark
+from ..vector.lanes import gather, mark
+from ..vector.repeat import BLOCK, MAX_REPEAT
 
 
 class TransposeType(IntEnum):

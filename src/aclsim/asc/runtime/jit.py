@@ -27,7 +27,7 @@ from aclsim.runtime.work import pointers_in
 
 from .. import faults as ctx
 from ..cube.mix import mix_ratio
-from ..faults import AscError
+from ..faults import AscDataTypeError, AscError, UnsupportedDataType
 from ..kernel.launch import Launch
 from ..memory.gm import GlobalAddress
 from ..types.dtypes import from_numpy
@@ -97,7 +97,8 @@ class JITFunction:
                 rt.synchronize_stream(handle if isinstance(handle, int) else handle.handle)
             except AclError as e:
                 cause = launch.error.__cause__ if launch.error is not None else None
-                raise AscError(e.message) from cause
+                kind = AscDataTypeError if isinstance(launch.error, UnsupportedDataType) else AscError
+                raise kind(e.message) from cause
             for view, alloc in hosts:
                 if view.nbytes and view.flags.writeable:  # read-only inputs are not copied back
                     out = view if view.flags.c_contiguous else np.empty(view.shape, view.dtype)

@@ -128,7 +128,7 @@ def _signal(core: Core, key: Any, flag: Any, arrivers: list[Core], receivers: li
 
 def _tick(core: Core) -> dict[int, int]:
     """The clock `core` hands on with a set (its accesses so far), then its next epoch begins."""
-    clock = {**core.clock, core.uid: core.epoch}
+    clock = {**core.clock, core.uid: core.sync_epoch}
     _enter(core)
     return clock
 
@@ -141,9 +141,9 @@ def _merge(into: dict[int, int], clock: dict[int, int]) -> None:
 
 def _enter(core: Core) -> None:
     """`core` starts a new epoch; the sanitizer learns its clock."""
-    core.epoch += 1
+    core.sync_epoch += 1
     launch = core.launch
-    launch.gm.emit_sync(launch.task, core.uid, core.epoch, dict(core.clock))
+    launch.gm.emit_sync(launch.task, core.uid, core.sync_epoch, dict(core.clock))
 
 
 def _wait(core: Core, flag: Any, setters: list[Core], key: Any, api: str, what: str, need: str) -> None:

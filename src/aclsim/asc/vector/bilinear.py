@@ -23,15 +23,17 @@ import numpy as np
 
 from ..faults import fail
 from ..memory.local import LocalTensor
+from ..table import instruction
 from ..types.dtypes import float16, uint8, uint32
 from .gather import gather_blocks
-from .mask import lane_flags, normal_bits, register
-from .repeat import gather, mark
+from .lanes import gather, mark
+from .mask import MaskRegister, lane_flags, normal_bits
 
 EPB = 16  # float16 elements per 32-byte block
 
 
-def bilinear_interpolation(dst: LocalTensor, src0: LocalTensor, src0_offset: LocalTensor, src1: LocalTensor,
+@instruction("BilinearInterpolation", "bilinear_interpolation", "vector", "V", ("float16",))
+def bilinear_interpolation(core: Any, dst: LocalTensor, src0: LocalTensor, src0_offset: LocalTensor, src1: LocalTensor,
                            mask: Any, h_repeat: int, repeat_mode: bool, dst_blk_stride: int, v_r_offset: int,
                            v_repeat: int, shared_tmp_buffer: LocalTensor) -> None:
     """dst (per vertical iteration) = sum over horizontal iterations of 8 gathered src0 blocks times src1."""
@@ -49,7 +51,7 @@ def bilinear_interpolation(dst: LocalTensor, src0: LocalTensor, src0_offset: Loc
             fail(api, f"{name} must be in 0..{top}, got {value}")
     if vro % EPB:  # CANN's A2 implementation turns it into a repeat stride of vROffset * 2 / 32 blocks
         fail(api, f"v_r_offset = {vro} elements is not a multiple of 16 (one 32-byte block of float16)")
-    reg = register(api)
+    reg = core.state(MaskRegister)
     bits = reg.bits = normal_bits(api, mask, 2)
     shared_tmp_buffer.span(1, api)  # scratch: live and aligned; its contents do not matter
     if h == 0 or v == 0:

@@ -10,15 +10,15 @@ from typing import Any
 
 import numpy as np
 
-from .. import faults as ctx
 from ..faults import fail
 from ..memory.local import LocalTensor
+from ..table import instruction
 from ..types.convert import INT_ROUND, to_bf16, to_f16, to_int
 from ..types.dtypes import DataType, bfloat16
 from ..types.enums import RoundMode
-from ..types.params import UnaryRepeatParams
 from . import masked
-from .repeat import Repeat, form
+from .elementwise import count_of
+from .repeat import Repeat
 
 _ROUNDING = frozenset({RoundMode.CAST_RINT, RoundMode.CAST_FLOOR, RoundMode.CAST_CEIL, RoundMode.CAST_ROUND,
                        RoundMode.CAST_TRUNC})
@@ -39,8 +39,8 @@ A2_CASTS: dict[tuple[str, str], frozenset[RoundMode]] = {
 }
 
 
-def _cast_supported(api: str, sd: DataType, dd: DataType, mode: RoundMode) -> None:
-    chip = ctx.current(api).chip
+def _cast_supported(core: Any, api: str, sd: DataType, dd: DataType, mode: RoundMode) -> None:
+    chip = core.chip
     if not chip.separated:
         return  # the Atlas inference (310P) conversion table is not modeled: every pair converts
     modes = A2_CASTS.get((sd.name, dd.name))
@@ -51,20 +51,20 @@ def _cast_supported(api: str, sd: DataType, dd: DataType, mode: RoundMode) -> No
                   f"{', '.join(m.name for m in sorted(modes))})")
 
 
-def cast(dst: LocalTensor, src: LocalTensor, round_mode: int, *args: Any, **kwargs: Any) -> None:
-    """Convert `src` into `dst`'s type, rounding by `round_mode`: `(count)` or `(mask, repeat_times,
-    UnaryRepeatParams[, is_set_mask])` (masked.py).
+@instruction("Cast", "cast", "vector", "V")
+def cast(core: Any, dst: LocalTensor, src: LocalTensor, round_mode: int, n: int | Repeat) -> None:
+    """Convert `src` into `dst`'s type, rounding by `round_mode`, the first `n` elements or the lanes of a
+    mask/repeat call (masked.py).
 
     CAST_NONE rounds to nearest even when precision is lost; float -> integer saturates (inference:
     the vector unit's conversions saturate rather than wrap); CAST_ODD applies to float narrowing.
     """
     api = "cast"
-    n = form(api, args, kwargs, UnaryRepeatParams)
-    if n is None:
+    if type(n) is not Repeat and not count_of(api, n):
         return
     mode = RoundMode(round_mode)
     sd, dd = src.dtype, dst.dtype
-    _cast_supported(api, sd, dd, mode)
+    _cast_supported(core, api, sd, dd, mode)
     if dd.is_float is False and sd.is_float and mode == RoundMode.CAST_ODD:
         fail(api, "CAST_ODD applies to float narrowing only")
 
@@ -84,7 +84,7 @@ def cast(dst: LocalTensor, src: LocalTensor, round_mode: int, *args: Any, **kwar
         return np.clip(x.astype(np.int64), info.min, info.max).astype(dd.np)
 
     if type(n) is Repeat:
-        masked.cast(api, dst, src, n, convert)
+        masked.cast(core, api, dst, src, n, convert)
         return
     out = convert(src.read(n, api))
     dst.write(n, api)[...] = out

@@ -22,16 +22,17 @@ from typing import Any
 
 import numpy as np
 
-from .. import faults as ctx
 from ..aicore.core import Register
 from ..faults import fail
 from ..memory.local import LocalTensor
+from ..table import instruction
 from ..types.convert import to_int
 from ..types.dtypes import DataType
 from ..types.enums import RoundMode
-from ..types.params import BinaryRepeatParams, UnaryRepeatParams
+from .elementwise import count_of
+from .lanes import gather, indices, mark
 from .mask import lanes_per_repeat
-from .repeat import BLOCK, REPEAT_KEYS, Repeat, form, gather, indices, mark, plan
+from .repeat import BLOCK, Repeat, lanes_of
 
 DEQ_LANES = 16  # VdeqInfo holds 16 (scale, offset, sign) groups, used cyclically
 
@@ -72,34 +73,31 @@ def _offset9(value: int) -> int:
     return v - 0x200 if v & 0x100 else v
 
 
-def set_deq_scale(*args: Any) -> None:
-    """`set_deq_scale(scale)`, `set_deq_scale(scale, offset, sign_mode)` or `set_deq_scale(vdeq, vdeq_info)`."""
-    api = "set_deq_scale"
-    core = ctx.current(api)
-    if len(args) == 2 and isinstance(args[0], LocalTensor):
-        vdeq, info = args
-        if not isinstance(info, VdeqInfo):
-            raise TypeError(f"asc.{api}(vdeq, vdeq_info): vdeq_info must be asc.VdeqInfo, got {type(info).__name__}")
-        # the 16 groups land in the 128-byte UB tensor the instruction reads; aclsim keeps their values and
-        # stores them there as (float32 scale bits | offset << 32 | sign << 48), a layout of its own
-        words = vdeq.reinterpret_cast(np.uint64).write(DEQ_LANES, api)
-        offsets = [_offset9(o) for o in info.offset]
-        scales = np.asarray(info.scale, np.float32)
-        words[...] = (scales.view(np.uint32).astype(np.uint64) | (np.asarray(offsets, np.int64) & 0xFFFF).astype(
-            np.uint64) << np.uint64(32) | np.asarray(info.sign_mode, np.uint64) << np.uint64(48))
-        core.state(DeqScale).value = DeqRegister(scales, offsets, info.sign_mode, True)
-    elif len(args) == 1 and not isinstance(args[0], LocalTensor):
-        # SetDeqScale(half scale): the s322f16 scale of add_deq_relu / cast_deq, a half (Ascend C SetDeqScale page)
-        core.state(DeqScale).value = DeqRegister([np.float16(args[0])], [0], [True], False)
-    elif len(args) == 3 and not isinstance(args[0], LocalTensor):  # SetDeqScale(float scale, int16 offset, bool)
-        core.state(DeqScale).value = DeqRegister([np.float32(args[0])], [_offset9(args[1])], [bool(args[2])], False)
+@instruction("SetDeqScale", "set_deq_scale", "vector")
+def set_deq_scale(core: Any, scale: Any, offset: int | None = None, sign_mode: bool | None = None) -> None:
+    """Set DEQSCALE: `SetDeqScale(half scale)`, the s322f16 scale of add_deq_relu / cast_deq (Ascend C SetDeqScale
+    page), or `SetDeqScale(float scale, int16 offset, bool signMode)`."""
+    if offset is None and sign_mode is None:
+        core.state(DeqScale).value = DeqRegister([np.float16(scale)], [0], [True], False)
     else:
-        raise TypeError("asc.set_deq_scale(scale), (scale, offset, sign_mode) or (vdeq: LocalTensor, "
-                        "vdeq_info: VdeqInfo)")
+        core.state(DeqScale).value = DeqRegister([np.float32(scale)], [_offset9(offset or 0)], [bool(sign_mode)], False)
 
 
-def _deq(api: str) -> DeqRegister:
-    reg = ctx.current(api).state(DeqScale).value
+@instruction("SetDeqScale(VdeqInfo)", "set_deq_scale", "vector")
+def set_deq_scale_vector(core: Any, vdeq: LocalTensor, info: VdeqInfo) -> None:
+    """Set DEQSCALE to 16 (scale, offset, sign) groups, written to the 128-byte UB tensor `vdeq` the instruction
+    reads; aclsim keeps their values and stores them there as (float32 scale bits | offset << 32 | sign << 48), a
+    layout of its own."""
+    words = vdeq.reinterpret_cast(np.uint64).write(DEQ_LANES, "set_deq_scale")
+    offsets = [_offset9(o) for o in info.offset]
+    scales = np.asarray(info.scale, np.float32)
+    words[...] = (scales.view(np.uint32).astype(np.uint64) | (np.asarray(offsets, np.int64) & 0xFFFF).astype(
+        np.uint64) << np.uint64(32) | np.asarray(info.sign_mode, np.uint64) << np.uint64(48))
+    core.state(DeqScale).value = DeqRegister(scales, offsets, info.sign_mode, True)
+
+
+def _deq(core: Any, api: str) -> DeqRegister:
+    reg = core.state(DeqScale).value
     if reg is None:
         fail(api, "the DEQSCALE register was never set: call asc.set_deq_scale(...) first (it holds garbage)")
     return reg
@@ -119,31 +117,29 @@ def _wide(x: np.ndarray) -> np.ndarray:
 Pairs = tuple[tuple[str, str], ...]  # (source type, destination type) the chip supports
 
 
-def _operands(api: str, pairs: Pairs, dst: LocalTensor, srcs: Sequence[LocalTensor]) -> None:
+def _operands(core: Any, api: str, pairs: Pairs, dst: LocalTensor, srcs: Sequence[LocalTensor]) -> None:
     sd = srcs[0].dtype
     for s in srcs[1:]:
         if s.dtype is not sd:
             fail(api, f"the sources mix {sd.name} and {s.dtype.name}")
     if (sd.name, dst.dtype.name) not in pairs:
-        chip = ctx.CORE.chip.name if ctx.CORE else "this chip"
         ok = ", ".join(f"{a} -> {b}" for a, b in pairs)
-        fail(api, f"{sd.name} -> {dst.dtype.name} is not supported on {chip} (supported: {ok})")
+        fail(api, f"{sd.name} -> {dst.dtype.name} is not supported on {core.chip.name} (supported: {ok})")
 
 
-def _convert(api: str, fn: Callable[..., np.ndarray], pairs: Pairs, dst: LocalTensor, srcs: Sequence[LocalTensor],
-             args: tuple, kwargs: dict, params: type) -> None:
-    """Both call forms of an instruction whose destination type differs from its sources':
+def _convert(core: Any, api: str, fn: Callable[..., np.ndarray], pairs: Pairs, dst: LocalTensor,
+             srcs: Sequence[LocalTensor], n: int | Repeat) -> None:
+    """Both forms of an instruction whose destination type differs from its sources':
     `dst = fn(*sources)` with fn returning values already in dst's type."""
-    n = form(api, args, kwargs, params)
-    if n is None:
+    if type(n) is not Repeat and not count_of(api, n):
         return
-    _operands(api, pairs, dst, srcs)
+    _operands(core, api, pairs, dst, srcs)
     if type(n) is not Repeat:
         xs = [s.read(n, api) for s in srcs]
         dst.write(n, api)[...] = fn(*xs)
         return
     isz = max(t.dtype.itemsize for t in (dst, *srcs))
-    repeats, total, flags = plan(api, n, isz)
+    repeats, total, flags = lanes_of(core, api, n, isz)
     if total <= 0 or repeats <= 0:
         return
     lanes = lanes_per_repeat(isz)
@@ -164,67 +160,62 @@ def _convert(api: str, fn: Callable[..., np.ndarray], pairs: Pairs, dst: LocalTe
 _RELU_CAST: Pairs = (("float32", "float16"), ("float16", "int8"), ("int16", "int8"))
 
 
-def add_relu_cast(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *args: Any, **kwargs: Any) -> None:
-    """dst[i] = max(src0[i] + src1[i], 0) converted to dst's type."""
-    _convert("add_relu_cast", lambda a, b: _narrow(np.maximum(_wide(a) + b, 0), dst.dtype), _RELU_CAST,
-             dst, (src0, src1), args, kwargs, BinaryRepeatParams)
+def _converting(key: str, api: str, op: Callable[..., Any], pairs: Pairs, doc: str) -> Callable[..., None]:
+    def run(core: Any, dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, n: int | Repeat) -> None:
+        _convert(core, api, lambda a, b: _narrow(op(a, b), dst.dtype), pairs, dst, (src0, src1), n)
+
+    run.__name__ = run.__qualname__ = api
+    run.__doc__ = doc
+    return instruction(key, api, "vector", "V", note=", ".join(f"{a} -> {b}" for a, b in pairs))(run)
 
 
-def sub_relu_cast(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *args: Any, **kwargs: Any) -> None:
-    """dst[i] = max(src0[i] - src1[i], 0) converted to dst's type."""
-    _convert("sub_relu_cast", lambda a, b: _narrow(np.maximum(_wide(a) - b, 0), dst.dtype), _RELU_CAST,
-             dst, (src0, src1), args, kwargs, BinaryRepeatParams)
+add_relu_cast = _converting("AddReluCast", "add_relu_cast", lambda a, b: np.maximum(_wide(a) + b, 0), _RELU_CAST,
+                            "dst[i] = max(src0[i] + src1[i], 0) converted to dst's type.")
+sub_relu_cast = _converting("SubReluCast", "sub_relu_cast", lambda a, b: np.maximum(_wide(a) - b, 0), _RELU_CAST,
+                            "dst[i] = max(src0[i] - src1[i], 0) converted to dst's type.")
+mul_cast = _converting("MulCast", "mul_cast", lambda a, b: _wide(a) * b, (("float16", "int8"), ("float16", "uint8")),
+                       "dst[i] = src0[i] * src1[i] converted to int8/uint8 (float16 sources).")
 
 
-def mul_cast(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *args: Any, **kwargs: Any) -> None:
-    """dst[i] = src0[i] * src1[i] converted to int8/uint8 (float16 sources)."""
-    _convert("mul_cast", lambda a, b: _narrow(_wide(a) * b, dst.dtype), (("float16", "int8"), ("float16", "uint8")),
-             dst, (src0, src1), args, kwargs, BinaryRepeatParams)
-
-
-def add_deq_relu(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *args: Any, **kwargs: Any) -> None:
+@instruction("AddDeqRelu", "add_deq_relu", "vector", "V", note="int32 -> float16")
+def add_deq_relu(core: Any, dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, n: int | Repeat) -> None:
     """dst[i] = max((src0[i] + src1[i]) * DEQSCALE, 0) as float16 (int32 sources; the sum wraps as int32)."""
     api = "add_deq_relu"
-    scale = _deq(api).scale[0]
+    scale = _deq(core, api).scale[0]
 
     def op(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return _narrow(np.maximum((a + b).astype(np.float64) * scale, 0), dst.dtype)
 
-    _convert(api, op, (("int32", "float16"),), dst, (src0, src1), args, kwargs, BinaryRepeatParams)
+    _convert(core, api, op, (("int32", "float16"),), dst, (src0, src1), n)
 
 
-def cast_deq(dst: LocalTensor, src: LocalTensor, *args: Any, is_vec_deq: bool = True, half_block: bool = True,
-             **kwargs: Any) -> None:
+@instruction("CastDeq", "cast_deq", "vector", "V", note="int16 -> int8/uint8, int32 -> float16")
+def cast_deq(core: Any, dst: LocalTensor, src: LocalTensor, n: int | Repeat, is_vec_deq: bool = True,
+             half_block: bool = True) -> None:
     """Dequantise: int16 -> int8/uint8 as `src * scale + offset` (one group, or 16 groups cycling over the
     elements with is_vec_deq), each 16-element source block landing in one half of a 32-byte destination
     block (half_block=True: the lower 16 bytes); int32 -> float16 as `src * scale`."""
     api = "cast_deq"
-    repeat = (len(args) >= 3 and isinstance(args[2], UnaryRepeatParams)) or not REPEAT_KEYS.isdisjoint(kwargs)
-    lead = 4 if repeat else 1  # (mask, repeat_times, repeat_params, is_set_mask) or (count), then the two flags
-    if len(args) > lead:
-        is_vec_deq, half_block = (*args[lead:], half_block)[:2]
-        args = args[:lead]
-    reg = _deq(api)
+    reg = _deq(core, api)
     if src.dtype.name == "int32":  # the s322f16 path: one (half) scale, is_vec_deq does not apply
-        _convert(api, lambda a: _narrow(a.astype(np.float64) * reg.scale[0], dst.dtype), (("int32", "float16"),),
-                 dst, (src,), args, kwargs, UnaryRepeatParams)
+        _convert(core, api, lambda a: _narrow(a.astype(np.float64) * reg.scale[0], dst.dtype), (("int32", "float16"),),
+                 dst, (src,), n)
         return
     if is_vec_deq != reg.vector:
         fail(api, f"is_vec_deq={is_vec_deq} but set_deq_scale was given "
                   f"{'a VdeqInfo tensor' if reg.vector else 'one scale'}: they must agree (pyasc cast_deq.md)")
-    _operands(api, (("int16", "int8"), ("int16", "uint8")), dst, (src,))
-    n = form(api, args, kwargs, UnaryRepeatParams)
-    if n is None:
-        return
+    _operands(core, api, (("int16", "int8"), ("int16", "uint8")), dst, (src,))
     if type(n) is Repeat:
-        repeats, total, flags = plan(api, n, 2)
+        repeats, total, flags = lanes_of(core, api, n, 2)
         if total <= 0 or repeats <= 0:
             return
         if flags is None:
             flags = np.ones(lanes_per_repeat(2), bool)
         di, si = (indices(repeats, total, flags, blk, stride, 2)[:total] for blk, stride in n.strides)
-    else:
+    elif count_of(api, n):
         di = si = np.arange(n)
+    else:
+        return
     x = gather(src, si, api).astype(np.float64)
     k = si % DEQ_LANES if reg.vector else np.zeros(si.size, np.intp)
     y = x * reg.scale[k] + reg.offset[k]

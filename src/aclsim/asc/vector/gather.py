@@ -30,15 +30,16 @@ from typing import Any
 
 import numpy as np
 
-from .. import faults as ctx
 from ..aicore.core import Register
 from ..faults import fail, not_emulated
 from ..memory.local import LocalTensor
+from ..table import instruction
 from ..types.dtypes import uint16, uint32
-from .elementwise import check_types
-from .mask import lanes_per_repeat, register, reset_mask
-from .repeat import BLOCK, form, lane_grid, lane_index, mark, repeat_of
-from .repeat import gather as take
+from .elementwise import check_types, count_of
+from .lanes import gather as take
+from .lanes import lane_index, mark
+from .mask import MaskRegister, lanes_per_repeat, reset_mask
+from .repeat import BLOCK, Repeat, lane_grid
 
 B16_32 = ("float16", "float32", "int16", "uint16", "int32", "uint32")
 
@@ -63,33 +64,22 @@ class GatherMaskParams:
     src1_repeat_stride: int = 0
 
 
-def _rep_form(mask: Any, repeat_times: int, rep_stride: int) -> tuple:
-    return mask, repeat_times, rep_stride
-
-
-def _elements(api: str, data: LocalTensor, offsets: LocalTensor, base: Any, args: tuple,
-              kwargs: dict) -> tuple[np.ndarray, np.ndarray] | None:
+def _elements(core: Any, api: str, data: LocalTensor, offsets: LocalTensor, base: Any, n: int | Repeat
+              ) -> tuple[np.ndarray, np.ndarray] | None:
     """(indices into the data tensor, element positions of the other operand) of a gather or scatter call."""
     if not isinstance(offsets, LocalTensor) or offsets.dtype is not uint32:
         raise TypeError(f"asc.{api}: the offsets must be a uint32 LocalTensor")
     isz = data.dtype.itemsize
-    if len(args) >= 2 or kwargs.keys() - {"count"}:
-        try:
-            mask, times, stride = _rep_form(*args, **kwargs)
-        except TypeError as e:
-            raise TypeError(f"asc.{api}: {str(e).replace('_rep_form()', '')}; the forms are (..., count) and "
-                            "(..., mask, repeat_times, rep_stride)") from None
-        rep = repeat_of(api, mask, times, [(1, stride)], True)
-        on = lane_grid(api, rep, isz)
+    if type(n) is Repeat:
+        on = lane_grid(core, api, n, isz)
         if not on.any():
             return None
-        positions = lane_index(on.shape, *rep.strides[0], isz)[on]
+        positions = lane_index(on.shape, *n.strides[0], isz)[on]
         slots = np.flatnonzero(on.ravel())
-    else:
-        n = form(api, args, kwargs, None)
-        if n is None:
-            return None
+    elif count_of(api, n):
         positions = slots = np.arange(n)
+    else:
+        return None
     byte = int(base) + take(offsets, slots, api).astype(np.int64)
     odd = byte % isz != 0
     if odd.any():
@@ -101,12 +91,14 @@ def _elements(api: str, data: LocalTensor, offsets: LocalTensor, base: Any, args
     return byte // isz, positions
 
 
-def gather(dst: LocalTensor, src: LocalTensor, src_offset: LocalTensor, src_base: int, *args: Any,
-           **kwargs: Any) -> None:
-    """dst[i] = src at byte src_base + src_offset[i]; `(count)` or `(mask, repeat_times, dst_rep_stride)`."""
+@instruction("Gather", "gather", "vector", "V", B16_32)
+def gather(core: Any, dst: LocalTensor, src: LocalTensor, src_offset: LocalTensor, src_base: int,
+           n: int | Repeat) -> None:
+    """dst[i] = src at byte src_base + src_offset[i]: the first `n` elements, or the lanes of a mask/repeat call
+    (its stride: dst's repeat stride)."""
     api = "gather"
-    check_types(api, B16_32, dst.dtype, src)
-    got = _elements(api, src, src_offset, src_base, args, kwargs)
+    check_types(core, api, B16_32, dst.dtype, src)
+    got = _elements(core, api, src, src_offset, src_base, n)
     if got is None:
         return
     idx, positions = got
@@ -115,16 +107,18 @@ def gather(dst: LocalTensor, src: LocalTensor, src_offset: LocalTensor, src_base
     dst.arr[positions] = values
 
 
-def scatter(dst: LocalTensor, src: LocalTensor, dst_offset: LocalTensor, dst_base: int, *args: Any,
-            **kwargs: Any) -> None:
-    """dst at byte dst_base + dst_offset[i] = src[i]; `(count)` or `(mask, repeat_times, src_rep_stride)`."""
+@instruction("Scatter", "scatter", "vector", "V", B16_32, note="Atlas inference chips (310P) only, as in CANN")
+def scatter(core: Any, dst: LocalTensor, src: LocalTensor, dst_offset: LocalTensor, dst_base: int,
+            n: int | Repeat) -> None:
+    """dst at byte dst_base + dst_offset[i] = src[i]: the first `n` elements, or the lanes of a mask/repeat call
+    (its stride: src's repeat stride)."""
     api = "scatter"
-    chip = ctx.current(api).chip
+    chip = core.chip
     if chip.separated:  # dav_c220's ScatterImpl is ASCENDC_REPORT_NOT_SUPPORT; dav_m200 (310P) has vscatter
         fail(api, f"Scatter is not supported on {chip.name} (CANN implements it for Atlas inference chips such as "
                   "Ascend310P3 only)")
-    check_types(api, B16_32, dst.dtype, src)
-    got = _elements(api, dst, dst_offset, dst_base, args, kwargs)
+    check_types(core, api, B16_32, dst.dtype, src)
+    got = _elements(core, api, dst, dst_offset, dst_base, n)
     if got is None:
         return
     idx, positions = got
@@ -155,18 +149,15 @@ def gather_blocks(api: str, src: LocalTensor, offset: LocalTensor, count: int) -
     return take(src, ((byte // src.dtype.itemsize)[:, None] + np.arange(epb)).ravel(), api).reshape(count, epb)
 
 
-def gatherb(dst: LocalTensor, src0: LocalTensor, offset: LocalTensor, repeat_times: int,
-            repeat_params: GatherRepeatParams) -> None:
+@instruction("Gatherb", "gatherb", "vector", "V", ("uint16", "uint32"))
+def gatherb(core: Any, dst: LocalTensor, src0: LocalTensor, offset: LocalTensor, rep: Repeat) -> None:
     """Repeat r copies the 8 src0 blocks at byte offsets offset[8r .. 8r+7] to dst blocks
     `r * dst_rep_stride + b * dst_blk_stride` (pyasc `gatherb.md`; repeat_time is 1..255). uint16/uint32
     only, and the mask register is reset to every lane, as CANN's A2 GatherbImpl does
     (`impl/basic_api/dav_c220/kernel_operator_vec_gather_impl.h`)."""
     api = "gatherb"
-    check_types(api, ("uint16", "uint32"), dst.dtype, src0)
-    reset_mask()
-    if not isinstance(repeat_params, GatherRepeatParams):
-        raise TypeError(f"asc.{api}: repeat_params must be asc.GatherRepeatParams, got {type(repeat_params).__name__}")
-    rep = repeat_of(api, 0, repeat_times, [(repeat_params.dst_blk_stride, repeat_params.dst_rep_stride)], True)
+    check_types(core, api, ("uint16", "uint32"), dst.dtype, src0)
+    reset_mask(core)
     if rep.times == 0:
         fail(api, "repeat_time must be in 1..255, got 0")
     isz = dst.dtype.itemsize
@@ -179,21 +170,21 @@ def gatherb(dst: LocalTensor, src0: LocalTensor, offset: LocalTensor, repeat_tim
 _BUILT_IN = {1: (2, 0), 2: (2, 1), 3: (4, 0), 4: (4, 1), 5: (4, 2), 6: (4, 3), 7: (1, 0)}  # code: (period, phase)
 
 
-def gather_mask(dst: LocalTensor, src0: LocalTensor, src1_pattern: Any, reduce_mode: bool, mask: int,
+@instruction("GatherMask", "gather_mask", "vector", "V", B16_32, note="normal mode (reduce_mode=False); COUNTER mode "
+             "not emulated")
+def gather_mask(core: Any, dst: LocalTensor, src0: LocalTensor, src1_pattern: Any, reduce_mode: bool, mask: int,
                 params: GatherMaskParams, gather_mask_mode: int = GatherMaskMode.DEFAULT) -> int:
     """Keep the src0 elements the pattern selects, packed from dst[0]; returns how many were kept."""
     api = "gather_mask"
-    check_types(api, B16_32, dst.dtype, src0)
-    if not isinstance(params, GatherMaskParams):
-        raise TypeError(f"asc.{api}: params must be asc.GatherMaskParams, got {type(params).__name__}")
+    check_types(core, api, B16_32, dst.dtype, src0)
     GatherMaskMode(gather_mask_mode)
     if reduce_mode:
         raise not_emulated("asc.gather_mask with reduce_mode=True (COUNTER mode)")
     isz = dst.dtype.itemsize
     lanes = lanes_per_repeat(isz)
-    rep = repeat_of(api, 0, params.repeat_times, [(params.src0_block_stride, params.src0_repeat_stride),
-                                                  (0, params.src1_repeat_stride)], True)
-    register(api).counter = False
+    rep = Repeat.of(api, 0, params.repeat_times, [(params.src0_block_stride, params.src0_repeat_stride),
+                                                  (0, params.src1_repeat_stride)])
+    core.state(MaskRegister).counter = False
     times = rep.times
     if isinstance(src1_pattern, LocalTensor):
         want = uint16 if isz == 2 else uint32
@@ -212,7 +203,7 @@ def gather_mask(dst: LocalTensor, src0: LocalTensor, src1_pattern: Any, reduce_m
         period, phase = _BUILT_IN[code]
         keep = np.broadcast_to(np.arange(lanes) % period == phase, (times, lanes))
     sidx = lane_index(keep.shape, *rep.strides[0], isz)[keep]
-    kept = ctx.current(api).state(RsvdCnt).value = int(sidx.size)
+    kept = core.state(RsvdCnt).value = int(sidx.size)
     if kept:
         values = take(src0, sidx, api)
         out = np.arange(kept)
@@ -221,6 +212,7 @@ def gather_mask(dst: LocalTensor, src0: LocalTensor, src1_pattern: Any, reduce_m
     return kept
 
 
-def get_gather_mask_remain_count() -> int:
+@instruction("GetGatherMaskRemainCount", "get_gather_mask_remain_count", "vector")
+def get_gather_mask_remain_count(core: Any) -> int:
     """How many elements the last gather_mask kept (CANN's A2 implementation reads the RSVD_CNT register)."""
-    return ctx.current("get_gather_mask_remain_count").state(RsvdCnt).value or 0
+    return core.state(RsvdCnt).value or 0

@@ -1,7 +1,7 @@
 """The vector mask register: `set_vector_mask`, `reset_mask`, `set_mask_count`, `set_mask_norm`.
 
 Semantics from pyasc's docs (`docs/python-api/language/generated/asc.language.basic.set_vector_mask.md`
-and `copy.md`) and the Ascend C guide (reference `ascendc-device.md` §2.3): one repeat of a vector
+and `copy.md`) and the Ascend C API reference (SetVectorMask, hicann/asc-devkit docs): one repeat of a vector
 instruction covers 256 bytes, i.e. 128 lanes of a 16-bit type or 64 of a 32-bit type. In NORMAL mode
 the register holds one bit per lane (lane i active when bit i is 1; `mask_low` is lanes 0..63,
 `mask_high` lanes 64..127); in COUNTER mode it holds how many elements the whole instruction
@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import faults as ctx
 from ..faults import fail
+from ..table import instruction
 from ..types.dtypes import as_dtype
 from ..types.enums import MaskMode
 
@@ -34,10 +34,6 @@ class MaskRegister:
         self.counter = False
         self.bits = FULL
         self.count = 0
-
-
-def register(api: str) -> MaskRegister:
-    return ctx.current(api).state(MaskRegister)
 
 
 def lanes_per_repeat(itemsize: int) -> int:
@@ -69,41 +65,51 @@ def normal_bits(api: str, mask: Any, itemsize: int) -> int:
     return (1 << n) - 1
 
 
-def set_vector_mask(*args: Any, dtype: Any, mode: int = MaskMode.NORMAL) -> None:
-    """`set_vector_mask(length, dtype=, mode=)` or `set_vector_mask(mask_high, mask_low, dtype=, mode=)`."""
-    api = "set_vector_mask"
-    reg = register(api)
-    m = MaskMode(mode)
-    if len(args) not in (1, 2):
-        raise TypeError("asc.set_vector_mask(length, dtype=, mode=) or (mask_high, mask_low, dtype=, mode=)")
-    if (m == MaskMode.COUNTER) != reg.counter:
+@instruction("SetVectorMask", "set_vector_mask", "vector")
+def set_vector_mask(core: Any, length: int, dtype: Any, mode: int = MaskMode.NORMAL) -> None:
+    """Set the mask to the first `length` lanes (NORMAL mode) or to `length` elements (COUNTER mode)."""
+    _set(core, "set_vector_mask", MaskMode(mode), length, None, as_dtype(dtype).itemsize)
+
+
+@instruction("SetVectorMask(maskHigh, maskLow)", "set_vector_mask", "vector")
+def set_vector_mask_bits(core: Any, mask_high: int, mask_low: int, dtype: Any, mode: int = MaskMode.NORMAL) -> None:
+    """Set the mask's lane bits: `mask_low` lanes 0..63, `mask_high` lanes 64..127 (NORMAL mode); in COUNTER mode
+    `mask_low` is the element count."""
+    _set(core, "set_vector_mask", MaskMode(mode), mask_low, mask_high, as_dtype(dtype).itemsize)
+
+
+def _set(core: Any, api: str, mode: MaskMode, low: int, high: int | None, itemsize: int) -> None:
+    reg = core.state(MaskRegister)
+    if (mode == MaskMode.COUNTER) != reg.counter:
         now, call = ("COUNTER", "set_mask_norm") if reg.counter else ("NORMAL", "set_mask_count")
-        fail(api, f"mode=MaskMode.{m.name} but the mask register is in {now} mode: call asc.{call}() first, "
+        fail(api, f"mode=MaskMode.{mode.name} but the mask register is in {now} mode: call asc.{call}() first, "
                   "or the value is read with the other meaning")
-    isz = as_dtype(dtype).itemsize
-    if m == MaskMode.COUNTER:
-        n = int(args[-1])  # (length) or (0, count): the high word does not count in COUNTER mode
+    if mode == MaskMode.COUNTER:
+        n = int(low)  # the high word does not count in COUNTER mode
         if n < 0:
             fail(api, f"the element count must be >= 0, got {n}")
         reg.count = n
-    elif len(args) == 1:
-        reg.bits = normal_bits(api, int(args[0]), isz)
+    elif high is None:
+        reg.bits = normal_bits(api, int(low), itemsize)
     else:
-        reg.bits = normal_bits(api, [int(args[1]), int(args[0])], isz)
+        reg.bits = normal_bits(api, [int(low), int(high)], itemsize)
 
 
-def reset_mask() -> None:
+@instruction("ResetMask", "reset_mask", "vector")
+def reset_mask(core: Any) -> None:
     """Every lane on again."""
-    reg = register("reset_mask")
+    reg = core.state(MaskRegister)
     reg.bits = FULL
     reg.count = 0
 
 
-def set_mask_count() -> None:
+@instruction("SetMaskCount", "set_mask_count", "vector")
+def set_mask_count(core: Any) -> None:
     """COUNTER mode: the mask is the number of elements the whole instruction processes."""
-    register("set_mask_count").counter = True
+    core.state(MaskRegister).counter = True
 
 
-def set_mask_norm() -> None:
+@instruction("SetMaskNorm", "set_mask_norm", "vector")
+def set_mask_norm(core: Any) -> None:
     """NORMAL mode: the mask selects lanes within each repeat."""
-    register("set_mask_norm").counter = False
+    core.state(MaskRegister).counter = False

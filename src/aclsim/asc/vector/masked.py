@@ -25,20 +25,21 @@ import numpy as np
 from ..memory.local import LocalTensor
 from ..types.dtypes import uint8
 from ..types.enums import SelMode
-from .repeat import BLOCK, Repeat, gather, lane_grid, mark, read_lanes, write_lanes
+from .lanes import gather, mark, read_lanes, write_lanes
+from .repeat import BLOCK, Repeat, lane_grid
 
 
-def cast(api: str, dst: LocalTensor, src: LocalTensor, rep: Repeat, convert: Callable[[np.ndarray], np.ndarray]
+def cast(core: Any, api: str, dst: LocalTensor, src: LocalTensor, rep: Repeat, convert: Callable[[np.ndarray], np.ndarray]
          ) -> None:
     """dst lanes = convert(src lanes) over the lanes the call enables."""
-    on = lane_grid(api, rep, max(src.dtype.itemsize, dst.dtype.itemsize))
+    on = lane_grid(core, api, rep, max(src.dtype.itemsize, dst.dtype.itemsize))
     if not on.any():
         return
     (db, dr), (sb, sr) = rep.strides
     write_lanes(api, dst, on, db, dr, convert(read_lanes(api, src, on, sb, sr)))
 
 
-def compare(api: str, dst: LocalTensor, srcs: Sequence[LocalTensor], rep: Repeat,
+def compare(core: Any, api: str, dst: LocalTensor, srcs: Sequence[LocalTensor], rep: Repeat,
             predicate: Callable[..., np.ndarray]) -> None:
     """Every lane of every repeat compared (CANN's A2 Compare ignores the mask argument); the bits of source
     block b of repeat r are bytes `(r * dst_rep_stride + b * dst_blk_stride) * epb / 8` of dst."""
@@ -56,11 +57,11 @@ def compare(api: str, dst: LocalTensor, srcs: Sequence[LocalTensor], rep: Repeat
     dst.arr[idx] = packed.ravel().view(dst.dtype.np)
 
 
-def select(api: str, dst: LocalTensor, sel_mask: LocalTensor, src0: LocalTensor, src1: Any, mode: SelMode,
+def select(core: Any, api: str, dst: LocalTensor, sel_mask: LocalTensor, src0: LocalTensor, src1: Any, mode: SelMode,
            rep: Repeat) -> None:
     """dst lane = src0 lane where its sel_mask bit is 1, else the src1 lane (or the scalar src1)."""
     isz = dst.dtype.itemsize
-    on = lane_grid(api, rep, isz)
+    on = lane_grid(core, api, rep, isz)
     if not on.any():
         return
     repeats, lanes = on.shape

@@ -26,11 +26,12 @@ from typing import Any
 
 import numpy as np
 
-from ..faults import fail
 from ..memory.local import LocalTensor
-from .elementwise import check_types
+from ..table import instruction
+from .elementwise import check_types, count_of
+from .lanes import lane_index, mark, read_lanes
 from .mask import lanes_per_repeat
-from .repeat import BLOCK, lane_grid, lane_index, mark, read_lanes, repeat_of
+from .repeat import BLOCK, Repeat, lane_grid
 
 FLOAT = ("float16", "float32")
 _BITS = {2: np.uint16, 4: np.uint32}
@@ -45,13 +46,12 @@ class ReduceOrder(IntEnum):
     ORDER_ONLY_INDEX = 3
 
 
-def _lanes(api: str, dst: LocalTensor, src: LocalTensor, mask: Any, times: Any, blk: Any, stride: Any,
-           is_set_mask: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(values, enabled) as (repeat, lane) arrays of a mask/repeat source; disabled lanes hold 0."""
-    check_types(api, FLOAT, src.dtype, dst)
-    rep = repeat_of(api, mask, times, [(blk, stride)], is_set_mask)
+def _lanes(core: Any, api: str, dst: LocalTensor, src: LocalTensor, rep: Repeat) -> tuple[np.ndarray, np.ndarray]:
+    """(values, enabled) as (repeat, lane) arrays of a mask/repeat source (`rep.strides`: the source's); disabled
+    lanes hold 0."""
+    check_types(core, api, FLOAT, src.dtype, dst)
     isz = src.dtype.itemsize
-    on = lane_grid(api, rep, isz)
+    on = lane_grid(core, api, rep, isz)
     vals = np.zeros(on.shape, src.dtype.np)
     if on.any():
         vals[on] = read_lanes(api, src, on, *rep.strides[0])
@@ -93,33 +93,27 @@ def _put(api: str, dst: LocalTensor, idx: np.ndarray, values: np.ndarray, align:
 
 
 # ------------------------------------------------------------------------------- whole / repeat
-def whole_reduce_sum(dst: LocalTensor, src: LocalTensor, mask: Any, repeat_time: int, dst_rep_stride: int,
-                     src_blk_stride: int, src_rep_stride: int, is_set_mask: bool = True) -> None:
-    """dst[r * dst_rep_stride] = the sum of repeat r's enabled lanes."""
-    _sums("whole_reduce_sum", dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
-          is_set_mask)
+@instruction("WholeReduceSum", "whole_reduce_sum", "vector", "V", FLOAT)
+def whole_reduce_sum(core: Any, dst: LocalTensor, src: LocalTensor, rep: Repeat, dst_rep_stride: int) -> None:
+    """dst[r * dst_rep_stride] = the sum of repeat r's enabled lanes (`rep.strides`: the source's)."""
+    _sums(core, "whole_reduce_sum", dst, src, rep, dst_rep_stride)
 
 
-def _sums(api: str, dst: LocalTensor, src: LocalTensor, mask: Any, repeat_time: int, dst_rep_stride: int,
-          src_blk_stride: int, src_rep_stride: int, is_set_mask: bool) -> None:
-    vals, _ = _lanes(api, dst, src, mask, repeat_time, src_blk_stride, src_rep_stride, is_set_mask)
+def _sums(core: Any, api: str, dst: LocalTensor, src: LocalTensor, rep: Repeat, dst_rep_stride: int) -> None:
+    vals, _ = _lanes(core, api, dst, src, rep)
     _put(api, dst, np.arange(vals.shape[0]) * int(dst_rep_stride), _tree_sum(vals), dst.dtype.itemsize)
 
 
-def repeat_reduce_sum(dst: LocalTensor, src: LocalTensor, repeat_time: int, mask: int, dst_blk_stride: int,
-                      src_blk_stride: int, dst_rep_stride: int, src_rep_stride: int, is_set_mask: bool = True) -> None:
-    """whole_reduce_sum with a continuous mask (dst_blk_stride has no effect, as documented)."""
-    api = "repeat_reduce_sum"
-    if isinstance(mask, list | tuple):
-        raise TypeError(f"asc.{api}: the mask is a count of leading lanes (an int), got {mask!r}")
-    _sums(api, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, is_set_mask)
+@instruction("RepeatReduceSum", "repeat_reduce_sum", "vector", "V", FLOAT)
+def repeat_reduce_sum(core: Any, dst: LocalTensor, src: LocalTensor, rep: Repeat, dst_rep_stride: int) -> None:
+    """whole_reduce_sum with a continuous mask (a count of leading lanes)."""
+    _sums(core, "repeat_reduce_sum", dst, src, rep, dst_rep_stride)
 
 
-def _whole_extreme(api: str, is_max: bool, dst: LocalTensor, src: LocalTensor, mask: Any, repeat_time: int,
-                   dst_rep_stride: int, src_blk_stride: int, src_rep_stride: int, order: int,
-                   is_set_mask: bool) -> None:
+def _whole_extreme(core: Any, api: str, is_max: bool, dst: LocalTensor, src: LocalTensor, rep: Repeat,
+                   dst_rep_stride: int, order: int) -> None:
     o = ReduceOrder(order)
-    vals, on = _lanes(api, dst, src, mask, repeat_time, src_blk_stride, src_rep_stride, is_set_mask)
+    vals, on = _lanes(core, api, dst, src, rep)
     value, index = _extreme(vals, on, is_max)
     r = np.arange(vals.shape[0]) * int(dst_rep_stride)
     isz = dst.dtype.itemsize
@@ -135,28 +129,25 @@ def _whole_extreme(api: str, is_max: bool, dst: LocalTensor, src: LocalTensor, m
         _put(api, bits, (2 * r[:, None] + np.arange(2)).ravel(), pair.ravel(), 2 * isz)
 
 
-def whole_reduce_max(dst: LocalTensor, src: LocalTensor, mask: Any, repeat_time: int, dst_rep_stride: int,
-                     src_blk_stride: int, src_rep_stride: int, order: int = ReduceOrder.ORDER_VALUE_INDEX,
-                     is_set_mask: bool = True) -> None:
+@instruction("WholeReduceMax", "whole_reduce_max", "vector", "V", FLOAT)
+def whole_reduce_max(core: Any, dst: LocalTensor, src: LocalTensor, rep: Repeat, dst_rep_stride: int,
+                     order: int = ReduceOrder.ORDER_VALUE_INDEX) -> None:
     """Per repeat, the max of the enabled lanes and its lane index, stored as `order` says."""
-    _whole_extreme("whole_reduce_max", True, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride,
-                   src_rep_stride, order, is_set_mask)
+    _whole_extreme(core, "whole_reduce_max", True, dst, src, rep, dst_rep_stride, order)
 
 
-def whole_reduce_min(dst: LocalTensor, src: LocalTensor, mask: Any, repeat_time: int, dst_rep_stride: int,
-                     src_blk_stride: int, src_rep_stride: int, order: int = ReduceOrder.ORDER_VALUE_INDEX,
-                     is_set_mask: bool = True) -> None:
+@instruction("WholeReduceMin", "whole_reduce_min", "vector", "V", FLOAT)
+def whole_reduce_min(core: Any, dst: LocalTensor, src: LocalTensor, rep: Repeat, dst_rep_stride: int,
+                     order: int = ReduceOrder.ORDER_VALUE_INDEX) -> None:
     """Per repeat, the min of the enabled lanes and its lane index, stored as `order` says."""
-    _whole_extreme("whole_reduce_min", False, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride,
-                   src_rep_stride, order, is_set_mask)
+    _whole_extreme(core, "whole_reduce_min", False, dst, src, rep, dst_rep_stride, order)
 
 
 # ------------------------------------------------------------------------------- block / pair
-def _grouped(api: str, group: int, how: str, dst: LocalTensor, src: LocalTensor, repeat: int, mask: Any,
-             dst_rep_stride: int, src_blk_stride: int, src_rep_stride: int, is_set_mask: bool, unit: int,
-             align: int) -> None:
+def _grouped(core: Any, api: str, group: int, how: str, dst: LocalTensor, src: LocalTensor, rep: Repeat,
+             dst_rep_stride: int, unit: int, align: int) -> None:
     """Reduce each run of `group` lanes to one value; groups with no enabled lane leave dst unchanged."""
-    vals, on = _lanes(api, dst, src, mask, repeat, src_blk_stride, src_rep_stride, is_set_mask)
+    vals, on = _lanes(core, api, dst, src, rep)
     repeats, lanes = vals.shape
     vals, on = vals.reshape(repeats, -1, group), on.reshape(repeats, -1, group)
     out = _tree_sum(vals) if how == "sum" else _extreme(vals, on, how == "max")[0]
@@ -165,98 +156,71 @@ def _grouped(api: str, group: int, how: str, dst: LocalTensor, src: LocalTensor,
     _put(api, dst, idx[some], out[some], align)
 
 
-def block_reduce_sum(dst: LocalTensor, src: LocalTensor, repeat: int, mask: Any, dst_rep_stride: int,
-                     src_blk_stride: int, src_rep_stride: int, is_set_mask: bool = True) -> None:
-    """dst[r * dst_rep_stride * 8 + b] = the sum of data block b of repeat r."""
-    isz = src.dtype.itemsize
-    _grouped("block_reduce_sum", BLOCK // isz, "sum", dst, src, repeat, mask, dst_rep_stride, src_blk_stride,
-             src_rep_stride, is_set_mask, 8, 8 * isz)
+def _block(key: str, api: str, how: str) -> Any:
+    def run(core: Any, dst: LocalTensor, src: LocalTensor, rep: Repeat, dst_rep_stride: int) -> None:
+        isz = src.dtype.itemsize
+        _grouped(core, api, BLOCK // isz, how, dst, src, rep, dst_rep_stride, 8, 8 * isz)
+
+    run.__name__ = run.__qualname__ = api
+    run.__doc__ = f"dst[r * dst_rep_stride * 8 + b] = the {how} of data block b of repeat r."
+    return instruction(key, api, "vector", "V", FLOAT)(run)
 
 
-def block_reduce_max(dst: LocalTensor, src: LocalTensor, repeat: int, mask: Any, dst_rep_stride: int,
-                     src_blk_stride: int, src_rep_stride: int, is_set_mask: bool = True) -> None:
-    """dst[r * dst_rep_stride * 8 + b] = the max of data block b of repeat r."""
-    isz = src.dtype.itemsize
-    _grouped("block_reduce_max", BLOCK // isz, "max", dst, src, repeat, mask, dst_rep_stride, src_blk_stride,
-             src_rep_stride, is_set_mask, 8, 8 * isz)
+block_reduce_sum = _block("BlockReduceSum", "block_reduce_sum", "sum")
+block_reduce_max = _block("BlockReduceMax", "block_reduce_max", "max")
+block_reduce_min = _block("BlockReduceMin", "block_reduce_min", "min")
 
 
-def block_reduce_min(dst: LocalTensor, src: LocalTensor, repeat: int, mask: Any, dst_rep_stride: int,
-                     src_blk_stride: int, src_rep_stride: int, is_set_mask: bool = True) -> None:
-    """dst[r * dst_rep_stride * 8 + b] = the min of data block b of repeat r."""
-    isz = src.dtype.itemsize
-    _grouped("block_reduce_min", BLOCK // isz, "min", dst, src, repeat, mask, dst_rep_stride, src_blk_stride,
-             src_rep_stride, is_set_mask, 8, 8 * isz)
-
-
-def pair_reduce_sum(dst: LocalTensor, src: LocalTensor, repeat_time: int, mask: Any, dst_rep_stride: int,
-                    src_blk_stride: int, src_rep_stride: int, is_set_mask: bool = True) -> None:
+@instruction("PairReduceSum", "pair_reduce_sum", "vector", "V", FLOAT)
+def pair_reduce_sum(core: Any, dst: LocalTensor, src: LocalTensor, rep: Repeat, dst_rep_stride: int) -> None:
     """dst[r * dst_rep_stride * lanes / 2 + i] = src lane 2i + lane 2i+1 of repeat r."""
     lanes = lanes_per_repeat(src.dtype.itemsize)
-    _grouped("pair_reduce_sum", 2, "sum", dst, src, repeat_time, mask, dst_rep_stride, src_blk_stride,
-             src_rep_stride, is_set_mask, lanes // 2, BLOCK)
+    _grouped(core, "pair_reduce_sum", 2, "sum", dst, src, rep, dst_rep_stride, lanes // 2, BLOCK)
 
 
 # ------------------------------------------------------------------------------- reduce_*
-def _count(count: int, cal_index: bool = False) -> tuple:
-    return count, cal_index
-
-
-def _masked(mask: Any, repeat_time: int, src_rep_stride: int, cal_index: bool = False) -> tuple:
-    return mask, repeat_time, src_rep_stride, cal_index
-
-
-def _reduce(api: str, dst: LocalTensor, src: LocalTensor, tmp: LocalTensor, args: tuple, kwargs: dict) -> None:
-    masked = len(args) >= 3 or "mask" in kwargs or "repeat_time" in kwargs
-    binder = _masked if masked else _count
-    try:
-        got = binder(*args, **kwargs)
-    except TypeError as e:
-        raise TypeError(f"asc.{api}: {str(e).replace(binder.__name__ + '()', '')}; the forms are (dst, src, "
-                        "shared_tmp_buffer, count[, cal_index]) and (..., mask, repeat_time, src_rep_stride"
-                        "[, cal_index])") from None
-    cal_index = got[-1]
-    if api == "reduce_sum" and cal_index:
-        raise TypeError("asc.reduce_sum takes no cal_index")
-    if not isinstance(tmp, LocalTensor):
-        raise TypeError(f"asc.{api}: shared_tmp_buffer must be a LocalTensor")
+def _reduce(core: Any, api: str, dst: LocalTensor, src: LocalTensor, tmp: LocalTensor, n: int | Repeat,
+            cal_index: bool) -> None:
     dt = src.dtype
+    masked = type(n) is Repeat
     if masked:
-        vals, on = _lanes(api, dst, src, got[0], got[1], 1, got[2], True)
+        vals, on = _lanes(core, api, dst, src, n)
         if not on.any():
             return
     else:
-        count = int(got[0])
-        if count < 0:
-            fail(api, f"count must be >= 0, got {count}")
-        if count == 0:
-            return  # a NOP on A2/A3
-        check_types(api, FLOAT, dt, dst)
-        vals = src.read(count, api)
-        on = np.ones(count, bool)
+        if not count_of(api, n):
+            return
+        check_types(core, api, FLOAT, dt, dst)
+        vals = src.read(n, api)
+        on = np.ones(n, bool)
     tmp.span(1, api)  # the work buffer must be live and aligned; its contents are scratch
     if api == "reduce_sum":  # masked: a tree per repeat, then over the repeats' sums
         dst.write(1, api)[0] = _tree_sum(_tree_sum(vals)) if masked else vals.sum(dtype=dt.np)
         return
     value, i = _extreme(vals.ravel(), on.ravel(), api == "reduce_max")
     if masked:  # the element offset in src: repeat r starts r * src_rep_stride blocks in
-        i = lane_index(on.shape, 1, int(got[2]), dt.itemsize).ravel()[i]
+        i = lane_index(on.shape, 1, n.strides[0][1], dt.itemsize).ravel()[i]
     out = dst.write(2 if cal_index else 1, api)
     out[0] = value
     if cal_index:  # the index is stored in the second element's bits; reinterpret_cast to read it
         out[1:2].view(_BITS[dt.itemsize])[0] = i
 
 
-def reduce_sum(dst: LocalTensor, src: LocalTensor, shared_tmp_buffer: LocalTensor, *args: Any, **kwargs: Any) -> None:
-    """dst[0] = the sum of the first `count` elements, or of the enabled lanes of every repeat."""
-    _reduce("reduce_sum", dst, src, shared_tmp_buffer, args, kwargs)
+@instruction("ReduceSum", "reduce_sum", "vector", "V", FLOAT)
+def reduce_sum(core: Any, dst: LocalTensor, src: LocalTensor, shared_tmp_buffer: LocalTensor, n: int | Repeat) -> None:
+    """dst[0] = the sum of the first `n` elements, or of the enabled lanes of every repeat (block stride 1)."""
+    _reduce(core, "reduce_sum", dst, src, shared_tmp_buffer, n, False)
 
 
-def reduce_max(dst: LocalTensor, src: LocalTensor, shared_tmp_buffer: LocalTensor, *args: Any, **kwargs: Any) -> None:
-    """dst[0] = the max (dst[1] = its index with cal_index) of `count` elements or of the enabled lanes."""
-    _reduce("reduce_max", dst, src, shared_tmp_buffer, args, kwargs)
+@instruction("ReduceMax", "reduce_max", "vector", "V", FLOAT)
+def reduce_max(core: Any, dst: LocalTensor, src: LocalTensor, shared_tmp_buffer: LocalTensor, n: int | Repeat,
+               cal_index: bool = False) -> None:
+    """dst[0] = the max (dst[1] = its index with cal_index) of `n` elements or of the enabled lanes."""
+    _reduce(core, "reduce_max", dst, src, shared_tmp_buffer, n, cal_index)
 
 
-def reduce_min(dst: LocalTensor, src: LocalTensor, shared_tmp_buffer: LocalTensor, *args: Any, **kwargs: Any) -> None:
-    """dst[0] = the min (dst[1] = its index with cal_index) of `count` elements or of the enabled lanes."""
-    _reduce("reduce_min", dst, src, shared_tmp_buffer, args, kwargs)
+@instruction("ReduceMin", "reduce_min", "vector", "V", FLOAT)
+def reduce_min(core: Any, dst: LocalTensor, src: LocalTensor, shared_tmp_buffer: LocalTensor, n: int | Repeat,
+               cal_index: bool = False) -> None:
+    """dst[0] = the min (dst[1] = its index with cal_index) of `n` elements or of the enabled lanes."""
+    _reduce(core, "reduce_min", dst, src, shared_tmp_buffer, n, cal_index)

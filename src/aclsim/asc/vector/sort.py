@@ -22,12 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import faults as ctx
 from ..aicore.core import Register
 from ..faults import fail
 from ..memory.local import LocalTensor
+from ..table import instruction
 from ..types.dtypes import DataType, as_dtype
-from .repeat import MAX_REPEAT, gather, mark
+from .lanes import gather, mark
+from .repeat import MAX_REPEAT
 
 PAIR_BYTES = 8  # one (score, index) record on A2/A3
 PROPOSAL = 8  # elements of one region proposal on the Atlas inference AI Core
@@ -42,16 +43,16 @@ class MrgSortResult(Register):
     """The records the last mrg_sort / mrg_sort4 of a core took from each of its four queues."""
 
 
-def proposal_layout(api: str) -> bool:
+def proposal_layout(core: Any) -> bool:
     """Whether the running chip stores sort records as region proposals (the coupled Atlas inference parts)
     rather than score-index pairs (A2/A3, whose AI Cores are split into AIC and AIV)."""
-    return not ctx.current(api).chip.separated
+    return not core.chip.separated
 
 
-def _only(api: str, proposals: bool) -> None:
+def _only(core: Any, api: str, proposals: bool) -> None:
     """Refuse an instruction that exists only with the other record layout."""
-    if proposal_layout(api) != proposals:
-        chip = ctx.current(api).chip
+    if proposal_layout(core) != proposals:
+        chip = core.chip
         where = "the Atlas inference AI Core (region proposals)" if proposals else "Atlas A2/A3"
         fail(api, f"{api} does not exist on {chip.name} ({chip.family}); it is an instruction of {where} only")
 
@@ -116,10 +117,11 @@ def _pairs(scores: np.ndarray, index: np.ndarray) -> np.ndarray:
     return recs
 
 
-def sort32(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, repeat_time: int) -> None:
+@instruction("Sort32", "sort32", "vector", "V", FLOAT)
+def sort32(core: Any, dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, repeat_time: int) -> None:
     """Sort each group of 32 scores of src0 (with their uint32 indices in src1) into (score, index) records."""
     api = "sort32"
-    _only(api, False)
+    _only(core, api, False)
     float_operands(api, dst, src0)
     index_operand(api, src1)
     r = repeat_count(api, repeat_time)
@@ -132,7 +134,9 @@ def sort32(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, repeat_time: 
     _write(dst, 0, recs, api)
 
 
-def sort(dst: LocalTensor, concat: LocalTensor, index: LocalTensor, tmp: LocalTensor, repeat_time: int,
+@instruction("Sort", "sort", "vector", "V", FLOAT, note="A2/A3 (score, index) records; on 310P region proposals, "
+             "index not read")
+def sort(core: Any, dst: LocalTensor, concat: LocalTensor, index: LocalTensor, tmp: LocalTensor, repeat_time: int,
          is_full_sort: bool = False) -> None:
     """Sort scores, largest first: each group of 32 (A2/A3) or 16 region proposals (Atlas inference), or all
     `repeat_time` groups together with is_full_sort. On A2/A3 concat holds the scores and index their
@@ -146,7 +150,7 @@ def sort(dst: LocalTensor, concat: LocalTensor, index: LocalTensor, tmp: LocalTe
     r = repeat_count(api, repeat_time)
     if r == 0:
         return
-    if proposal_layout(api):
+    if proposal_layout(core):
         n = r * RP16
         recs = read_records(concat, 0, n, True, api)
         keys = scores_of(recs, dt, True)
@@ -162,14 +166,16 @@ def sort(dst: LocalTensor, concat: LocalTensor, index: LocalTensor, tmp: LocalTe
     _write(dst, 0, _pairs(scores[order], idx[order]), api)
 
 
-def get_sort_len(elem_count: int) -> int:
+@instruction("GetSortLen", "get_sort_len", "vector")
+def get_sort_len(core: Any, elem_count: int) -> int:
     """Elements of float32 that `elem_count` sort records occupy (pyasc emits GetSortLen<float>)."""
-    return int(elem_count) * record_elems(as_dtype("float32"), proposal_layout("get_sort_len"))
+    return int(elem_count) * record_elems(as_dtype("float32"), proposal_layout(core))
 
 
-def get_sort_offset(elem_offset: int) -> int:
+@instruction("GetSortOffset", "get_sort_offset", "vector")
+def get_sort_offset(core: Any, elem_offset: int) -> int:
     """Offset, in float32 elements, of sort record `elem_offset` (pyasc emits GetSortOffset<float>)."""
-    return int(elem_offset) * record_elems(as_dtype("float32"), proposal_layout("get_sort_offset"))
+    return int(elem_offset) * record_elems(as_dtype("float32"), proposal_layout(core))
 
 
 # ------------------------------------------------------------------------------- merge sort
@@ -201,7 +207,7 @@ class MrgSort4Info:
 _VALID = {0b11: 2, 0b111: 3, 0b1111: 4}  # valid_bit -> queues merged
 
 
-def _merge(api: str, dst: LocalTensor, sort_list: MrgSortSrcList, lengths: Sequence[int], valid_bit: int,
+def _merge(core: Any, api: str, dst: LocalTensor, sort_list: MrgSortSrcList, lengths: Sequence[int], valid_bit: int,
            repeat_time: int, suspend: bool) -> tuple[int, ...]:
     """Merge the valid queues into dst, repeat after repeat; the records consumed from each queue."""
     if not isinstance(sort_list, MrgSortSrcList):
@@ -218,7 +224,7 @@ def _merge(api: str, dst: LocalTensor, sort_list: MrgSortSrcList, lengths: Seque
         fail(api, f"element counts {list(lengths)} must give 0..{MAX_QUEUE} records for each of the {q} queues")
     srcs = sort_list.srcs[:q]
     dt = float_operands(api, dst, *srcs)
-    proposals = proposal_layout(api)
+    proposals = proposal_layout(core)
     rec = record_elems(dt, proposals) * dt.itemsize
     total = sum(lens)
     span = (repeat_time - 1) * total  # records each operand moves on over the repeats before its last
@@ -242,47 +248,33 @@ def _merge(api: str, dst: LocalTensor, sort_list: MrgSortSrcList, lengths: Seque
     return used + (0,) * (4 - q)
 
 
-def mrg_sort(dst: LocalTensor, sort_list: MrgSortSrcList, *args: Any, **kwargs: Any) -> None:
-    """Merge 2-4 sorted queues: `(element_count_list, sorted_num, valid_bit, repeat_time[, is_exhausted_suspension])`
-    (sorted_num, a list, receives the records taken from each queue) or `(MrgSort4Info)`."""
+@instruction("MrgSort", "mrg_sort", "vector", "V", FLOAT)
+def mrg_sort(core: Any, dst: LocalTensor, sort_list: MrgSortSrcList, params: MrgSort4Info) -> tuple[int, ...]:
+    """Merge 2-4 sorted queues of (score, index) records, largest score first; returns the records taken from each
+    queue (also kept for get_mrg_sort_result)."""
     api = "mrg_sort"
-    _only(api, False)
-    core = ctx.current(api)
-    if len(args) + len(kwargs) == 1:
-        info = args[0] if args else kwargs.get("params")
-        if not isinstance(info, MrgSort4Info):
-            raise TypeError(f"asc.mrg_sort(dst, sort_list, params): params must be asc.MrgSort4Info, got "
-                            f"{type(info).__name__}")
-        core.state(MrgSortResult).value = _merge(api, dst, sort_list, info.element_lengths, info.valid_bit,
-                                 repeat_count(api, info.repeat_times), info.if_exhausted_suspension)
-        return
-    counts, sorted_num, valid_bit, repeat_time, suspend = _mrg_form(*args, **kwargs)
-    core.state(MrgSortResult).value = used = _merge(api, dst, sort_list, counts, valid_bit, repeat_count(api, repeat_time), suspend)
-    if isinstance(sorted_num, list):
-        sorted_num[: len(sorted_num)] = used[: len(sorted_num)]
+    _only(core, api, False)
+    used = core.state(MrgSortResult).value = _merge(core, api, dst, sort_list, params.element_lengths,
+                                                    params.valid_bit, repeat_count(api, params.repeat_times),
+                                                    params.if_exhausted_suspension)
+    return used
 
 
-def _mrg_form(element_count_list: Sequence[int], sorted_num: list, valid_bit: int, repeat_time: int,
-              is_exhausted_suspension: bool = False) -> tuple:
-    return element_count_list, sorted_num, valid_bit, repeat_time, is_exhausted_suspension
-
-
-def mrg_sort4(dst: LocalTensor, src: MrgSortSrcList, params: MrgSort4Info) -> None:
+@instruction("MrgSort4", "mrg_sort4", "vector", "V", FLOAT)
+def mrg_sort4(core: Any, dst: LocalTensor, src: MrgSortSrcList, params: MrgSort4Info) -> None:
     """Merge up to 4 sorted region-proposal queues, largest score first (Atlas inference AI Core)."""
     api = "mrg_sort4"
-    _only(api, True)
-    if not isinstance(params, MrgSort4Info):
-        raise TypeError(f"asc.mrg_sort4: params must be asc.MrgSort4Info, got {type(params).__name__}")
-    ctx.current(api).state(MrgSortResult).value = _merge(api, dst, src, params.element_lengths, params.valid_bit,
-                                         repeat_count(api, params.repeat_times), params.if_exhausted_suspension)
+    _only(core, api, True)
+    core.state(MrgSortResult).value = _merge(core, api, dst, src, params.element_lengths, params.valid_bit,
+                                             repeat_count(api, params.repeat_times), params.if_exhausted_suspension)
 
 
-def get_mrg_sort_result() -> tuple[int, int, int, int]:
+@instruction("GetMrgSortResult", "get_mrg_sort_result", "vector")
+def get_mrg_sort_result(core: Any) -> tuple[int, int, int, int]:
     """Records the last mrg_sort / mrg_sort4 took from each of its four queues."""
-    api = "get_mrg_sort_result"
-    got = ctx.current(api).state(MrgSortResult).value
+    got = core.state(MrgSortResult).value
     if got is None:
-        fail(api, "no mrg_sort ran on this core yet: the result registers hold garbage")
+        fail("get_mrg_sort_result", "no mrg_sort ran on this core yet: the result registers hold garbage")
     return got
 
 
@@ -294,10 +286,11 @@ def _proposal_index(repeat_time: int, mode_number: Any, api: str) -> np.ndarray:
     return np.arange(repeat_time * RP16) * PROPOSAL + mode
 
 
-def proposal_concat(dst: LocalTensor, src: LocalTensor, repeat_time: int, mode_number: int) -> None:
+@instruction("ProposalConcat", "proposal_concat", "vector", "V", FLOAT)
+def proposal_concat(core: Any, dst: LocalTensor, src: LocalTensor, repeat_time: int, mode_number: int) -> None:
     """Write 16 consecutive elements of src per repeat into field `mode_number` of 16 region proposals."""
     api = "proposal_concat"
-    _only(api, True)
+    _only(core, api, True)
     float_operands(api, dst, src)
     r = repeat_count(api, repeat_time)
     if r:
@@ -307,10 +300,11 @@ def proposal_concat(dst: LocalTensor, src: LocalTensor, repeat_time: int, mode_n
         dst.arr[idx] = values
 
 
-def proposal_extract(dst: LocalTensor, src: LocalTensor, repeat_time: int, mode_number: int) -> None:
+@instruction("ProposalExtract", "proposal_extract", "vector", "V", FLOAT)
+def proposal_extract(core: Any, dst: LocalTensor, src: LocalTensor, repeat_time: int, mode_number: int) -> None:
     """Gather field `mode_number` of 16 region proposals per repeat into consecutive elements of dst."""
     api = "proposal_extract"
-    _only(api, True)
+    _only(core, api, True)
     float_operands(api, dst, src)
     r = repeat_count(api, repeat_time)
     if r:
@@ -319,10 +313,11 @@ def proposal_extract(dst: LocalTensor, src: LocalTensor, repeat_time: int, mode_
         dst.write(idx.size, api)[...] = values
 
 
-def rp_sort16(dst: LocalTensor, src: LocalTensor, repeat_time: int) -> None:
+@instruction("RpSort16", "rp_sort16", "vector", "V", FLOAT)
+def rp_sort16(core: Any, dst: LocalTensor, src: LocalTensor, repeat_time: int) -> None:
     """Sort each group of 16 region proposals by score, largest first (dst may be src)."""
     api = "rp_sort16"
-    _only(api, True)
+    _only(core, api, True)
     dt = float_operands(api, dst, src)
     r = repeat_count(api, repeat_time)
     if r:

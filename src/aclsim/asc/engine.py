@@ -1,0 +1,14 @@
+"""The Ascend C engine as a whole: importing this module registers every unit's instructions in `TABLE`.
+
+Faces (pyasc's in `language/`, a native one through a C ABI) take instructions from here: `TABLE[key].run(core,
+*operands)`, `by_api(name)` for pyasc's spellings. See `table.py` for what an instruction is.
+"""
+
+from __future__ import annotations
+
+from .table import TABLE, Instruction, by_api
+from .vector import bilinear, cast, compare, elementwise, fused, gather, mask, reduce, sort
+
+UNITS = (bilinear, cast, compare, elementwise, fused, gather, mask, reduce, sort)  # the modules that fill the table
+
+__all__ = ["TABLE", "UNITS", "Instruction", "by_api"]
