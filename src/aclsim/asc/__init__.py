@@ -15,12 +15,57 @@ import builtins
 
 from . import adv
 from .coverage import module_getattr
-from .cube.fixpipe import fixpipe, set_fix_pipe_pre_quant_flag
-from .cube.img2col import set_load_data_boundary, set_load_data_padding_value
-from .cube.load import load_data, load_data_with_transpose
-from .cube.mmad import mmad
 from .faults import AscError, AscWarning, NotEmulatedError
-from .language.basic.data_copy import data_copy
+from .language.basic.cube import (
+    fixpipe,
+    load_data,
+    load_data_with_transpose,
+    mmad,
+    set_fix_pipe_pre_quant_flag,
+    set_load_data_boundary,
+    set_load_data_padding_value,
+)
+from .language.basic.data_copy import (
+    data_copy,
+    data_copy_pad,
+    load_image_to_local,
+    set_aipp_functions,
+    set_atomic_add,
+    set_atomic_max,
+    set_atomic_min,
+    set_atomic_none,
+    trans_data_to_5hd,
+    transpose,
+)
+from .language.basic.sync import (
+    cross_core_set_flag,
+    cross_core_wait_flag,
+    pipe_barrier,
+    set_flag,
+    sync_all,
+    wait_flag,
+)
+from .language.basic.system import (
+    ascend_is_aic,
+    ascend_is_aiv,
+    count_bits_cnt_same_as_sign_bit,
+    dump_tensor,
+    get_block_idx,
+    get_block_num,
+    get_data_block_size_in_bytes,
+    get_sub_block_idx,
+    get_sub_block_num,
+    get_system_cycle,
+    get_task_ratio,
+    print_time_stamp,
+    printf,
+    property,
+    scalar_cast,
+    scalar_count_leading_zero,
+    scalar_get_count_of_value,
+    scalar_get_sff_value,
+    trap,
+)
 from .language.basic.vector import (
     abs,
     add,
@@ -110,42 +155,11 @@ from .move.aipp import (
     AippSingleLineParams,
     AippSwapParams,
     LoadImageToLocalParams,
-    load_image_to_local,
-    set_aipp_functions,
 )
-from .move.atomic import set_atomic_add, set_atomic_max, set_atomic_min, set_atomic_none
-from .move.data_copy import data_copy_pad
-from .move.layout import TransDataTo5HDParams, TransposeParamsExt, TransposeType, trans_data_to_5hd, transpose
+from .move.layout import TransDataTo5HDParams, TransposeParamsExt, TransposeType
 from .move.slices import DataCopyEnhancedParams, SliceInfo
 from .runtime.jit import ConstExpr, JITFunction, jit
-from .scalar.debug import dump_tensor, printf
-from .scalar.scalar import (
-    count_bits_cnt_same_as_sign_bit,
-    get_task_ratio,
-    scalar_cast,
-    scalar_count_leading_zero,
-    scalar_get_count_of_value,
-    scalar_get_sff_value,
-)
-from .scalar.sysvar import (
-    DEFAULT_C0_SIZE,
-    ONE_BLK_SIZE,
-    TOTAL_L0C_SIZE,
-    TOTAL_L1_SIZE,
-    ascend_is_aic,
-    ascend_is_aiv,
-    get_block_idx,
-    get_block_num,
-    get_data_block_size_in_bytes,
-    get_sub_block_idx,
-    get_sub_block_num,
-    get_system_cycle,
-    print_time_stamp,
-    property,
-    trap,
-)
-from .sync.crosscore import cross_core_set_flag, cross_core_wait_flag, sync_all
-from .sync.flags import pipe_barrier, set_flag, wait_flag
+from .scalar.sysvar import DEFAULT_C0_SIZE, ONE_BLK_SIZE, TOTAL_L0C_SIZE, TOTAL_L1_SIZE
 from .types.cube_params import (
     CO2Layout,
     CubeFormat,

@@ -1,7 +1,8 @@
 """Faults of Ascend C kernels: the errors, and the message that names the kernel, the core, the API and the line.
 
 Exactly one core of a launch runs at any time (kernel/gang.py: cores that wait for each other hand
-over), and the scheduler runs one task at a time, so the running core is one slot here (`CORE`). Every
+over), and the scheduler runs one task at a time, so the running core is one slot here, set by the launch
+(`set_running`) and read by pyasc's face (`running`: pyasc's calls name no core) and by the fault message. Every
 check that fails calls `fail`, which raises `KernelFault` naming the kernel, the core, the API call and
 the kernel source line: the launch's stream then reports 507015 (ACL_ERROR_RT_AICORE_EXCEPTION) with
 that message. A pyasc API aclsim does not emulate raises `NotEmulatedError` (507899).
@@ -30,16 +31,28 @@ class AscWarning(UserWarning):
     """Legal Ascend C that does not do what it looks like (e.g. a data_copy length rounded down)."""
 
 
-CORE: Any = None  # the running core (core.Core), set by the launch
+_running: Any = None  # the core (aicore.core.Core) whose kernel body runs, set by the launch
 
 
-def current(api: str) -> Any:
-    """The running core; outside a kernel, a RuntimeError telling how to launch one."""
-    core = CORE
+def set_running(core: Any) -> None:
+    """The launch starts (or resumes) `core`'s body on this thread; None when it stops."""
+    global _running
+    _running = core
+
+
+def running(api: str) -> Any:
+    """The running core, for a call that names none (pyasc's); outside a kernel, a RuntimeError telling how to
+    launch one."""
+    core = _running
     if core is None:
         raise RuntimeError(f"asc.{api} can only run inside a kernel: decorate the function with @asc.jit "
                            "and launch it with kernel[core_num](args...)")
     return core
+
+
+def running_or_none() -> Any:
+    """The running core, or None on the host."""
+    return _running
 
 
 def short(path: str) -> str:
@@ -60,7 +73,7 @@ def where(site: Site | None) -> str:
 
 def message(api: str, text: str, site: Site | None = None, located: bool = True) -> str:
     """'kernel: core i of n: asc.api: text (at file:line in fn)' (without the location if not `located`)."""
-    core = CORE
+    core = _running
     head = f"{core.kernel}: {core.name}: " if core is not None else ""
     at = where(site if site is not None else user_site()) if located else ""
     return f"{head}asc.{api}: {text}{at}"
@@ -106,6 +119,6 @@ class NotEmulatedError(KernelFault, AttributeError):
 
 def not_emulated(api: str) -> NotEmulatedError:
     """The error for a pyasc API (`asc.X` spelled as the user wrote it) that aclsim lacks, with the call site."""
-    core = CORE
+    core = _running
     head = f"{core.kernel}: core {core.idx} of {core.num}: " if core is not None else ""
     return NotEmulatedError(f"{head}{api} is a pyasc API that aclsim does not emulate (yet){where(user_site())}")

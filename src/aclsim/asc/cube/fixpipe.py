@@ -27,15 +27,15 @@ from typing import Any
 
 import numpy as np
 
-from .. import faults as ctx
 from ..aicore.core import Register
 from ..faults import fail
 from ..memory.gm import GlobalTensor
 from ..memory.local import LocalTensor, pool_of
 from ..move.atomic import store
 from ..move.data_copy import gm_rows
+from ..table import instruction
 from ..types.bf16 import round_bits
-from ..types.cube_params import CO2Layout, FixpipeConfig, FixpipeParamsV220, QuantModes
+from ..types.cube_params import CO2Layout, DataCopyCO12DstParams, FixpipeParamsV220, QuantModes
 from ..types.dtypes import DataType, bfloat16, float16, float32, int8, int32, uint8, uint64
 
 _strided = np.lib.stride_tricks.as_strided
@@ -73,20 +73,12 @@ class QuantPre(Register):
     """The QUANT_PRE register of a core: the scalar quantisation parameter of L0C -> GM moves."""
 
 
-def fixpipe(dst: GlobalTensor, src: LocalTensor, *args: Any, **kwargs: Any) -> None:
-    """`fixpipe(dst_gm, src_l0c[, cbuf_workspace], FixpipeParamsV220(...)[, config])`."""
+@instruction("Fixpipe", "fixpipe", "cube", "FIX", cost="gm",
+             note="L0C -> GM; every A2/A3 QuantModes (scalar and per-channel), ReLU, channel split")
+def fixpipe(core: Any, dst: GlobalTensor, src: LocalTensor, cbuf: LocalTensor | None, params: FixpipeParamsV220,
+            config: Any) -> None:
+    """L0C -> GM (`cbuf`: the per-channel quantisation parameters in L1, or None; `config` a FixpipeConfig)."""
     api = "fixpipe"
-    rest = list(args)
-    cbuf = kwargs.pop("cbuf_workspace", None)
-    if cbuf is None and rest and isinstance(rest[0], LocalTensor):
-        cbuf = rest.pop(0)
-    params = kwargs.pop("params", None) or kwargs.pop("intri_params", None) or (rest.pop(0) if rest else None)
-    config = kwargs.pop("config", None) or (rest.pop(0) if rest else FixpipeConfig.cfg_row_major)
-    if not isinstance(params, FixpipeParamsV220) or rest or kwargs:
-        raise TypeError("asc.fixpipe(dst_gm, src_l0c[, cbuf_workspace], asc.FixpipeParamsV220(...)"
-                        "[, asc.FixpipeConfig])")
-    if callable(config):
-        config = config()
     q = _quant(api, params.quant_pre)
     move = Move(api, int(params.n_size), int(params.m_size), int(params.src_stride), int(params.dst_stride), q,
                 int(params.deq_scalar), bool(params.relu_en), config.layout == CO2Layout.ROW_MAJOR,
@@ -98,13 +90,15 @@ def fixpipe(dst: GlobalTensor, src: LocalTensor, *args: Any, **kwargs: Any) -> N
         fail(api, f"a cbuf_workspace is read only with per-channel quantisation (VDEQF16, VQF322B8_PRE, VREQ8), "
                   f"not with quant_pre=QuantModes.{q.name}")
     elif q in SCALED:  # the scalar goes through the QUANT_PRE register (dav_c220 fixpipe: SetQuantPreImpl)
-        ctx.current(api).state(QuantPre).value = move.deq
-    l0c_to_gm(dst, src, move)
+        core.state(QuantPre).value = move.deq
+    l0c_to_gm(core, dst, src, move)
 
 
-def data_copy_co1(dst: Any, src: Any, p: Any) -> None:
-    """`data_copy(dst_gm, src_co1, DataCopyCO12DstParams(...))`: the same move; the scalar quantisation
-    parameter comes from `set_fix_pipe_pre_quant_flag`."""
+@instruction("DataCopy(DataCopyCO12DstParams)", "data_copy", "cube", "FIX", cost="gm",
+             note="L0C -> GM; quantisation as fixpipe's except per-channel, ReLU")
+def data_copy_co1(core: Any, dst: Any, src: Any, p: DataCopyCO12DstParams) -> None:
+    """L0C -> GM, the same move as fixpipe; the scalar quantisation parameter comes from
+    `set_fix_pipe_pre_quant_flag`."""
     api = "data_copy"
     q = _quant(api, p.quant_pre)
     if q in VECTOR:
@@ -113,14 +107,14 @@ def data_copy_co1(dst: Any, src: Any, p: Any) -> None:
     relu = int(p.relu_pre)
     if relu not in (0, 1):
         fail(api, f"relu_pre={relu} is not emulated (0: none, 1: ReLU)")
-    core = ctx.current(api)
-    l0c_to_gm(dst, src, Move(api, int(p.n_size), int(p.m_size), int(p.src_stride), int(p.dst_stride), q,
+    l0c_to_gm(core, dst, src, Move(api, int(p.n_size), int(p.m_size), int(p.src_stride), int(p.dst_stride), q,
                              core.state(QuantPre).value or 0, bool(relu), bool(p.nz2nd_en), bool(p.channel_split)))
 
 
-def set_fix_pipe_pre_quant_flag(config: int) -> None:
+@instruction("SetFixpipePreQuantFlag", "set_fix_pipe_pre_quant_flag", "cube")
+def set_fix_pipe_pre_quant_flag(core: Any, config: int) -> None:
     """Set the scalar quantisation parameter later `data_copy`s from L0C use (SetFixpipePreQuantFlag)."""
-    ctx.current("set_fix_pipe_pre_quant_flag").state(QuantPre).value = int(config)
+    core.state(QuantPre).value = int(config)
 
 
 def _quant(api: str, quant_pre: Any) -> QuantModes:
@@ -145,7 +139,7 @@ def _scales(api: str, cbuf: Any, n: int, q: QuantModes) -> np.ndarray:
     return cbuf.arr[:n].copy()
 
 
-def l0c_to_gm(dst: Any, src: Any, mv: Move) -> None:
+def l0c_to_gm(core: Any, dst: Any, src: Any, mv: Move) -> None:
     """Carry out `mv`: read the NZ block of L0C (every element written by mmad), convert, write GM."""
     api = mv.api
     if not isinstance(dst, GlobalTensor):
@@ -200,13 +194,13 @@ def l0c_to_gm(dst: Any, src: Any, mv: Move) -> None:
         g = dst[t * mv.dst_nd_stride]
         isz = want.itemsize
         if mv.nz2nd:
-            rows = gm_rows(g, m, n * isz, ds * isz, api, True)
-            store(rows, out.view(np.uint8).reshape(m, -1), want, api)
+            rows = gm_rows(core, g, m, n * isz, ds * isz, api, True)
+            store(core, rows, out.view(np.uint8).reshape(m, -1), want, api)
         else:
             for first, col, width, count in _nz_blocks(n, oc0, want):
-                blocks = gm_rows(g[first * ds * 32 // isz], count, m * width * isz, ds * 32, api, True)
+                blocks = gm_rows(core, g[first * ds * 32 // isz], count, m * width * isz, ds * 32, api, True)
                 nz = out[:, col : col + count * width].reshape(m, count, width).transpose(1, 0, 2)
-                store(blocks, np.ascontiguousarray(nz).view(np.uint8).reshape(count, -1), want, api)
+                store(core, blocks, np.ascontiguousarray(nz).view(np.uint8).reshape(count, -1), want, api)
 
 
 def _nz_blocks(n: int, oc0: int, want: DataType) -> list[tuple[int, int, int, int]]:

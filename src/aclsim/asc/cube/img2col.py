@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import faults as ctx
 from ..faults import fail
 from ..memory.local import LocalTensor, pool_of, room
+from ..table import instruction
 from ..types.bf16 import round_bits
 from ..types.cube_params import LoadData3DParamsV1, LoadData3DParamsV2, LoadData3DParamsV2Pro, c0, up
 from ..types.dtypes import DataType, bfloat16, float16, float32, int8, int32, uint8, uint32
@@ -71,9 +71,12 @@ class Window:
     transpose: bool
 
 
-def load_data_3d(dst: LocalTensor, src: LocalTensor, params: Any) -> None:
+@instruction("LoadData(LoadData3DParamsV1)", "load_data", "cube", "MTE1")
+@instruction("LoadData(LoadData3DParamsV2Pro)", "load_data", "cube", "MTE1", note="as LoadData3DParamsV2")
+@instruction("LoadData(LoadData3DParamsV2)", "load_data", "cube", "MTE1",
+             note="channel_size a multiple of C0 (the small-channel forms are not emulated)")
+def load_data_3d(core: Any, dst: LocalTensor, src: LocalTensor, params: Any) -> None:
     """`load_data(dst_l0, src_l1, LoadData3DParamsV2(...) or LoadData3DParamsV2Pro(...))`."""
-    core = ctx.current(API)
     regs = core.state(Load3D)
     name = type(params).__name__
     if isinstance(params, LoadData3DParamsV1):
@@ -128,20 +131,21 @@ def load_data_3d(dst: LocalTensor, src: LocalTensor, params: Any) -> None:
     _img2col(dst, src, w, regs.pad_bits, regs.l1_boundary, name)
 
 
-def set_load_data_padding_value(pad_value: float) -> None:
+@instruction("SetLoadDataPaddingValue", "set_load_data_padding_value", "cube")
+def set_load_data_padding_value(core: Any, pad_value: float) -> None:
     """Set the padding register later LoadData3DParamsV2Pro loads read (SetLoadDataPaddingValue). The
     register holds the bit pattern of the value as pyasc materialises it (a Python int as int32, a
     float as float32); a load uses its low bytes (Load3DSetPaddingCal: `GetScalarBitcodeValue`), so a
     float16 load padded with 2.0 needs the bits, set_load_data_padding_value(0x4000)."""
     dt = float32 if isinstance(pad_value, float) else int32
-    ctx.current("set_load_data_padding_value").state(Load3D).pad_bits = _bits(np.array([pad_value]), dt)
+    core.state(Load3D).pad_bits = _bits(np.array([pad_value]), dt)
 
 
-def set_load_data_boundary(boundary: int) -> None:
+@instruction("SetLoadDataBoundary", "set_load_data_boundary", "cube")
+def set_load_data_boundary(core: Any, boundary: int) -> None:
     """Set the L1 boundary of later img2col loads (SetLoadDataBoundary page): a feature-map byte at or past
     `boundary` is read from `boundary` bytes earlier, wrapping to the start of L1; 0: no boundary."""
     api = "set_load_data_boundary"
-    core = ctx.current(api)
     b = int(boundary)
     if not (b == 0 or 1024 <= b <= core.chip.l1_size):
         fail(api, f"boundary={b}: 0 (none) or 1024..{core.chip.l1_size} bytes (CANN: 1..1023 is undefined "

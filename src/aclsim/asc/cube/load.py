@@ -7,34 +7,24 @@ from typing import Any
 
 import numpy as np
 
-from .. import faults as ctx
 from ..faults import fail
 from ..memory.local import LocalTensor, pool_of, room
+from ..table import instruction
 from ..types.cube_params import (
     FRACTAL,
     LoadData2DParams,
     LoadData2DParamsV2,
     LoadData2dTransposeParams,
     LoadData2dTransposeParamsV2,
-    LoadData3DParamsV1,
-    LoadData3DParamsV2,
-    LoadData3DParamsV2Pro,
 )
-from .img2col import load_data_3d
 
 
-def load_data(dst: LocalTensor, src: Any, params: Any) -> None:
-    """`load_data(dst_l0, src_l1, LoadData2DParams(...))`: copy 512-byte fractals into L0A/L0B (the 3D
-    img2col forms: img2col.py)."""
+@instruction("LoadData(LoadData2DParams)", "load_data", "cube", "MTE1", note="LoadData2DParams and img2col "
+             "LoadData3DParamsV2/V2Pro forms (L1 -> L0A/L0B); small-channel img2col not emulated; LoadData2DParamsV2 "
+             "and LoadData3DParamsV1 refused (not on A2/A3)")
+def load_data(core: Any, dst: LocalTensor, src: Any, params: LoadData2DParams) -> None:
+    """Copy 512-byte fractals from L1 into L0A/L0B (the 3D img2col forms: img2col.py)."""
     api = "load_data"
-    if isinstance(params, LoadData3DParamsV1 | LoadData3DParamsV2 | LoadData3DParamsV2Pro):
-        return load_data_3d(dst, src, params)
-    if isinstance(params, LoadData2DParamsV2):
-        fail(api, f"LoadData2DParamsV2 (Load2Dv2) exists only on Ascend 950PR/950DT (CANN Load2D page); "
-                  f"{ctx.current(api).chip.name} loads with LoadData2DParams")
-    if not isinstance(params, LoadData2DParams):
-        raise TypeError(f"asc.{api}: {type(params).__name__} is not a load_data parameter struct (LoadData2DParams, "
-                        "LoadData3DParamsV2, LoadData3DParamsV2Pro)")
     pool_of(dst, api, "dst", ("L0A", "L0B"))
     pool_of(src, api, "src", ("L1",))
     if dst.dtype is not src.dtype:
@@ -65,7 +55,16 @@ def load_data(dst: LocalTensor, src: Any, params: Any) -> None:
         _put(dp, arr_s is sp.bytes, d_geometry, s)
 
 
-def load_data_with_transpose(dst: LocalTensor, src: LocalTensor, params: Any) -> None:
+@instruction("LoadData(LoadData2DParamsV2)", "load_data", "cube", "MTE1")
+def load_data_2d_v2(core: Any, dst: LocalTensor, src: Any, params: LoadData2DParamsV2) -> None:
+    """Load2Dv2: refused, it exists only on Ascend 950PR/950DT (CANN Load2D page)."""
+    fail("load_data", f"LoadData2DParamsV2 (Load2Dv2) exists only on Ascend 950PR/950DT (CANN Load2D page); "
+                      f"{core.chip.name} loads with LoadData2DParams")
+
+
+@instruction("LoadDataWithTranspose", "load_data_with_transpose", "cube", "MTE1",
+             note="1-, 2-, 4-byte types; V2's src_frac_gap inferred from its name")
+def load_data_with_transpose(core: Any, dst: LocalTensor, src: LocalTensor, params: Any) -> None:
     """`load_data_with_transpose(dst_l0, src_l1, LoadData2dTransposeParams(...))`: per repeat one square
     block of L1 transposed into L0A/L0B (CANN LoadDataWithTranspose page). 2-byte types: one 16 x 16
     fractal. 1-byte types: two 16 x 32 fractals stacked into a 32 x 32 square, transposed, split

@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import faults as ctx
 from ..faults import fail
 from ..memory.local import LocalTensor, pool_of, room
+from ..table import instruction
 from ..types.cube_params import MmadParams, c0, up
 from ..types.dtypes import DataType, bfloat16, int8
 
@@ -68,15 +68,11 @@ def _hole(api: str, role: str, mem: str, r: int, c: int, frac: tuple[int, int], 
               "repeat_times and src_stride)")
 
 
-def mmad(dst: LocalTensor, fm: LocalTensor, filter: LocalTensor, *args: Any, **kwargs: Any) -> None:
-    """`mmad(dst_l0c, a_l0a, b_l0b[, bias_bt], MmadParams(m, n, k, ...))`: C (+)= A @ B (+ bias)."""
+@instruction("Mmad", "mmad", "cube", "M", tuple(ACCUMULATOR), cost="cube")
+def mmad(core: Any, dst: LocalTensor, fm: LocalTensor, filter: LocalTensor, bias: LocalTensor | None,
+         p: MmadParams) -> None:
+    """C (+)= A @ B (+ bias): dst in L0C, fm (A) in L0A, filter (B) in L0B, bias (or None) in the BiasTable."""
     api = "mmad"
-    rest = list(args) + list(kwargs.values())
-    bias = rest.pop(0) if len(rest) == 2 else None
-    if len(rest) != 1 or not isinstance(rest[0], MmadParams):
-        raise TypeError("asc.mmad(dst, fm, filter, params) or asc.mmad(dst, fm, filter, bias, params) with "
-                        "asc.MmadParams")
-    p = rest[0]
     pool_of(fm, api, "fm (A)", ("L0A",))
     pool_of(filter, api, "filter (B)", ("L0B",))
     pool_of(dst, api, "dst (C)", ("L0C",))
@@ -126,7 +122,7 @@ def mmad(dst: LocalTensor, fm: LocalTensor, filter: LocalTensor, *args: Any, **k
         w3[...] = 1
     else:
         _nz_put(w3.reshape(nb, mp, 16, 4), np.ones((m, n, 4), np.uint8), m, n)
-    ctx.CORE.launch.cube_flops += 2 * mp * np_ * kp  # whole fractals: what the Cube spends time on
+    core.launch.cube_flops += 2 * mp * np_ * kp  # whole fractals: what the Cube spends time on
 
 
 def _bias(bias: LocalTensor, n: int, ct: DataType, api: str) -> np.ndarray:

@@ -23,6 +23,7 @@ from ..faults import fail
 from ..kernel.gang import KernelReturn
 from ..memory.gm import GlobalTensor
 from ..memory.local import LocalTensor
+from ..memory.tpipe import TPipe
 from ..move.atomic import store
 from ..move.data_copy import gm_rows
 from ..types.bf16 import round_bits
@@ -147,7 +148,7 @@ def register_matmul(pipe: Any, workspace: Any, matmul: Matmul, tiling: TCubeTili
     """Bind the Matmul to the kernel's TPipe (and initialise it when `tiling` is given)."""
     if not isinstance(matmul, Matmul):
         raise TypeError(f"register_matmul expects an asc.adv.Matmul, got {type(matmul).__name__}")
-    matmul.core = core = ctx.current("adv.register_matmul")
+    matmul.core = core = pipe.core if isinstance(pipe, TPipe) else ctx.running("adv.register_matmul")
     if tiling is not None:
         matmul.init(tiling)
     if core.aic and core.launch.aic_body:
@@ -169,7 +170,7 @@ class Matmul:
         self.a_type, self.b_type, self.c_type = a, b, c
         self.bias_type = bias
         self.config = matmul_config or MatmulConfig()
-        self.core: ctx.Core | None = None
+        self.core: Any = None  # the core it runs on (register_matmul's pipe's, or the running one)
         self.tiling: TCubeTiling | None = None
         self.a: tuple[GlobalTensor, bool] | None = None
         self.b: tuple[GlobalTensor, bool] | None = None
@@ -190,8 +191,10 @@ class Matmul:
             raise TypeError(f"Matmul C type {c.dtype.name} is not supported ({', '.join(OUT_TYPES)})")
 
     # -- set-up ------------------------------------------------------------------------------------
-    def _core(self, api: str) -> ctx.Core:
-        core = ctx.current(f"Matmul.{api}")
+    def _core(self, api: str) -> Any:
+        if self.core is None:
+            self.core = ctx.running(f"Matmul.{api}")
+        core = self.core
         if self.ended:
             fail(f"Matmul.{api}", "the Matmul was already end()ed")
         return core
@@ -306,11 +309,11 @@ class Matmul:
         m, n, k = self._shape()
         om, on, oka, okb = self.org
         (a, ta), (b, tb) = self.a, self.b
-        ea = _read(a, k, m, om, api).T if ta else _read(a, m, k, oka, api)
-        eb = _read(b, n, k, okb, api).T if tb else _read(b, k, n, on, api)
+        ea = _read(self.core, a, k, m, om, api).T if ta else _read(self.core, a, m, k, oka, api)
+        eb = _read(self.core, b, n, k, okb, api).T if tb else _read(self.core, b, k, n, on, api)
         acc = np.matmul(as_float(ea, a.dtype), as_float(eb, b.dtype))
         if self.bias is not None:
-            acc += as_float(_read(self.bias, 1, n, n, api), self.bias.dtype).astype(acc.dtype)
+            acc += as_float(_read(self.core, self.bias, 1, n, n, api), self.bias.dtype).astype(acc.dtype)
         self.core.launch.cube_flops += 2 * m * n * k
         self.result = self._out(acc, n, api)
         return self.result
@@ -321,7 +324,7 @@ class Matmul:
             if self.quant is None:
                 fail(f"Matmul.{api}", "int8 x int8 -> float16 needs set_quant_scalar or set_quant_vector")
             bits = (np.array([self.quant], np.uint64) if isinstance(self.quant, int)
-                    else _read(self.quant, 1, n, n, api).astype(np.uint64)[0])
+                    else _read(self.core, self.quant, 1, n, n, api).astype(np.uint64)[0])
             scale = (bits & 0xFFFFE000).astype(np.uint32).view(np.float32)  # 10-bit mantissa (fixpipe docs)
             return (acc.astype(np.float32) * scale).astype(np.float16)
         if ct is bfloat16:
@@ -383,14 +386,14 @@ class Matmul:
         if isinstance(dst, GlobalTensor):
             pitch = cols if sequential else self.org[1]
             g = dst[row * pitch + col]
-            out = gm_rows(g, rows, cols * isz, pitch * isz, f"Matmul.{api}", True)
+            out = gm_rows(self.core, g, rows, cols * isz, pitch * isz, f"Matmul.{api}", True)
             data = np.ascontiguousarray(vals).view(np.uint8).reshape(rows, -1)
             if atomic:
                 fn = (None, np.add, np.minimum, np.maximum)[atomic]
                 gv = out.view(ct.np)
                 fn(gv, vals, out=gv)
             else:
-                store(out, data, ct, f"Matmul.{api}")
+                store(self.core, out, data, ct, f"Matmul.{api}")
             return
         if not isinstance(dst, LocalTensor):
             raise TypeError(f"Matmul.{api}: C goes to a GlobalTensor or a UB LocalTensor, got {type(dst).__name__}")
@@ -461,7 +464,7 @@ class MatmulIterator:
         return None
 
 
-def _read(g: GlobalTensor, rows: int, cols: int, pitch: int, api: str) -> np.ndarray:
-    """A rows x cols ND block of GM (row stride `pitch` elements) as a numpy array."""
+def _read(core: Any, g: GlobalTensor, rows: int, cols: int, pitch: int, api: str) -> np.ndarray:
+    """A rows x cols ND block of GM (row stride `pitch` elements), moved by `core`, as a numpy array."""
     isz = g.dtype.itemsize
-    return gm_rows(g, rows, cols * isz, pitch * isz, f"Matmul.{api}", False).view(g.dtype.np)
+    return gm_rows(core, g, rows, cols * isz, pitch * isz, f"Matmul.{api}", False).view(g.dtype.np)

@@ -142,11 +142,12 @@ class Launch:
         """Suspend the running `core` until `ok()` (gang.py); False when it never will be. When this returns, `core`
         is the running core again."""
         got = self.gang.wait(core, ok)
-        ctx.CORE = core
+        ctx.set_running(core)
         return got
 
     def _run_core(self, slot: int) -> None:
-        core = ctx.CORE = self.core(slot)
+        core = self.core(slot)
+        ctx.set_running(core)
         self.task.work.progress = (self.cores_started, self.count)
         self.cores_started += 1
         try:
@@ -162,7 +163,7 @@ class Launch:
             self.error = e
             raise KernelFault(ctx.message("kernel", f"{type(e).__name__}: {e}", _raise_site(e))) from e
         finally:
-            ctx.CORE = None
+            ctx.set_running(None)
             core.returned = True
             self.done[slot] = 1
             for name, pool in core.pools.items():

@@ -73,9 +73,9 @@ class LocalTensorAuto(LocalTensor):
 
     __slots__ = ()
 
-    def __init__(self, dtype: Any, shape: Any) -> None:
+    def __init__(self, dtype: Any, shape: Any, core: Any = None) -> None:
         api = "LocalTensorAuto"
-        core = ctx.current(api)
+        core = core if core is not None else ctx.running(api)
         dt = as_dtype(dtype)
         count = math.prod(int(d) for d in shape) if isinstance(shape, list | tuple) else int(shape)
         if count <= 0:

@@ -64,11 +64,13 @@ class GlobalAddress:
 class GlobalTensor(HasShapeInfo):
     """A typed view of GM, set with `set_global_buffer(x + offset[, size])`; `gm[i:]` offsets it.
 
-    GM is reached only through the launch's door (`runtime.gm`): the allocation holding the buffer
-    address and its bytes are resolved once; any access outside them is placed by the door's bounds rule.
+    As an instruction operand it is an address range: the element type, the address and the size, reached
+    only through the launch's door (`aclsim.runtime.gm`): the allocation holding the address and its bytes are
+    resolved once (`bind`), and any access outside them is placed by the door's bounds rule. `at` makes one from
+    plain numbers, as a native face has them.
     """
 
-    __slots__ = ("addr", "alloc", "base", "buf", "dtype", "off", "shape_info", "size")
+    __slots__ = ("addr", "alloc", "base", "buf", "core", "door", "dtype", "off", "shape_info", "size")
 
     def __init__(self) -> None:
         self.dtype: DataType | None = None
@@ -78,22 +80,35 @@ class GlobalTensor(HasShapeInfo):
         self.alloc: Any = None
         self.buf: np.ndarray | None = None  # the allocation's bytes (uint8), from the door
         self.off = 0  # byte offset of element 0 inside `alloc`
+        self.core: Any = None  # the core whose accesses these are (None on the host)
+        self.door: GlobalMemory | None = None
+
+    @classmethod
+    def at(cls, core: Any, addr: int, dtype: Any, count: int | None = None) -> GlobalTensor:
+        """`count` elements of `dtype` (an asc type, a numpy dtype or an aclDataType code) at GM address `addr`."""
+        g = cls()
+        g.bind(core, int(addr), as_dtype(dtype), count)
+        return g
+
+    def bind(self, core: Any, addr: int, dt: DataType, size: int | None) -> None:
+        """Point the tensor at `size` elements of `dt` at `addr`, for `core`'s accesses."""
+        if addr % dt.itemsize:
+            fail("GlobalTensor.set_global_buffer",
+                 f"GM address {addr:#x} is not aligned to sizeof({dt.name}) = {dt.itemsize} bytes")
+        self.dtype = dt
+        self.addr = self.base = addr
+        self.size = None if size is None else int(size)
+        self.core = core
+        self.door = gm = core.launch.gm if core is not None else GlobalMemory(get_runtime())
+        self.alloc = a = gm.find(addr)
+        self.buf = gm.view(a, _U8) if a is not None else None
+        self.off = addr - a.start if a is not None else 0
 
     def set_global_buffer(self, buffer: GlobalAddress | None = None, buffer_size: int | None = None) -> None:
         if not isinstance(buffer, GlobalAddress):
             raise TypeError(f"set_global_buffer expects a GlobalAddress (a kernel argument + offset), got "
                             f"{type(buffer).__name__}")
-        dt = buffer.dtype
-        if buffer.addr % dt.itemsize:
-            fail("GlobalTensor.set_global_buffer",
-                 f"GM address {buffer.addr:#x} is not aligned to sizeof({dt.name}) = {dt.itemsize} bytes")
-        self.dtype = dt
-        self.addr = self.base = buffer.addr
-        self.size = None if buffer_size is None else int(buffer_size)
-        gm = _door()
-        self.alloc = a = gm.find(buffer.addr)
-        self.buf = gm.view(a, _U8) if a is not None else None
-        self.off = buffer.addr - a.start if a is not None else 0
+        self.bind(ctx.running_or_none(), buffer.addr, buffer.dtype, buffer_size)
 
     def _at(self, index: Any) -> GlobalTensor:
         if isinstance(index, slice):
@@ -104,7 +119,7 @@ class GlobalTensor(HasShapeInfo):
             raise RuntimeError("GlobalTensor used before set_global_buffer")
         g = GlobalTensor.__new__(GlobalTensor)
         k = int(index)
-        g.dtype, g.alloc, g.buf, g.base = self.dtype, self.alloc, self.buf, self.base
+        g.dtype, g.alloc, g.buf, g.base, g.core, g.door = self.dtype, self.alloc, self.buf, self.base, self.core, self.door
         g.addr = self.addr + k * self.dtype.itemsize
         g.off = self.off + k * self.dtype.itemsize
         g.size = None if self.size is None else self.size - k
@@ -120,7 +135,7 @@ class GlobalTensor(HasShapeInfo):
         a, off = self.alloc, self.off
         if a is not None and off >= 0 and off + nbytes <= a.alloc_size and not a.freed:
             return self.buf, off, a  # inside the buffer's own allocation: the common case
-        got = _door().span(self.addr, nbytes, self.base)
+        got = self.door.span(self.addr, nbytes, self.base)
         if isinstance(got, Verdict):
             fail(api, f"accesses {nbytes} bytes at GM {self.addr:#x}: {got.text}")
         return got.buf, got.off, got
@@ -129,19 +144,20 @@ class GlobalTensor(HasShapeInfo):
         """Scalar read through the core's data cache."""
         dt = self.dtype
         buf, off, where = self._at(offset).region(dt.itemsize, "GlobalTensor.get_value")
-        core = ctx.CORE
+        core = self.core
         if core is not None and core.launch.observe:
             core.emit_gm(where, off, off + dt.itemsize, False, dt.itemsize, "get_value")
         stored = buf[off : off + dt.itemsize].view(dt.np)
         return stored[0] if dt is not bfloat16 else bf16.values(stored, "GlobalTensor.get_value")[0]
 
     def set_value(self, offset: int, value: Any) -> None:
-        """Scalar write. On hardware it lands in the core's DCache, not GM, until flushed (reference §1.1)."""
+        """Scalar write. On hardware it lands in the core's data cache, not GM, until flushed (Ascend C
+        GlobalTensor SetValue page: "DataCacheCleanAndInvalid")."""
         dt = self.dtype
         buf, off, where = self._at(offset).region(dt.itemsize, "GlobalTensor.set_value")
         buf[off : off + dt.itemsize].view(dt.np)[0] = (value if dt is not bfloat16
                                                    else bf16.bits(value, "GlobalTensor.set_value"))
-        core = ctx.CORE
+        core = self.core
         if core is not None and core.launch.observe:
             core.emit_gm(where, off, off + dt.itemsize, True, dt.itemsize, "set_value")
 
@@ -153,10 +169,3 @@ class GlobalTensor(HasShapeInfo):
 
     def __repr__(self) -> str:
         return f"GlobalTensor({self.dtype!r}, {self.addr:#x}, size={self.size})"
-
-
-def _door() -> GlobalMemory:
-    """The running launch's door to GM (a fresh one outside a kernel)."""
-    core = ctx.CORE
-    return core.launch.gm if core is not None else GlobalMemory(get_runtime())
-

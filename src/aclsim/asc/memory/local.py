@@ -25,6 +25,10 @@ from ..types.shape import HasShapeInfo
 FREE, ALLOCATED, ENQUEUED, DEQUEUED, FIXED = range(5)
 
 
+class RawWindows(dict):
+    """A core's local windows made from plain numbers (`LocalTensor.at`): (memory, offset, count, type) -> tensor."""
+
+
 class PhyAddresses(dict):
     """A core's UB addresses that `LocalTensor.get_phy_addr` handed out -> the element type of the tensor they came
     from (the address forms of trans_data_to_5hd take the type from it, as pyasc's compiler infers it)."""
@@ -108,8 +112,10 @@ class Buffer:
         self.site = site
 
 
-def position_pool(pos: int, api: str) -> str:
-    """The physical memory behind a TPosition on the running core's chip (reference §1.1 table)."""
+def position_pool(core: Any, pos: int, api: str) -> str:
+    """The physical memory behind a TPosition on `core`'s chip (Ascend C TPosition page: VECIN/VECOUT/VECCALC are
+    the UB, A1/B1/C1 L1, A2 L0A, B2 L0B, CO1 L0C; C2 the BiasTable and CO2 GM on A2/A3, the UB on the coupled
+    Atlas inference cores)."""
     p = TPosition(pos)
     if p in (TPosition.VECIN, TPosition.VECOUT, TPosition.VECCALC):
         return "UB"
@@ -121,7 +127,6 @@ def position_pool(pos: int, api: str) -> str:
         return "L0B"
     if p is TPosition.CO1:
         return "L0C"
-    core = ctx.current(api)
     if p is TPosition.C2 and core.chip.separated:
         return "BT"  # the BiasTable mmad adds from (A2/A3)
     if p is TPosition.CO2 and not core.chip.separated:
@@ -134,15 +139,20 @@ class LocalTensor(HasShapeInfo):
 
     `asc.LocalTensor(dtype, pos, addr, tile_size)` makes a raw tensor at a UB byte address, as
     pyasc's first tutorial does; queue tensors come from alloc_tensor / deque, scratch from TBuf.get.
+
+    As an instruction operand it is a window of one local memory: `buf.pool`, the byte offset `lo`, the element
+    type `dtype` and the bytes up to `end`, and the buffer's generation `gen` (liveness). `at` makes one from plain
+    numbers, as a native face has them.
     """
 
     __slots__ = ("arr", "buf", "dtype", "end", "gen", "lo", "shape_info")
 
-    def __init__(self, dtype: Any, pos: int = TPosition.VECIN, addr: int = 0, tile_size: int = 0) -> None:
+    def __init__(self, dtype: Any, pos: int = TPosition.VECIN, addr: int = 0, tile_size: int = 0,
+                 core: Any = None) -> None:
         api = "LocalTensor"
-        core = ctx.current(api)
+        core = core if core is not None else ctx.running(api)
         dt = as_dtype(dtype)
-        pool = core.pool(position_pool(pos, api))
+        pool = core.pool(position_pool(core, pos, api))
         nbytes = int(tile_size) * dt.itemsize
         if addr % 32:
             fail(api, f"address {addr} is not 32-byte aligned ({pool.name} operands must start on 32 bytes)")
@@ -151,6 +161,19 @@ class LocalTensor(HasShapeInfo):
                       f"bytes of {pool.name} on {core.chip.name}")
         t = Buffer(pool, int(addr), nbytes, None, 0, int(pos), FIXED).tensor(dt)
         self.dtype, self.buf, self.gen, self.lo, self.end, self.arr = t.dtype, t.buf, t.gen, t.lo, t.end, t.arr
+
+    @classmethod
+    def at(cls, core: Any, memory: str, offset: int, dtype: Any, count: int) -> LocalTensor:
+        """`count` elements of `dtype` (an asc type, a numpy dtype or an aclDataType code) at byte `offset` of
+        `core`'s local memory `memory` ("UB", "L1", "L0A", "L0B", "L0C", "BT"), as a native face names an
+        operand. Equal windows share one buffer, so repeated calls keep their checks' memo."""
+        dt = as_dtype(dtype)
+        windows = core.state(RawWindows)
+        key = (memory, offset, count, dt)
+        t = windows.get(key)
+        if t is None:
+            t = windows[key] = cls(dt, _POSITION[memory], offset, count, core=core)
+        return t
 
     # -- views -----------------------------------------------------------------------------
     def __getitem__(self, index: Any) -> LocalTensor:
@@ -351,6 +374,8 @@ class LocalTensor(HasShapeInfo):
         return f"LocalTensor({self.dtype!r}, {self.buf.pool.name}+{self.lo}, {self.get_size()} elements)"
 
 
+_POSITION = {"UB": TPosition.VECCALC, "L1": TPosition.A1, "L0A": TPosition.A2, "L0B": TPosition.B2,
+             "L0C": TPosition.CO1, "BT": TPosition.C2}  # a position each local memory is carved for
 ALIGN = {"L0A": 512, "L0B": 512, "L0C": 64, "L1": 32, "BT": 64, "UB": 32}  # operand start alignment per memory
 
 

@@ -271,8 +271,8 @@ class TBuf:
 class TPipe:
     """The kernel's manager of local memory and sync event ids (one per kernel, per core)."""
 
-    def __init__(self) -> None:
-        core = ctx.current("TPipe")
+    def __init__(self, core: Any = None) -> None:
+        core = core if core is not None else ctx.running("TPipe")
         q = core.state(Queues)
         if q.pipe is not None and not q.pipe.destroyed:
             fail("TPipe", "a kernel may create only one TPipe; pass it around (or use asc.get_tpipe_ptr())")
@@ -330,7 +330,7 @@ class TPipe:
             fail(api, f"a TPipe manages at most {QBUF_MAX_LEN} buffers; this call would make {len(self.buffers) + num}")
         block = (length + 31) // 32 * 32  # "len is rounded up to 32 bytes"
         core = self.core
-        pool = core.pool(position_pool(target.position, api))
+        pool = core.pool(position_pool(core, target.position, api))
         need = num * block
         arena = core.units.get(Arena)
         auto = arena.low if arena is not None and arena.pool is pool else pool.usable
@@ -411,9 +411,9 @@ class TPipe:
                           "free_tensor every tensor you alloc_tensor (npuchk ErrorLeak)", launch.end_site)
 
 
-def get_tpipe_ptr() -> TPipe:
-    """The kernel's TPipe."""
-    pipe = ctx.current("get_tpipe_ptr").state(Queues).pipe
+def get_tpipe_ptr(core: Any = None) -> TPipe:
+    """The kernel's TPipe (of `core`, by default the running one)."""
+    pipe = (core if core is not None else ctx.running("get_tpipe_ptr")).state(Queues).pipe
     if pipe is None:
         fail("get_tpipe_ptr", "no TPipe was created in this kernel yet: create one with asc.TPipe()")
     return pipe

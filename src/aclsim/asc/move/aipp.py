@@ -27,12 +27,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import faults as ctx
 from ..aicore.core import Register
 from ..aicore.pipes import access
-from ..faults import NotEmulatedError, fail
+from ..faults import NotEmulatedError, fail, message
 from ..memory.gm import GlobalTensor
 from ..memory.local import LocalTensor, pool_of
+from ..table import instruction
 from ..types.dtypes import DataType, as_dtype, float16, int8, uint8
 from .data_copy import gm_rows
 
@@ -223,18 +223,13 @@ def _bytes(g: GlobalTensor) -> GlobalTensor:
     return b
 
 
-def set_aipp_functions(*args: Any, **kwargs: Any) -> None:
-    """`set_aipp_functions(src0, input_format, config)` or, for YUV420SP_U8, `(src0, src1, input_format, config)`."""
+@instruction("SetAippFunctions", "set_aipp_functions", "move", note="dtc_round_mode (Atlas 200I/500 A2 only) not "
+             "emulated; applied by load_image_to_local")
+def set_aipp_functions(core: Any, src0: GlobalTensor, src1: GlobalTensor | None, input_format: Any,
+                       config: AippParams) -> None:
+    """Latch the image planes (`src1`: the UV plane of YUV420SP_U8, else None) and the AIPP configuration."""
     api = "set_aipp_functions"
-    core = ctx.current(api)
-    names = ("src0", "src1", "input_format", "config") if len(args) + len(kwargs) == 4 else (
-        "src0", "input_format", "config")
-    if len(args) > len(names) or any(k not in names for k in kwargs):
-        raise TypeError("asc.set_aipp_functions(src0, input_format, config) or (src0, src1, input_format, config)")
-    got = dict(zip(names, args, strict=False)) | kwargs
-    if set(got) != set(names):
-        raise TypeError(f"asc.set_aipp_functions: missing {', '.join(n for n in names if n not in got)}")
-    src0, src1, config = got["src0"], got.get("src1"), got["config"]
+    got = {"input_format": input_format}
     for role, g in (("src0", src0), ("src1", src1)):
         if g is not None and (not isinstance(g, GlobalTensor) or g.dtype is None):
             raise TypeError(f"asc.{api}: {role} must be a GlobalTensor with its buffer set, got {type(g).__name__}")
@@ -245,7 +240,7 @@ def set_aipp_functions(*args: Any, **kwargs: Any) -> None:
     if not isinstance(config, AippParams):
         raise TypeError(f"asc.{api}: config must be an asc.AippParams, got {type(config).__name__}")
     if config.dtc_params.dtc_round_mode:
-        raise NotEmulatedError(ctx.message(api, f"AippDataTypeConvParams.dtc_round_mode="
+        raise NotEmulatedError(message(api, f"AippDataTypeConvParams.dtc_round_mode="
                                                 f"{config.dtc_params.dtc_round_mode} is configurable on Atlas 200I/500 "
                                                 "A2 only (CANN SetAippFunctions page); aclsim does not emulate it"))
     if fmt is AippInputFormat.YUV420SP_U8 and src1 is None:
@@ -284,16 +279,16 @@ def _check_load(p: LoadImageToLocalParams, fmt: AippInputFormat, mode: int, vert
                   f"image, so left/right pads must be <= horiz_size and top/bottom pads <= {vert} (its height)")
 
 
-def _channels(reg: _Registers, p: LoadImageToLocalParams, vert: int, api: str) -> np.ndarray:
+def _channels(core: Any, reg: _Registers, p: LoadImageToLocalParams, vert: int, api: str) -> np.ndarray:
     """The cropped pixels as (vert, horiz, 3 or 1) int64 source channel values, in output order after the swaps."""
     fmt, sw = reg.fmt, reg.config.swap_params
     horiz, x0, y0, w = int(p.horiz_size), int(p.horiz_start_pos), int(p.vert_start_pos), int(p.src_horiz_size)
     bpp = _BYTES_PER_PIXEL[fmt]
-    px = gm_rows(reg.src0[(y0 * w + x0) * bpp:], vert, horiz * bpp, w * bpp, api, False)
+    px = gm_rows(core, reg.src0[(y0 * w + x0) * bpp:], vert, horiz * bpp, w * bpp, api, False)
     px = px.reshape(vert, horiz, bpp).astype(np.int64)
     if fmt is AippInputFormat.YUV420SP_U8:  # U, V: one pair per 2 x 2 pixels, rows of w bytes in src1
         rows, width = (vert - 1) // 2 + 1, (horiz - 1) // 2 * 2 + 2
-        uv = gm_rows(reg.src1[(y0 // 2) * w + x0:], rows, width, w, api, False).astype(np.int64)
+        uv = gm_rows(core, reg.src1[(y0 // 2) * w + x0:], rows, width, w, api, False).astype(np.int64)
         pair = uv[np.arange(vert)[:, None, None] // 2, (np.arange(horiz) // 2 * 2)[None, :, None] + np.array([0, 1])]
         return np.concatenate([px, pair[..., ::-1] if sw.is_swap_uv else pair], axis=2)
     if fmt is AippInputFormat.YUV400_U8:
@@ -344,10 +339,10 @@ def _pad_index(n: int, before: int, size: int, after: int, mode: int) -> np.ndar
     return np.where(i < before, 2 * before - i - 1, np.where(i >= before + size, 2 * (before + size) - i - 1, i))
 
 
-def load_image_to_local(dst: LocalTensor, load_data_params: LoadImageToLocalParams) -> None:
+@instruction("LoadImageToLocal", "load_image_to_local", "move", "MTE2", cost="gm")
+def load_image_to_local(core: Any, dst: LocalTensor, load_data_params: LoadImageToLocalParams) -> None:
     """Load a crop of the image set_aipp_functions configured into L1, preprocessed by AIPP."""
     api = "load_image_to_local"
-    core = ctx.current(api)
     if not isinstance(load_data_params, LoadImageToLocalParams):
         raise TypeError(f"asc.{api}(dst, asc.LoadImageToLocalParams(...)), got {type(load_data_params).__name__}")
     pool_of(dst, api, "dst", ("L1",))
@@ -369,7 +364,7 @@ def load_image_to_local(dst: LocalTensor, load_data_params: LoadImageToLocalPara
     if dst.lo + nbytes > dst.end:
         fail(api, f"the {width} x {height} image with {cpad} channels needs {nbytes} bytes of L1 but dst holds only "
                   f"{dst.end - dst.lo} bytes (L1 tensor overflow)")
-    px = _channels(reg, p, vert, api)
+    px = _channels(core, reg, p, vert, api)
     if cfg.csc_params.is_enable_csc:
         px = _csc(px, reg)
     nch = px.shape[2]

@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import faults as ctx
 from ..aicore.core import Register
 from ..faults import fail
+from ..table import instruction
 from ..types import bf16
 from ..types.dtypes import as_dtype, bfloat16
 
@@ -22,9 +22,10 @@ def atomic_on(core: Any) -> bool:
     return core.state(AtomicMode).value is not None
 
 
-def store(gm: np.ndarray, ub: np.ndarray, dt: Any, api: str) -> None:
-    """UB -> GM bytes: a plain store, or a read-modify-write while set_atomic_* is on."""
-    atomic = ctx.CORE.state(AtomicMode).value
+def store(core: Any, gm: np.ndarray, ub: np.ndarray, dt: Any, api: str) -> None:
+    """UB -> GM bytes of `core`: a plain store, or a read-modify-write while set_atomic_* is on."""
+    mode = core.units.get(AtomicMode)  # (not state(): this runs for every store)
+    atomic = mode.value if mode is not None else None
     if atomic is None:
         gm[...] = ub
         return
@@ -39,28 +40,31 @@ def store(gm: np.ndarray, ub: np.ndarray, dt: Any, api: str) -> None:
     fn(g, ub.view(dt.np), out=g)
 
 
-def set_atomic_add(dtype: Any) -> None:
+@instruction("SetAtomicAdd", "set_atomic_add", "move")
+def set_atomic_add(core: Any, dtype: Any) -> None:
     """Following UB -> GM copies add into GM instead of overwriting (cores may then overlap)."""
-    _set_atomic("set_atomic_add", np.add, dtype)
+    _set_atomic(core, "set_atomic_add", np.add, dtype)
 
 
-def set_atomic_max(dtype: Any) -> None:
+@instruction("SetAtomicMax", "set_atomic_max", "move")
+def set_atomic_max(core: Any, dtype: Any) -> None:
     """Following UB -> GM copies keep the maximum of GM and the data."""
-    _set_atomic("set_atomic_max", np.maximum, dtype)
+    _set_atomic(core, "set_atomic_max", np.maximum, dtype)
 
 
-def set_atomic_min(dtype: Any) -> None:
+@instruction("SetAtomicMin", "set_atomic_min", "move")
+def set_atomic_min(core: Any, dtype: Any) -> None:
     """Following UB -> GM copies keep the minimum of GM and the data."""
-    _set_atomic("set_atomic_min", np.minimum, dtype)
+    _set_atomic(core, "set_atomic_min", np.minimum, dtype)
 
 
-def set_atomic_none() -> None:
+@instruction("SetAtomicNone", "set_atomic_none", "move")
+def set_atomic_none(core: Any) -> None:
     """Back to plain UB -> GM stores."""
-    ctx.current("set_atomic_none").state(AtomicMode).value = None
+    core.state(AtomicMode).value = None
 
 
-def _set_atomic(api: str, fn: Any, dtype: Any) -> None:
-    core = ctx.current(api)
+def _set_atomic(core: Any, api: str, fn: Any, dtype: Any) -> None:
     dt = as_dtype(dtype)
     types = ("float16", "float32", "int16", "int32", "int8") + (("bfloat16",) if core.chip.separated else ())
     if dt.name not in types:  # SetAtomicType: A2/A3 add bfloat16_t

@@ -15,11 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import faults as ctx
+from aclsim.runtime import user_site
+
 from ..aicore.pipes import access, local_copy_pipe
-from ..faults import AscWarning, fail
+from ..faults import AscWarning, fail, message
 from ..memory.gm import GlobalTensor
 from ..memory.local import LocalTensor
+from ..table import instruction
 from ..types.dtypes import bfloat16
 from ..types.params import DataCopyExtParams, DataCopyPadExtParams, DataCopyPadParams, DataCopyParams
 from .atomic import atomic_on, store
@@ -38,14 +40,14 @@ def same_type(dst: Any, src: Any, api: str) -> None:
                   "(convert with asc.cast)")
 
 
-def _warn_truncated(count: int, dt: Any, nbytes: int, moved: int) -> None:
-    site = ctx.user_site()
-    launch = ctx.CORE.launch
+def _warn_truncated(core: Any, count: int, dt: Any, nbytes: int, moved: int) -> None:
+    site = user_site()
+    launch = core.launch
     key = (site.filename, site.lineno) if site else None
     if key in launch.warned:
         return
     launch.warned.add(key)
-    text = ctx.message("data_copy", f"{count} x {dt.name} = {nbytes} bytes is not a multiple of 32: the hardware "
+    text = message("data_copy", f"{count} x {dt.name} = {nbytes} bytes is not a multiple of 32: the hardware "
                                     f"moves only {moved} bytes (rounded down) and the last {nbytes - moved} bytes "
                                     "are not copied; use asc.data_copy_pad for lengths that are not 32-byte multiples",
                        site, located=site is None)
@@ -55,10 +57,19 @@ def _warn_truncated(count: int, dt: Any, nbytes: int, moved: int) -> None:
         warnings.warn_explicit(text, AscWarning, site.filename, site.lineno)  # the warning shows file:line
 
 
-def count_copy(dst: Any, src: Any, count: int) -> None:
-    """`data_copy(dst, src, count)`: GM <-> local or local -> local, `count` elements rounded down to 32 bytes."""
+@instruction("DataCopy", "data_copy", "move", cost="gm", note="count, DataCopyParams, Nd2NzParams (GM -> L1) and "
+             "DataCopyCO12DstParams (L0C -> GM) forms; enhanced form with default enhancements; SliceInfo forms "
+             "GM <-> UB with shape_value set")
+def count_copy(core: Any, dst: Any, src: Any, count: int) -> None:
+    """GM <-> local or local -> local, `count` elements rounded down to 32 bytes (the pipe: MTE2 into local memory
+    from GM, MTE3 out to GM, `local_copy_pipe` between local memories)."""
     api = "data_copy"
-    same_type(dst, src, api)
+    td, ts = type(dst), type(src)
+    local_dst = td is LocalTensor
+    if not ((local_dst and (ts is GlobalTensor or ts is LocalTensor)) or (td is GlobalTensor and ts is LocalTensor)
+            ) or dst.dtype is not src.dtype:  # the common operands, tested without isinstance
+        same_type(dst, src, api)
+        local_dst = isinstance(dst, LocalTensor)
     if count <= 0:
         if count < 0:
             fail(api, f"count must be >= 0, got {count}")
@@ -67,13 +78,12 @@ def count_copy(dst: Any, src: Any, count: int) -> None:
     nbytes = count * dt.itemsize
     moved = nbytes & ~31
     if moved != nbytes:
-        _warn_truncated(count, dt, nbytes, moved)
-    core = ctx.CORE
+        _warn_truncated(core, count, dt, nbytes, moved)
     launch = core.launch
-    if isinstance(dst, LocalTensor):
+    if local_dst:
         lo = dst.lo
         dst.span(count, api)
-        if isinstance(src, GlobalTensor):
+        if ts is GlobalTensor or isinstance(src, GlobalTensor):
             gm, off, where = src.region(moved, api)
             dst.buf.pool.bytes[lo : lo + moved] = gm[off : off + moved]
             launch.bytes_read += moved
@@ -103,7 +113,7 @@ def count_copy(dst: Any, src: Any, count: int) -> None:
     if src.buf.pool.watch:
         access("MTE3", src.buf.pool, slo, slo + moved, False, api)
     gm, off, where = dst.region(moved, api)
-    store(gm[off : off + moved], src.buf.pool.bytes[slo : slo + moved], dt, api)
+    store(core, gm[off : off + moved], src.buf.pool.bytes[slo : slo + moved], dt, api)
     launch.bytes_written += moved
     if launch.observe:
         core.emit_gm(where, off, off + moved, True, dt.itemsize, api, atomic=atomic_on(core))
@@ -135,10 +145,11 @@ def local_rows(t: LocalTensor, rows: int, width: int, pitch: int, api: str, read
     return _rows(pool.bytes, t.lo + skip, rows, width, pitch)
 
 
-def gm_rows(g: GlobalTensor, rows: int, width: int, pitch: int, api: str, write: bool) -> np.ndarray:
+def gm_rows(core: Any, g: GlobalTensor, rows: int, width: int, pitch: int, api: str, write: bool) -> np.ndarray:
+    """Checked (rows, width) byte view of GM from `g`, rows `pitch` bytes apart, moved by `core` (its cost and the
+    observers' access records counted)."""
     span = (rows - 1) * pitch + width
     gm, off, where = g.region(span, api)
-    core = ctx.CORE
     launch = core.launch
     if write:
         launch.bytes_written += rows * width
@@ -153,7 +164,9 @@ def gm_rows(g: GlobalTensor, rows: int, width: int, pitch: int, api: str, write:
     return _rows(gm, off, rows, width, pitch)
 
 
-def blocked(dst: Any, src: Any, p: DataCopyParams) -> None:
+@instruction("DataCopy(DataCopyParams)", "data_copy", "move", cost="gm")
+def blocked(core: Any, dst: Any, src: Any, p: DataCopyParams) -> None:
+    """`block_count` blocks of `block_len` 32-byte units, `src_stride` / `dst_stride` 32-byte units apart."""
     api = "data_copy"
     same_type(dst, src, api)
     bc, bl = int(p.block_count), int(p.block_len)
@@ -163,20 +176,20 @@ def blocked(dst: Any, src: Any, p: DataCopyParams) -> None:
                   "(32-byte blocks), strides >= 0")
     width = bl * 32
     spitch, dpitch = (bl + int(p.src_stride)) * 32, (bl + int(p.dst_stride)) * 32
-    s = (gm_rows(src, bc, width, spitch, api, False) if isinstance(src, GlobalTensor)
+    s = (gm_rows(core, src, bc, width, spitch, api, False) if isinstance(src, GlobalTensor)
          else local_rows(src, bc, width, spitch, api, True,
                           "MTE3" if isinstance(dst, GlobalTensor) else local_copy_pipe(src.buf.pool, dst.buf.pool)))
     if isinstance(dst, GlobalTensor):
-        store(gm_rows(dst, bc, width, dpitch, api, True), s, dst.dtype, api)
+        store(core, gm_rows(core, dst, bc, width, dpitch, api, True), s, dst.dtype, api)
     else:
         pipe = "MTE2" if isinstance(src, GlobalTensor) else local_copy_pipe(src.buf.pool, dst.buf.pool)
         local_rows(dst, bc, width, dpitch, api, False, pipe)[...] = s
 
 
-def data_copy_pad(dst: Any, src: Any, params: Any, pad_params: Any = None) -> None:
+@instruction("DataCopyPad", "data_copy_pad", "move", cost="gm")
+def data_copy_pad(core: Any, dst: Any, src: Any, params: Any, pad_params: Any = None) -> None:
     """Copy `block_count` blocks of `block_len` bytes between GM and UB, padding each to 32 bytes in UB."""
     api = "data_copy_pad"
-    core = ctx.current(api)
     if not core.chip.data_copy_pad:
         fail(api, f"DataCopyPad does not exist on {core.chip.name} (Atlas A2/A3 and later only): copy a "
                   "32-byte-rounded length with data_copy and handle the tail yourself")
@@ -203,7 +216,7 @@ def data_copy_pad(dst: Any, src: Any, params: Any, pad_params: Any = None) -> No
                 fail(api, f"left/right padding must be at most 32 bytes, got {left} and {right} bytes")
         block = -(-(left + blen + right) // 32) * 32
         dpitch = block + int(params.dst_stride) * 32
-        s = gm_rows(src, bc, blen, blen + int(params.src_stride), api, False)
+        s = gm_rows(core, src, bc, blen, blen + int(params.src_stride), api, False)
         local_rows(dst, bc, blen, dpitch, api, False, "MTE2", skip=left)[...] = s
         if left or right:
             v = np.array([pad_params.padding_value])
@@ -215,4 +228,4 @@ def data_copy_pad(dst: Any, src: Any, params: Any, pad_params: Any = None) -> No
         return
     block = -(-blen // 32) * 32  # UB -> GM: only the real bytes of each 32-byte-padded block land in GM
     s = local_rows(src, bc, blen, block + int(params.src_stride) * 32, api, True, "MTE3")
-    store(gm_rows(dst, bc, blen, blen + int(params.dst_stride), api, True), s, dt, api)
+    store(core, gm_rows(core, dst, bc, blen, blen + int(params.dst_stride), api, True), s, dt, api)

@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import faults as ctx
 from ..faults import fail
 from ..memory.local import FIXED, Buffer, LocalTensor, PhyAddresses
-from ..types.dtypes import DataType, uint8, uint16, uint64
+from ..table import instruction
+from ..types.dtypes import DataType, uint16, uint64
 from ..types.enums import TPosition
 from ..vector.lanes import gather, mark
 from ..vector.repeat import BLOCK, MAX_REPEAT
@@ -90,16 +90,21 @@ def _transpose16(api: str, dst: LocalTensor, src: LocalTensor) -> None:
     dst.write(256, api)[...] = x.ravel()
 
 
-def transpose(dst: LocalTensor, src: LocalTensor, *args: Any, **kwargs: Any) -> None:
-    """`(dst, src)`: 16 x 16 transpose; `(dst, src, shared_tmp_buffer, params)`: TransposeParamsExt layouts."""
+@instruction("Transpose", "transpose", "move", "V", TWO_BYTE)
+def transpose(core: Any, dst: LocalTensor, src: LocalTensor) -> None:
+    """dst = src^T for one 16 x 16 matrix of a 2-byte type; src and dst may coincide."""
     api = "transpose"
     _same_type(api, dst, src)
-    if not args and not kwargs:
-        if dst.dtype.name not in TWO_BYTE:
-            fail(api, f"the 16 x 16 transpose takes {'/'.join(TWO_BYTE)}, got {dst.dtype.name}")
-        _transpose16(api, dst, src)
-        return
-    tmp, params = _ext_args(*args, **kwargs)
+    if dst.dtype.name not in TWO_BYTE:
+        fail(api, f"the 16 x 16 transpose takes {'/'.join(TWO_BYTE)}, got {dst.dtype.name}")
+    _transpose16(api, dst, src)
+
+
+@instruction("Transpose(TransposeParamsExt)", "transpose", "move", "V")
+def transpose_ext(core: Any, dst: LocalTensor, src: LocalTensor, tmp: LocalTensor, params: TransposeParamsExt) -> None:
+    """TRANSPOSE_ND2ND_B16 (16 x 16, uint16), TRANSPOSE_NCHW2NHWC and TRANSPOSE_NHWC2NCHW, with a temporary buffer."""
+    api = "transpose"
+    _same_type(api, dst, src)
     kind = TransposeType(params.transpose_type)
     if kind == TransposeType.TRANSPOSE_ND2ND_B16:
         if dst.dtype is not uint16:  # A2/A3 ("支持的数据类型为：uint16_t"); the basic form takes half/int16
@@ -130,34 +135,17 @@ def transpose(dst: LocalTensor, src: LocalTensor, *args: Any, **kwargs: Any) -> 
     dst.write(count, api)[...] = x.reshape(n, rows, cols).transpose(0, 2, 1).ravel()
 
 
-def _ext(shared_tmp_buffer: LocalTensor, params: TransposeParamsExt) -> tuple:
-    return shared_tmp_buffer, params
-
-
-def _ext_args(*args: Any, **kwargs: Any) -> tuple[LocalTensor, TransposeParamsExt]:
-    try:
-        tmp, params = _ext(*args, **kwargs)
-    except TypeError as e:
-        raise TypeError(f"asc.transpose: {str(e).replace('_ext()', '')}; the forms are (dst, src) and "
-                        "(dst, src, shared_tmp_buffer, params)") from None
-    if not isinstance(tmp, LocalTensor) or tmp.dtype is not uint8:
-        raise TypeError("asc.transpose: shared_tmp_buffer must be a uint8 LocalTensor")
-    if not isinstance(params, TransposeParamsExt):
-        raise TypeError(f"asc.transpose: params must be asc.TransposeParamsExt, got {type(params).__name__}")
-    return tmp, params
-
-
 # ------------------------------------------------------------------------------- TransDataTo5HD
-def _ub_at(api: str, addr: int, dtype: DataType) -> LocalTensor:
+def _ub_at(core: Any, api: str, addr: int, dtype: DataType) -> LocalTensor:
     """A tensor at a raw UB byte address, reaching to the end of the UB (addresses carry no extent)."""
-    pool = ctx.current(api).pool("UB")
+    pool = core.pool("UB")
     if not 0 <= addr < pool.size:
         fail(api, f"address {addr:#x} is outside the {pool.size}-byte UB")
     return Buffer(pool, addr, pool.size - addr, None, 0, TPosition.VECCALC, FIXED).tensor(dtype)
 
 
-def _addr_type(api: str, addrs: list[int]) -> DataType:
-    known = ctx.current(api).state(PhyAddresses)
+def _addr_type(core: Any, api: str, addrs: list[int]) -> DataType:
+    known = core.state(PhyAddresses)
     types = {known.get(a) for a in addrs}
     if None in types:
         bad = next(a for a in addrs if a not in known)
@@ -168,7 +156,7 @@ def _addr_type(api: str, addrs: list[int]) -> DataType:
     return types.pop()
 
 
-def _operands(api: str, side: str, arg: Any) -> list[LocalTensor]:
+def _operands(core: Any, api: str, side: str, arg: Any) -> list[LocalTensor]:
     """The 16 tensors of one side: a list of LocalTensors, a list of addresses or a uint64 address tensor."""
     if isinstance(arg, LocalTensor):
         if arg.dtype is not uint64:
@@ -185,18 +173,18 @@ def _operands(api: str, side: str, arg: Any) -> list[LocalTensor]:
     else:
         raise TypeError(f"asc.{api}: {side} must be a list of 16 LocalTensors or addresses, or a uint64 LocalTensor "
                         f"of addresses, got {type(arg).__name__}")
-    dt = _addr_type(api, addrs)
-    return [_ub_at(api, a, dt) for a in addrs]
+    dt = _addr_type(core, api, addrs)
+    return [_ub_at(core, api, a, dt) for a in addrs]
 
 
-def trans_data_to_5hd(dst_or_list: Any, src_or_list: Any, params: TransDataTo5HDParams) -> None:
-    """16 blocks in, 16 blocks out per repeat: the NCHW -> NC1HWC0 transposition (see the module docstring)."""
+@instruction("TransDataTo5HD", "trans_data_to_5hd", "move", "V")
+def trans_data_to_5hd(core: Any, dst_or_list: Any, src_or_list: Any, params: TransDataTo5HDParams) -> None:
+    """16 blocks in, 16 blocks out per repeat: the NCHW -> NC1HWC0 transposition (see the module docstring). Each
+    side is a list of 16 LocalTensors, a list of 16 UB addresses or a uint64 LocalTensor of them."""
     api = "trans_data_to_5hd"
-    if not isinstance(params, TransDataTo5HDParams):
-        raise TypeError(f"asc.{api}: params must be asc.TransDataTo5HDParams, got {type(params).__name__}")
     if isinstance(dst_or_list, list | tuple) and not dst_or_list and not src_or_list:
         return  # pyasc emits nothing for empty lists
-    dsts, srcs = _operands(api, "dst_list", dst_or_list), _operands(api, "src_list", src_or_list)
+    dsts, srcs = _operands(core, api, "dst_list", dst_or_list), _operands(core, api, "src_list", src_or_list)
     dt = dsts[0].dtype
     if any(t.dtype is not dt for t in dsts + srcs):
         raise TypeError(f"asc.{api}: all tensors in dst_list and src_list must have the same dtype")

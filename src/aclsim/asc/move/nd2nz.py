@@ -9,13 +9,15 @@ import numpy as np
 from ..faults import fail
 from ..memory.gm import GlobalTensor
 from ..memory.local import LocalTensor, pool_of
+from ..table import instruction
 from ..types.cube_params import Nd2NzParams, c0, up
 from .data_copy import gm_rows
 
 _strided = np.lib.stride_tricks.as_strided
 
 
-def nd2nz(dst: LocalTensor, src: Any, p: Nd2NzParams) -> None:
+@instruction("DataCopy(Nd2NzParams)", "data_copy", "move", "MTE2", cost="gm")
+def nd2nz(core: Any, dst: LocalTensor, src: Any, p: Nd2NzParams) -> None:
     """`data_copy(dst_l1, src_gm, Nd2NzParams(...))`: each row's C0-wide pieces land in their column
     block; the last piece of a row whose d_value is not a multiple of C0 is zero-padded (the DMA
     writes whole 32-byte blocks). Rows past n_value in a fractal are not written."""
@@ -51,7 +53,7 @@ def nd2nz(dst: LocalTensor, src: Any, p: Nd2NzParams) -> None:
         if lo + span > dst.end:
             fail(api, f"{text}: matrix {t} needs L1 bytes {lo}..{lo + span} but dst ends at byte {dst.end} "
                       f"(L1 tensor overflow)")
-        rows = gm_rows(src[t * int(p.src_nd_matrix_stride)], n, d * isz, sd * isz, api, False)
+        rows = gm_rows(core, src[t * int(p.src_nd_matrix_stride)], n, d * isz, sd * isz, api, False)
         data = np.zeros((n, blocks * 32), np.uint8)
         data[:, : d * isz] = rows
         out = _strided(pool.bytes[lo:], shape=(blocks, n, 32), strides=(c0s * 32, ns * 32, 1), writeable=True)

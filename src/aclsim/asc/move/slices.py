@@ -25,6 +25,7 @@ from typing import Any
 from ..faults import fail, not_emulated
 from ..memory.gm import GlobalTensor
 from ..memory.local import LocalTensor
+from ..table import instruction
 from ..types.enums import BlockMode, DeqScale, pad_t
 from ..types.params import DataCopyParams
 from .atomic import store
@@ -58,48 +59,16 @@ class DataCopyEnhancedParams:
     pad_value_in: int = 0
 
 
-def extended(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
-    """`data_copy(dst, src, intri_params, enhanced_params)` or `(dst, src, slice_list1, slice_list2[, dim_value])`
-    (pyasc's parameter names; `params=` as in pyasc's data_copy example)."""
-    if "params" in kwargs:
-        kwargs["intri_params"] = kwargs.pop("params")
-    first = args[0] if args else kwargs.get("slice_list1", kwargs.get("intri_params"))
-    try:
-        if isinstance(first, list | tuple):
-            copy_slices(dst, src, *_slice_form(*args, **kwargs))
-        else:
-            copy_enhanced(dst, src, *_enhanced_form(*args, **kwargs))
-    except _FormError as e:
-        raise TypeError(f"asc.data_copy: {e}; the forms are (dst, src, DataCopyParams, DataCopyEnhancedParams) and "
-                        "(dst, src, dst_slices, src_slices[, dim_value])") from None
-
-
-class _FormError(TypeError):
-    """Arguments that bind to no form."""
-
-
-def _enhanced_form(intri_params: Any = None, enhanced_params: Any = None) -> tuple:
-    if intri_params is None or enhanced_params is None:
-        raise _FormError("missing DataCopyParams or DataCopyEnhancedParams")
-    return intri_params, enhanced_params
-
-
-def _slice_form(slice_list1: Any = None, slice_list2: Any = None, dim_value: int = 1) -> tuple:
-    if slice_list1 is None or slice_list2 is None:
-        raise _FormError("missing a slice list")
-    return slice_list1, slice_list2, dim_value
-
-
-def copy_enhanced(dst: Any, src: Any, params: DataCopyParams, enhanced: DataCopyEnhancedParams) -> None:
+@instruction("DataCopy(DataCopyEnhancedParams)", "data_copy", "move", cost="gm",
+             note="normal block mode, no dequantisation/ReLU/padding (the rest is the Cube's path)")
+def copy_enhanced(core: Any, dst: Any, src: Any, params: DataCopyParams, enhanced: DataCopyEnhancedParams) -> None:
     """The blocked copy, for the enhancements that leave plain GM/UB moves unchanged."""
-    if not isinstance(params, DataCopyParams) or not isinstance(enhanced, DataCopyEnhancedParams):
-        raise TypeError("asc.data_copy(dst, src, DataCopyParams, DataCopyEnhancedParams)")
     plain = (BlockMode(enhanced.block_mode) == BlockMode.BLOCK_MODE_NORMAL and not enhanced.is_relu_in
              and DeqScale(enhanced.deq_scale) == DeqScale.DEQ_NONE and pad_t(enhanced.pad_mode_in) == pad_t.PAD_NONE)
     if not plain:
         raise not_emulated(f"asc.data_copy with {enhanced} (block modes, dequantisation, ReLU and padding are the "
                            "Cube's CO1 -> CO2 path)")
-    blocked(dst, src, params)  # sid_store_mode only selects how the hardware multiplexes inputs
+    blocked(core, dst, src, params)  # sid_store_mode only selects how the hardware multiplexes inputs
 
 
 def _lines(slices: Sequence[SliceInfo], shape: list[int]) -> tuple[int, list[int]]:
@@ -115,7 +84,8 @@ def _lines(slices: Sequence[SliceInfo], shape: list[int]) -> tuple[int, list[int
     return start, offsets
 
 
-def copy_slices(dst: Any, src: Any, dst_slices: Sequence[SliceInfo], src_slices: Sequence[SliceInfo],
+@instruction("DataCopy(SliceInfo)", "data_copy", "move", cost="gm")
+def copy_slices(core: Any, dst: Any, src: Any, dst_slices: Sequence[SliceInfo], src_slices: Sequence[SliceInfo],
                 dim_value: int = 1) -> None:
     """Move the sliced sub-tensor of src into the slices of dst (GM -> UB or UB -> GM)."""
     api = "data_copy"
@@ -157,7 +127,7 @@ def copy_slices(dst: Any, src: Any, dst_slices: Sequence[SliceInfo], src_slices:
     for so, do in zip(s_lines, d_lines, strict=False):  # one blocked DMA per selected line, as CANN issues them
         s, d = src[s_start + so], dst[d_start + do]
         if to_ub:
-            local_rows(d, rows, width, d_pitch, api, False, "MTE2")[...] = gm_rows(s, rows, width, s_pitch, api, False)
+            local_rows(d, rows, width, d_pitch, api, False, "MTE2")[...] = gm_rows(core, s, rows, width, s_pitch, api, False)
         else:
-            store(gm_rows(d, rows, width, d_pitch, api, True), local_rows(s, rows, width, s_pitch, api, True, "MTE3"),
+            store(core, gm_rows(core, d, rows, width, d_pitch, api, True), local_rows(s, rows, width, s_pitch, api, True, "MTE3"),
                    d.dtype, api)

@@ -65,7 +65,7 @@ class JITFunction:
         return functools.partial(self._launch, int(core_num), opts[1] if len(opts) == 2 else None)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if ctx.CORE is None:
+        if ctx.running_or_none() is None:
             name = self.fn.__name__
             raise TypeError(f"{name} is a kernel: launch it with {name}[core_num](...) or {name}[core_num, stream](...)")
         return self.fn(*args, **kwargs)

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import faults as ctx
 from ..memory.gm import GlobalTensor
 from ..memory.local import LocalTensor
+from ..table import instruction
 from ..types.dtypes import bfloat16
 
 _SPEC = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)(?:hh|h|ll|l|z|j|t)?([diouxXfFeEgGcs%])")
@@ -26,18 +26,18 @@ def _py_format(fmt: str) -> str:
                      "%" + m.group(1) + ("d" if m.group(2) in "iu" else m.group(2)), fmt)
 
 
-def printf(desc: str, *params: Any) -> None:
+@instruction("PRINTF", "printf", "system")
+def printf(core: Any, desc: str, *params: Any) -> None:
     """C-style formatted print from the kernel (`%d %u %f %x %s` ...)."""
-    ctx.current("printf")
     text = _py_format(desc) % tuple(params) if params else desc
     sys.stdout.write(text)
     sys.stdout.flush()
 
 
-def dump_tensor(tensor: LocalTensor | GlobalTensor, desc: int, dump_size: int, shape_info: Any = None) -> None:
+@instruction("DumpTensor", "dump_tensor", "system")
+def dump_tensor(core: Any, tensor: LocalTensor | GlobalTensor, desc: int, dump_size: int, shape_info: Any = None) -> None:
     """Print the first `dump_size` elements of a local or global tensor with a DumpTensor header."""
     api = "dump_tensor"
-    ctx.current(api)
     n = int(dump_size)
     dt = tensor.dtype
     if isinstance(tensor, LocalTensor):

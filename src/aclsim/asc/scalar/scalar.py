@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import faults as ctx
 from ..faults import fail
+from ..table import instruction
 from ..types.convert import to_f16, to_int
 from ..types.dtypes import as_dtype
 from ..types.enums import RoundMode
@@ -28,10 +28,10 @@ _CAST_MODES = {
 }
 
 
-def scalar_cast(value_in: float, dtype: Any, round_mode: int) -> Any:
+@instruction("ScalarCast", "scalar_cast", "scalar", "S")
+def scalar_cast(core: Any, value_in: float, dtype: Any, round_mode: int) -> Any:
     """A float32 scalar converted to float16 (CAST_ODD) or int32 (CAST_ROUND/CEIL/FLOOR/RINT)."""
     api = "scalar_cast"
-    ctx.current(api)
     dt = as_dtype(dtype)
     mode = RoundMode(round_mode)
     modes = _CAST_MODES.get(dt.name)
@@ -54,31 +54,31 @@ def _bit(api: str, count_value: Any) -> int:
     return int(count_value)
 
 
-def scalar_count_leading_zero(value_in: int) -> int:
+@instruction("ScalarCountLeadingZero", "scalar_count_leading_zero", "scalar", "S")
+def scalar_count_leading_zero(core: Any, value_in: int) -> int:
     """Zeros above the highest 1 bit of a uint64 (64 for 0)."""
-    ctx.current("scalar_count_leading_zero")
     return BITS - _u64(value_in).bit_length()
 
 
-def scalar_get_count_of_value(value_in: int, count_value: int) -> int:
+@instruction("ScalarGetCountOfValue", "scalar_get_count_of_value", "scalar", "S")
+def scalar_get_count_of_value(core: Any, value_in: int, count_value: int) -> int:
     """How many of the 64 bits equal count_value (0 or 1)."""
     api = "scalar_get_count_of_value"
-    ctx.current(api)
     ones = _u64(value_in).bit_count()
     return ones if _bit(api, count_value) else BITS - ones
 
 
-def scalar_get_sff_value(value_in: int, count_value: int) -> int:
+@instruction("ScalarGetSFFValue", "scalar_get_sff_value", "scalar", "S")
+def scalar_get_sff_value(core: Any, value_in: int, count_value: int) -> int:
     """Position of the first bit equal to count_value (0 or 1) from the least significant bit; -1 if none."""
     api = "scalar_get_sff_value"
-    ctx.current(api)
     v = _u64(value_in) if _bit(api, count_value) else ~_u64(value_in) & _MASK
     return (v & -v).bit_length() - 1
 
 
-def count_bits_cnt_same_as_sign_bit(value_in: int) -> int:
+@instruction("CountBitsCntSameAsSignBit", "count_bits_cnt_same_as_sign_bit", "scalar", "S")
+def count_bits_cnt_same_as_sign_bit(core: Any, value_in: int) -> int:
     """Consecutive bits below the sign bit of an int64 that equal it; -1 for 0 and -1 (all bits equal)."""
-    ctx.current("count_bits_cnt_same_as_sign_bit")
     v = _u64(value_in)
     if v in (0, _MASK):
         return -1
@@ -87,7 +87,8 @@ def count_bits_cnt_same_as_sign_bit(value_in: int) -> int:
     return BITS - 1 - v.bit_length()
 
 
-def get_task_ratio() -> int:
+@instruction("GetTaskRation", "get_task_ratio", "system")
+def get_task_ratio(core: Any) -> int:
     """AIVs (or AICs) per AI Core of the launch: 2 on the AIVs of a 1:2 mix kernel, else 1 (always 1 on a
     coupled chip), pyasc get_task_ratio.md."""
-    return ctx.current("get_task_ratio").launch.mix
+    return core.launch.mix

@@ -18,44 +18,49 @@ from typing import Any
 
 from aclsim.runtime.observe import now
 
-from .. import faults as ctx
 from ..faults import fail
+from ..table import instruction
 
 ONE_BLK = 32  # bytes in a data block (CANN kernel_utils_constants.h ONE_BLK_SIZE)
 
 
-def get_block_idx() -> int:
+@instruction("GetBlockIdx", "get_block_idx", "system")
+def get_block_idx(core: Any) -> int:
     """Index of the block this core runs (0 .. get_block_num() - 1)."""
-    return ctx.current("get_block_idx").idx
+    return core.idx
 
 
-def get_block_num() -> int:
+@instruction("GetBlockNum", "get_block_num", "system")
+def get_block_num(core: Any) -> int:
     """Number of blocks the kernel was launched with."""
-    return ctx.current("get_block_num").num
+    return core.num
 
 
-def get_sub_block_idx() -> int:
+@instruction("GetSubBlockIdx", "get_sub_block_idx", "system")
+def get_sub_block_idx(core: Any) -> int:
     """Index of this vector core within its AI Core group (0 for an AIV-only block and on an AIC)."""
-    core = ctx.current("get_sub_block_idx")
     return 0 if core.aic else core.idx % core.launch.mix
 
 
-def get_sub_block_num() -> int:
-    """Vector cores per block (1 for an AIV-only launch, 2 in a mix launch: cube.mix_ratio)."""
-    return ctx.current("get_sub_block_num").launch.mix
+@instruction("GetSubBlockNum", "get_sub_block_num", "system")
+def get_sub_block_num(core: Any) -> int:
+    """Vector cores per block (1 for an AIV-only launch, 2 in a mix launch: cube/mix.py)."""
+    return core.launch.mix
 
 
-def ascend_is_aiv() -> bool:
+@instruction("ASCEND_IS_AIV", "ascend_is_aiv", "system")
+def ascend_is_aiv(core: Any) -> bool:
     """True on a vector core."""
-    return not ctx.current("ascend_is_aiv").aic
+    return not core.aic
 
 
-def ascend_is_aic() -> bool:
+@instruction("ASCEND_IS_AIC", "ascend_is_aic", "system")
+def ascend_is_aic(core: Any) -> bool:
     """True on a cube core: in cube-only kernels, and on each block's AIC in MIX_AIC_1_1/1_2 kernels."""
-    return ctx.current("ascend_is_aic").aic
+    return core.aic
 
 
-def _cycles(core: ctx.Core, since_start: float) -> int:
+def _cycles(core: Any, since_start: float) -> int:
     """Cycles of the chip's clock at `since_start` seconds into the launch, on the modeled device clock (the
     timeline's): the kernel task's modeled start plus that time."""
     launch = core.launch
@@ -63,28 +68,30 @@ def _cycles(core: ctx.Core, since_start: float) -> int:
     return int((start + since_start) * core.chip.cube_mhz * 1e6)
 
 
-def get_system_cycle() -> int:
+@instruction("GetSystemCycle", "get_system_cycle", "system")
+def get_system_cycle(core: Any) -> int:
     """A cycle counter on the modeled device clock: how long the launch has run so far, from its modeled start."""
-    core = ctx.current("get_system_cycle")
     return _cycles(core, now() - core.launch.started)
 
 
-def print_time_stamp(desc_id: int) -> None:
+@instruction("PrintTimeStamp", "print_time_stamp", "system")
+def print_time_stamp(core: Any, desc_id: int) -> None:
     """Print a time stamp as the NPU's dump does (Ascend C PrintTimeStamp page: "descId is 11, rsv is 0,
     timeStamp is ..., pcPtr is ..., entry is ..."): timeStamp is get_system_cycle(), entry the kernel's
     start in cycles; there is no program counter to show, so pcPtr is left out."""
-    core = ctx.current("print_time_stamp")
     stamp = _cycles(core, now() - core.launch.started)
     sys.stdout.write(f"descId is {int(desc_id)}, rsv is 0, timeStamp is {stamp}, entry is {_cycles(core, 0.0)}.\n")
     sys.stdout.flush()
 
 
-def get_data_block_size_in_bytes() -> int:
+@instruction("GetDataBlockSizeInBytes", "get_data_block_size_in_bytes", "system")
+def get_data_block_size_in_bytes(core: Any) -> int:
     """Bytes per data block (32)."""
     return ONE_BLK
 
 
-def trap() -> None:
+@instruction("Trap", "trap", "system")
+def trap(core: Any) -> None:
     """Stop the core with an exception, as the trap instruction does."""
     fail("trap", "the kernel executed trap(): the core stops with an AI Core exception")
 
@@ -105,17 +112,3 @@ TOTAL_L1_SIZE = Property("TOTAL_L1_SIZE", "l1_size")
 TOTAL_L0C_SIZE = Property("TOTAL_L0C_SIZE", "l0c_size")
 DEFAULT_C0_SIZE = Property("DEFAULT_C0_SIZE", 32)  # bytes of the C0 dimension of fractal formats
 ONE_BLK_SIZE = Property("ONE_BLK_SIZE", ONE_BLK)
-
-
-def property(prop: Property) -> Any:
-    """The value of a chip constant on the running core's chip (or the runtime's chip on the host)."""
-    if not isinstance(prop, Property):
-        raise TypeError(f"asc.property takes a chip constant such as asc.TOTAL_L1_SIZE, got {prop!r}")
-    if isinstance(prop.attr, int):
-        return prop.attr
-    core = ctx.CORE
-    if core is not None:
-        return getattr(core.chip, prop.attr)
-    from aclsim.runtime import get_runtime
-
-    return getattr(get_runtime().chip, prop.attr)

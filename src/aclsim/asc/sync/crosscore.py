@@ -19,11 +19,11 @@ from typing import Any
 
 from aclsim.runtime import Site, user_site
 
-from .. import faults as ctx
 from ..aicore.core import Core
-from ..faults import fail
+from ..faults import fail, where
 from ..memory.gm import GlobalTensor
 from ..memory.local import LocalTensor
+from ..table import instruction
 from ..types.enums import PipeID
 
 MAX_FLAG_ID = 10  # flag ids 0..10 on Atlas A2/A3
@@ -45,11 +45,10 @@ class CrossCore:
         self.site: Site | None = None
 
 
-def _core(api: str) -> Core:
-    """The running core, after checking that every core of its launch is resident at once: blocks
-    past the chip's cores run in later rounds, so a core waiting for one of them would hang (CANN
-    SyncAll page: the logical blockDim must not exceed the cores that run the kernel)."""
-    core = ctx.current(api)
+def _resident(core: Core, api: str) -> None:
+    """Check that every core of `core`'s launch is resident at once: blocks past the chip's cores run in later
+    rounds, so a core waiting for one of them would hang (CANN SyncAll page: the logical blockDim must not
+    exceed the cores that run the kernel)."""
     launch = core.launch
     launch.synced = True  # the cores keep their flags and clocks until the launch ends
     chip = launch.chip
@@ -63,7 +62,6 @@ def _core(api: str) -> Core:
         fail(api, f"the kernel was launched with {launch.blocks} blocks but {chip.name} runs at most {have} {unit} "
                   "at once: the rest run in later rounds, after the cores they would synchronise with, so the "
                   f"launch would hang; launch at most {have} blocks to synchronise cores")
-    return core
 
 
 def _peers(launch: Any, aic: bool, group: int | None = None) -> list[Core]:
@@ -169,7 +167,7 @@ def _wait(core: Core, flag: Any, setters: list[Core], key: Any, api: str, what: 
 def _state(c: Core) -> str:
     x = c.state(CrossCore)
     if x.waiting is not None:
-        return f"waits in {x.waiting}{ctx.where(x.site)}"
+        return f"waits in {x.waiting}{where(x.site)}"
     return "returned without getting there" if c.returned else "has not got there"
 
 
@@ -178,19 +176,21 @@ def _key(mode: int, flag: int, core: Core, aic: bool) -> tuple:
     return "flag", mode, flag, core.group if mode else None, aic
 
 
-def cross_core_set_flag(flag_id: int, mode_id: int, pipe: int) -> None:
+@instruction("CrossCoreSetFlag", "cross_core_set_flag", "sync")
+def cross_core_set_flag(core: Core, flag_id: int, mode_id: int, pipe: int) -> None:
     """Set cross-core flag `flag_id` (mode 0: all cores of this type, 1: this block's AIVs, 2: AIC <-> AIVs)."""
     api = "cross_core_set_flag"
-    core = _core(api)
+    _resident(core, api)
     flag, mode = _check_flag(api, flag_id, mode_id, pipe)
     arrivers, receivers = _parties(core, mode, api)
     _signal(core, _key(mode, flag, core, core.aic), flag, arrivers, receivers, api)
 
 
-def cross_core_wait_flag(flag_id: int, mode_id: int, pipe: int) -> None:
+@instruction("CrossCoreWaitFlag", "cross_core_wait_flag", "sync")
+def cross_core_wait_flag(core: Core, flag_id: int, mode_id: int, pipe: int) -> None:
     """Wait until cross-core flag `flag_id` of this core was set (see the module docstring), then consume it."""
     api = "cross_core_wait_flag"
-    core = _core(api)
+    _resident(core, api)
     flag, mode = _check_flag(api, flag_id, mode_id, pipe)
     arrivers, receivers = _parties(core, mode, api)
     setters, side = (receivers, not core.aic) if mode == 2 else (arrivers, core.aic)  # mode 2: the other side sets
@@ -201,11 +201,14 @@ def cross_core_wait_flag(flag_id: int, mode_id: int, pipe: int) -> None:
           f"cross_core_set_flag(flag_id={flag}, mode_id={mode}) on {names}")
 
 
-def sync_all(gm_workspace: Any = None, ub_workspace: Any = None, used_cores: int = 0, is_aiv_only: bool = True) -> None:
+@instruction("SyncAll", "sync_all", "sync", note="hard and soft forms; the soft form's GM workspace contents are "
+             "not modeled")
+def sync_all(core: Core, gm_workspace: Any = None, ub_workspace: Any = None, used_cores: int = 0,
+             is_aiv_only: bool = True) -> None:
     """Barrier: the hard form over every core of this type (is_aiv_only=False: every core of the launch);
     the soft form (GM and UB workspaces) over the first `used_cores` AIVs (0: all)."""
     api = "sync_all"
-    core = _core(api)
+    _resident(core, api)
     launch = core.launch
     if gm_workspace is None and ub_workspace is None:
         parties = _peers(launch, core.aic) if is_aiv_only else list(launch.cores)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import faults as ctx
 from ..aicore import pipes
 from ..faults import fail
+from ..table import instruction
 from ..types.enums import HardEvent, PipeID
 
 
@@ -20,9 +20,9 @@ class Flags(dict):
     """A core's set_flag counts not yet waited for: (HardEvent, event id) -> count."""
 
 
-def set_flag(event: int, event_id: int = 0) -> None:
+@instruction("SetFlag", "set_flag", "sync")
+def set_flag(core: Any, event: int, event_id: int = 0) -> None:
     """Signal `event` (a producer_consumer pipe pair) with `event_id`."""
-    core = ctx.current("set_flag")
     ev = HardEvent(event)
     key = (int(ev), int(event_id))
     flags = core.state(Flags)
@@ -31,9 +31,9 @@ def set_flag(event: int, event_id: int = 0) -> None:
         pipes.sync(core, "set", "set_flag", *ev.name.split("_"), event_id)
 
 
-def wait_flag(event: int, event_id: int = 0) -> None:
+@instruction("WaitFlag", "wait_flag", "sync")
+def wait_flag(core: Any, event: int, event_id: int = 0) -> None:
     """Wait until `event` / `event_id` was signalled."""
-    core = ctx.current("wait_flag")
     key = (int(HardEvent(event)), int(event_id))
     flags = core.state(Flags)
     n = flags.get(key, 0)
@@ -45,11 +45,12 @@ def wait_flag(event: int, event_id: int = 0) -> None:
         pipes.sync(core, "wait", "wait_flag", *HardEvent(event).name.split("_"), event_id)
 
 
-def pipe_barrier(pipe: int) -> None:
+@instruction("PipeBarrier", "pipe_barrier", "sync")
+def pipe_barrier(core: Any, pipe: int) -> None:
     """Wait for every earlier instruction of `pipe` (PIPE_ALL: of every pipe); program order already
     guarantees it here, the sanitizer follows it."""
     p = PipeID(pipe)
-    pipes.sync(ctx.current("pipe_barrier"), "barrier", "pipe_barrier", p.name.removeprefix("PIPE_"))
+    pipes.sync(core, "barrier", "pipe_barrier", p.name.removeprefix("PIPE_"))
 
 
 def check_flags(core: Any, launch: Any) -> None:

@@ -13,11 +13,15 @@ from typing import Any
 
 import numpy as np
 
+# CANN's aclDataType values (acl/acl_base.h; the pyACL constants ACL_FLOAT, ACL_FLOAT16, ...)
+ACL_CODES = {"float32": 0, "float16": 1, "int8": 2, "int32": 3, "uint8": 4, "int16": 6, "uint16": 7, "uint32": 8,
+             "int64": 9, "uint64": 10, "bfloat16": 27}
+
 
 class DataType:
     """One element type: its pyasc name, numpy storage dtype and size in bytes."""
 
-    __slots__ = ("is_float", "itemsize", "name", "np")
+    __slots__ = ("code", "is_float", "itemsize", "name", "np")
 
     def __new__(cls, name: str, storage: Any = None, is_float: bool = False) -> DataType:
         if storage is None:  # `asc.DataType("int32")`: pyasc's spelling of the type by name
@@ -31,6 +35,7 @@ class DataType:
         self.np = np.dtype(storage)
         self.itemsize = self.np.itemsize
         self.is_float = is_float
+        self.code = ACL_CODES[name]  # CANN's aclDataType value, how a native face names the type
 
     def sizeof(self) -> int:
         """Bytes per element (Ascend C `sizeof(T)`)."""
@@ -71,9 +76,14 @@ def from_numpy(dtype: Any) -> DataType:
 
 
 def as_dtype(value: Any) -> DataType:
-    """Accept an asc type, a numpy dtype or a type name ("float16")."""
+    """Accept an asc type, a numpy dtype, a type name ("float16") or an aclDataType code (an int)."""
     if isinstance(value, DataType):
         return value
+    if type(value) is int:
+        for t in ALL:
+            if t.code == value:
+                return t
+        raise TypeError(f"aclDataType {value} has no Ascend C element type aclsim knows")
     if isinstance(value, str):
         for t in ALL:
             if t.name == value:

@@ -16,11 +16,7 @@ from ... import faults
 from ...table import Instruction
 from ...vector.repeat import Repeat
 
-
-def running(api: str) -> Any:
-    """The core the kernel body runs on (the engine's instructions take it); outside a kernel a RuntimeError."""
-    core = faults.CORE
-    return core if core is not None else faults.current(api)
+running = faults.running  # the core a call runs on (pyasc's calls name none); outside a kernel a RuntimeError
 
 
 def _count_form(count: int, is_set_mask: bool = True) -> int:

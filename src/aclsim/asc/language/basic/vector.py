@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ... import faults
 from ...engine import TABLE
 from ...faults import not_emulated
 from ...memory.local import LocalTensor
@@ -30,9 +29,7 @@ def binary(ins: Instruction, params: type = BinaryRepeatParams) -> Any:
     run, api, calls = ins.run, ins.api, CALLS
 
     def face(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *args: Any, **kwargs: Any) -> None:
-        core = faults.CORE
-        if core is None:
-            core = running(api)
+        core = dst.buf.pool.core  # the core the destination's memory belongs to: the running one
         n = len(args)
         if n == 1 and not kwargs:  # the count form: the hot path
             run(core, dst, src0, src1, args[0])
@@ -53,9 +50,7 @@ def unary(ins: Instruction) -> Any:
     run, api = ins.run, ins.api
 
     def face(dst: LocalTensor, src: LocalTensor, *args: Any, **kwargs: Any) -> None:
-        core = faults.CORE
-        if core is None:
-            core = running(api)
+        core = dst.buf.pool.core  # the core the destination's memory belongs to: the running one
         if len(args) == 1 and not kwargs:
             run(core, dst, src, args[0])
         else:
@@ -69,9 +64,7 @@ def with_scalar(ins: Instruction) -> Any:
     run, api = ins.run, ins.api
 
     def face(dst: LocalTensor, src: LocalTensor, scalar: Any, *args: Any, **kwargs: Any) -> None:
-        core = faults.CORE
-        if core is None:
-            core = running(api)
+        core = dst.buf.pool.core  # the core the destination's memory belongs to: the running one
         if len(args) == 1 and not kwargs:
             run(core, dst, src, scalar, args[0])
         else:
