@@ -10,11 +10,22 @@ from .cube import fixpipe, img2col, load, mmad
 from .move import aipp, atomic, data_copy, layout, nd2nz, slices
 from .scalar import debug, scalar, sysvar
 from .sync import crosscore, flags
-from .table import TABLE, Instruction, by_api
+from .table import TABLE, UNITS, Instruction, by_api
 from .vector import bilinear, cast, compare, elementwise, fused, gather, mask, reduce, sort
 
-UNITS = (fixpipe, img2col, load, mmad, aipp, atomic, data_copy, layout, nd2nz, slices, debug, scalar, sysvar,
+MODULES = (fixpipe, img2col, load, mmad, aipp, atomic, data_copy, layout, nd2nz, slices, debug, scalar, sysvar,
          crosscore, flags, bilinear, cast, compare, elementwise, fused, gather, mask, reduce, sort)
 """The modules whose @instruction functions fill the table."""
 
-__all__ = ["TABLE", "UNITS", "Instruction", "by_api"]
+
+
+def markdown() -> str:
+    """The instruction table as Markdown: key, pyasc name, unit, pipe, element types, cost, note."""
+    lines = ["| instruction | pyasc | unit | pipe | element types | cost | note |", "|---|---|---|---|---|---|---|"]
+    for key, ins in sorted(TABLE.items(), key=lambda kv: (UNITS.index(kv[1].unit), kv[0])):
+        lines.append(f"| `{key}` | `asc.{ins.api}` | {ins.unit} | {ins.pipe or ''} | {', '.join(ins.type_names())} | "
+                     f"{ins.cost or ''} | {ins.note} |")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["MODULES", "TABLE", "Instruction", "by_api", "markdown"]

@@ -94,8 +94,7 @@ def fixpipe(core: Any, dst: GlobalTensor, src: LocalTensor, cbuf: LocalTensor | 
     l0c_to_gm(core, dst, src, move)
 
 
-@instruction("DataCopy(DataCopyCO12DstParams)", "data_copy", "cube", "FIX", cost="gm",
-             note="L0C -> GM; quantisation as fixpipe's except per-channel, ReLU")
+@instruction("DataCopy(DataCopyCO12DstParams)", "data_copy", "cube", "FIX", cost="gm")
 def data_copy_co1(core: Any, dst: Any, src: Any, p: DataCopyCO12DstParams) -> None:
     """L0C -> GM, the same move as fixpipe; the scalar quantisation parameter comes from
     `set_fix_pipe_pre_quant_flag`."""

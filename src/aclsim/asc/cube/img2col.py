@@ -72,9 +72,8 @@ class Window:
 
 
 @instruction("LoadData(LoadData3DParamsV1)", "load_data", "cube", "MTE1")
-@instruction("LoadData(LoadData3DParamsV2Pro)", "load_data", "cube", "MTE1", note="as LoadData3DParamsV2")
-@instruction("LoadData(LoadData3DParamsV2)", "load_data", "cube", "MTE1",
-             note="channel_size a multiple of C0 (the small-channel forms are not emulated)")
+@instruction("LoadData(LoadData3DParamsV2Pro)", "load_data", "cube", "MTE1")
+@instruction("LoadData(LoadData3DParamsV2)", "load_data", "cube", "MTE1")
 def load_data_3d(core: Any, dst: LocalTensor, src: LocalTensor, params: Any) -> None:
     """`load_data(dst_l0, src_l1, LoadData3DParamsV2(...) or LoadData3DParamsV2Pro(...))`."""
     regs = core.state(Load3D)

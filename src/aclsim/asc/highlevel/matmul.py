@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import faults as ctx
+from .. import faults
 from ..cube.mmad import as_float
 from ..faults import fail
 from ..kernel.gang import KernelReturn
@@ -148,7 +148,7 @@ def register_matmul(pipe: Any, workspace: Any, matmul: Matmul, tiling: TCubeTili
     """Bind the Matmul to the kernel's TPipe (and initialise it when `tiling` is given)."""
     if not isinstance(matmul, Matmul):
         raise TypeError(f"register_matmul expects an asc.adv.Matmul, got {type(matmul).__name__}")
-    matmul.core = core = pipe.core if isinstance(pipe, TPipe) else ctx.running("adv.register_matmul")
+    matmul.core = core = pipe.core if isinstance(pipe, TPipe) else faults.running("adv.register_matmul")
     if tiling is not None:
         matmul.init(tiling)
     if core.aic and core.launch.aic_body:
@@ -193,7 +193,7 @@ class Matmul:
     # -- set-up ------------------------------------------------------------------------------------
     def _core(self, api: str) -> Any:
         if self.core is None:
-            self.core = ctx.running(f"Matmul.{api}")
+            self.core = faults.running(f"Matmul.{api}")
         core = self.core
         if self.ended:
             fail(f"Matmul.{api}", "the Matmul was already end()ed")

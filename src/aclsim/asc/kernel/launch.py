@@ -18,7 +18,7 @@ from aclsim.runtime import KernelFault, Site, Task, get_runtime
 from aclsim.runtime.gm import GlobalMemory
 from aclsim.runtime.observe import now
 
-from .. import faults as ctx
+from .. import faults
 from ..aicore.core import Core
 from ..aicore.pool import Pool, pool_geometry
 from ..memory.tpipe import check_leaks
@@ -142,12 +142,12 @@ class Launch:
         """Suspend the running `core` until `ok()` (gang.py); False when it never will be. When this returns, `core`
         is the running core again."""
         got = self.gang.wait(core, ok)
-        ctx.set_running(core)
+        faults.set_running(core)
         return got
 
     def _run_core(self, slot: int) -> None:
         core = self.core(slot)
-        ctx.set_running(core)
+        faults.set_running(core)
         self.task.work.progress = (self.cores_started, self.count)
         self.cores_started += 1
         try:
@@ -161,9 +161,9 @@ class Launch:
             raise
         except Exception as e:  # a Python error in the kernel body faults the core like a trap
             self.error = e
-            raise KernelFault(ctx.message("kernel", f"{type(e).__name__}: {e}", _raise_site(e))) from e
+            raise KernelFault(faults.message("kernel", f"{type(e).__name__}: {e}", _raise_site(e))) from e
         finally:
-            ctx.set_running(None)
+            faults.set_running(None)
             core.returned = True
             self.done[slot] = 1
             for name, pool in core.pools.items():
@@ -178,7 +178,7 @@ def _raise_site(e: BaseException) -> Site | None:
     tb = e.__traceback__
     while tb is not None:
         code = tb.tb_frame.f_code
-        if not code.co_filename.startswith(ctx.PKG_DIR):
+        if not code.co_filename.startswith(faults.PKG_DIR):
             site = Site(code.co_filename, tb.tb_lineno, code.co_name)
         tb = tb.tb_next
     return site

@@ -15,7 +15,7 @@ import math
 import weakref
 from typing import Any
 
-from .. import faults as ctx
+from .. import faults
 from ..aicore.pool import Pool
 from ..faults import fail
 from ..types.dtypes import as_dtype
@@ -75,7 +75,7 @@ class LocalTensorAuto(LocalTensor):
 
     def __init__(self, dtype: Any, shape: Any, core: Any = None) -> None:
         api = "LocalTensorAuto"
-        core = core if core is not None else ctx.running(api)
+        core = core if core is not None else faults.running(api)
         dt = as_dtype(dtype)
         count = math.prod(int(d) for d in shape) if isinstance(shape, list | tuple) else int(shape)
         if count <= 0:

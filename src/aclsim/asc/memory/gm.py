@@ -13,7 +13,7 @@ import numpy as np
 from aclsim.runtime import get_runtime
 from aclsim.runtime.gm import GlobalMemory, Verdict, array_interface, array_of, has_array_interface
 
-from .. import faults as ctx
+from .. import faults
 from ..faults import fail
 from ..types import bf16
 from ..types.dtypes import DataType, as_dtype, bfloat16
@@ -108,7 +108,7 @@ class GlobalTensor(HasShapeInfo):
         if not isinstance(buffer, GlobalAddress):
             raise TypeError(f"set_global_buffer expects a GlobalAddress (a kernel argument + offset), got "
                             f"{type(buffer).__name__}")
-        self.bind(ctx.running_or_none(), buffer.addr, buffer.dtype, buffer_size)
+        self.bind(faults.running_or_none(), buffer.addr, buffer.dtype, buffer_size)
 
     def _at(self, index: Any) -> GlobalTensor:
         if isinstance(index, slice):

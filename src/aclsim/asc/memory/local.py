@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import faults as ctx
+from .. import faults
 from ..aicore.pipes import access
 from ..aicore.pool import Pool
 from ..faults import AscWarning, fail
@@ -150,7 +150,7 @@ class LocalTensor(HasShapeInfo):
     def __init__(self, dtype: Any, pos: int = TPosition.VECIN, addr: int = 0, tile_size: int = 0,
                  core: Any = None) -> None:
         api = "LocalTensor"
-        core = core if core is not None else ctx.running(api)
+        core = core if core is not None else faults.running(api)
         dt = as_dtype(dtype)
         pool = core.pool(position_pool(core, pos, api))
         nbytes = int(tile_size) * dt.itemsize
@@ -167,12 +167,11 @@ class LocalTensor(HasShapeInfo):
         """`count` elements of `dtype` (an asc type, a numpy dtype or an aclDataType code) at byte `offset` of
         `core`'s local memory `memory` ("UB", "L1", "L0A", "L0B", "L0C", "BT"), as a native face names an
         operand. Equal windows share one buffer, so repeated calls keep their checks' memo."""
-        dt = as_dtype(dtype)
-        windows = core.state(RawWindows)
-        key = (memory, offset, count, dt)
+        windows = core.units.get(RawWindows) or core.state(RawWindows)  # (not state() first: this runs per call)
+        key = (memory, offset, count, dtype)
         t = windows.get(key)
         if t is None:
-            t = windows[key] = cls(dt, _POSITION[memory], offset, count, core=core)
+            t = windows[key] = cls(as_dtype(dtype), _POSITION[memory], offset, count, core=core)
         return t
 
     # -- views -----------------------------------------------------------------------------
@@ -233,7 +232,7 @@ class LocalTensor(HasShapeInfo):
         if nbytes < 0:
             fail(api, f"the length must be >= 0, got {nbytes} bytes")
         if nbytes > room:  # legal, but an access past `room` would hit memory another buffer owns
-            warnings.warn(ctx.message(api, f"{nbytes} bytes exceed the {room} bytes of the tensor's buffer; aclsim "
+            warnings.warn(faults.message(api, f"{nbytes} bytes exceed the {room} bytes of the tensor's buffer; aclsim "
                                            f"keeps checking accesses against the {room} bytes"), AscWarning, stacklevel=3)
             nbytes = room
         self.end = self.lo + nbytes
@@ -255,8 +254,8 @@ class LocalTensor(HasShapeInfo):
     def dead(self, api: str) -> None:
         b = self.buf
         if b.gen != self.gen:
-            name = ctx.name_of(self) or "the tensor"
-            at = f" at {ctx.short(b.site[0])}:{b.site[1]}" if b.site else ""
+            name = faults.name_of(self) or "the tensor"
+            at = f" at {faults.short(b.site[0])}:{b.site[1]}" if b.site else ""
             fail(api, f"{name} is used after {b.released_by}: its buffer was released{at} "
                       f"(now {STATE_NAMES[b.state]}); npuchk ErrorRead1/ErrorWrite1")
 

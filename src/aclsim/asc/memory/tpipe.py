@@ -15,7 +15,7 @@ import sys
 from collections import deque
 from typing import Any
 
-from .. import faults as ctx
+from .. import faults
 from ..aicore import pipes
 from ..faults import fail
 from ..types.dtypes import DataType, as_dtype
@@ -67,11 +67,11 @@ class TQueBind:
         self.name: str | None = None  # the kernel variable holding it, learnt at init_buffer
 
     def label(self) -> str:
-        name = self.name or ctx.name_of(self)
+        name = self.name or faults.name_of(self)
         return f"{name} ({self.position.name})" if name else f"{type(self).__name__}({self.position.name})"
 
     def _need_init(self, api: str) -> None:
-        fail(api, f"queue {self.label()} has no buffers: call pipe.init_buffer({ctx.name_of(self) or 'que'}, "
+        fail(api, f"queue {self.label()} has no buffers: call pipe.init_buffer({faults.name_of(self) or 'que'}, "
                   "num, len) first")
 
     def alloc_tensor(self, dtype: Any) -> LocalTensor | None:
@@ -160,7 +160,7 @@ class TQueBind:
         if b.owner is not self:
             self._own(tensor, api)
         if tensor.gen != b.gen or b.state == FREE:
-            at = f" at {ctx.short(b.site[0])}:{b.site[1]}" if b.site else ""
+            at = f" at {faults.short(b.site[0])}:{b.site[1]}" if b.site else ""
             fail(api, f"double free: this tensor of {self.label()} was already freed{at} (npuchk ErrorFree)")
         if b.state == ENQUEUED:
             fail(api, f"the tensor is still enqueued in {self.label()}: deque it before free_tensor")
@@ -214,7 +214,7 @@ class TBuf:
     def _buf(self, api: str) -> Buffer:
         b = self.buffer
         if b is None:
-            fail(api, f"TBuf {ctx.name_of(self) or ''} has no memory: call pipe.init_buffer(buf, nbytes) first")
+            fail(api, f"TBuf {faults.name_of(self) or ''} has no memory: call pipe.init_buffer(buf, nbytes) first")
         return b
 
     def get(self, dtype: Any, len: int | None = None, shape: Any = None) -> LocalTensor:
@@ -272,7 +272,7 @@ class TPipe:
     """The kernel's manager of local memory and sync event ids (one per kernel, per core)."""
 
     def __init__(self, core: Any = None) -> None:
-        core = core if core is not None else ctx.running("TPipe")
+        core = core if core is not None else faults.running("TPipe")
         q = core.state(Queues)
         if q.pipe is not None and not q.pipe.destroyed:
             fail("TPipe", "a kernel may create only one TPipe; pass it around (or use asc.get_tpipe_ptr())")
@@ -405,7 +405,7 @@ class TPipe:
         if held:
             parts = []
             for b in held:
-                at = f", from alloc_tensor at {ctx.short(b.site[0])}:{b.site[1]}" if b.site else ""
+                at = f", from alloc_tensor at {faults.short(b.site[0])}:{b.site[1]}" if b.site else ""
                 parts.append(f"{b.owner.label()} buffer {b.index} (still {STATE_NAMES[b.state]}{at})")
             fail("TPipe", f"the kernel returned with {len(held)} tensor(s) not freed: {'; '.join(parts)}. "
                           "free_tensor every tensor you alloc_tensor (npuchk ErrorLeak)", launch.end_site)
@@ -413,7 +413,7 @@ class TPipe:
 
 def get_tpipe_ptr(core: Any = None) -> TPipe:
     """The kernel's TPipe (of `core`, by default the running one)."""
-    pipe = (core if core is not None else ctx.running("get_tpipe_ptr")).state(Queues).pipe
+    pipe = (core if core is not None else faults.running("get_tpipe_ptr")).state(Queues).pipe
     if pipe is None:
         fail("get_tpipe_ptr", "no TPipe was created in this kernel yet: create one with asc.TPipe()")
     return pipe

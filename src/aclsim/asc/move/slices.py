@@ -59,8 +59,7 @@ class DataCopyEnhancedParams:
     pad_value_in: int = 0
 
 
-@instruction("DataCopy(DataCopyEnhancedParams)", "data_copy", "move", cost="gm",
-             note="normal block mode, no dequantisation/ReLU/padding (the rest is the Cube's path)")
+@instruction("DataCopy(DataCopyEnhancedParams)", "data_copy", "move", cost="gm")
 def copy_enhanced(core: Any, dst: Any, src: Any, params: DataCopyParams, enhanced: DataCopyEnhancedParams) -> None:
     """The blocked copy, for the enhancements that leave plain GM/UB moves unchanged."""
     plain = (BlockMode(enhanced.block_mode) == BlockMode.BLOCK_MODE_NORMAL and not enhanced.is_relu_in

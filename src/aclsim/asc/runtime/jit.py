@@ -25,11 +25,12 @@ from aclsim.runtime import KernelWork, Stream, Task, get_runtime
 from aclsim.runtime.gm import array_of, has_array_interface
 from aclsim.runtime.work import pointers_in
 
-from .. import faults as ctx
+from .. import faults
 from ..cube.mix import mix_ratio
 from ..faults import AscDataTypeError, AscError, UnsupportedDataType
 from ..kernel.launch import Launch
 from ..memory.gm import GlobalAddress
+from ..table import PYASC_UNNAMED
 from ..types.dtypes import from_numpy
 from .device import current_context
 from .hostargs import ACCEPTED, by_value, host_view
@@ -65,7 +66,7 @@ class JITFunction:
         return functools.partial(self._launch, int(core_num), opts[1] if len(opts) == 2 else None)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if ctx.running_or_none() is None:
+        if faults.running_or_none() is None:
             name = self.fn.__name__
             raise TypeError(f"{name} is a kernel: launch it with {name}[core_num](...) or {name}[core_num, stream](...)")
         return self.fn(*args, **kwargs)
@@ -137,12 +138,19 @@ class JITFunction:
         return GlobalAddress(alloc.start, dt)
 
 
+class UnsupportedArgumentType(TypeError, ValueError):
+    """An array argument of an element type no kernel can take. A type pyasc cannot name either (bool) fails with
+    the message pyasc's compiler gives at the launch (a ValueError, hicann/pyasc `language/core/dtype.py`)."""
+
+
 def _element_type(name: str, dtype: np.dtype) -> Any:
-    """The Ascend C element type of a host or device array argument; TypeError naming the argument."""
+    """The Ascend C element type of a host or device array argument; else an error naming the argument."""
     try:
         return from_numpy(dtype)
     except TypeError as e:
-        raise TypeError(f"kernel argument {name!r}: {e}") from None
+        kind = np.dtype(dtype).name if isinstance(dtype, np.dtype) else str(dtype)
+        said = f"Unsupported DataType name: {kind} ({e})" if kind in PYASC_UNNAMED else str(e)
+        raise UnsupportedArgumentType(f"kernel argument {name!r}: {said}") from None
 
 
 _PENDING: list[tuple[Task, str]] = []  # launches queued with device memory only, until they run

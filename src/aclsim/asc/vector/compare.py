@@ -39,7 +39,8 @@ def _compare(core: Any, api: str, dst: LocalTensor, srcs: tuple[LocalTensor, ...
     dst.write(packed.size, api)[...] = packed.view(dst.dtype.np)
 
 
-@instruction("Compare", "compare", "vector", "V", ARITH)
+@instruction("Compare", "compare", "vector", "V", ARITH,
+             note="count and mask/repeat forms into dst (the cmpMask-register form is not emulated)")
 def compare(core: Any, dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, cmp_mode: int, n: int | Repeat) -> None:
     """Bit i of dst (LSB first) = src0[i] <cmp_mode> src1[i]."""
     api = "compare"
@@ -60,7 +61,8 @@ def compare_scalar(core: Any, dst: LocalTensor, src0: LocalTensor, scalar: Any, 
     _compare(core, api, dst, (src0,), cmp_mode, n, lambda x: fn(x, value))
 
 
-@instruction("Select", "select", "vector", "V", FLOAT)
+@instruction("Select", "select", "vector", "V", FLOAT,
+             note="count and mask/repeat forms with a sel_mask tensor (the cmpMask-register form is not emulated)")
 def select(core: Any, dst: LocalTensor, sel_mask: LocalTensor, src0: LocalTensor, src1: Any, sel_mode: int,
            n: int | Repeat) -> None:
     """dst[i] = src0[i] where bit i of sel_mask is 1, else src1[i] (or the scalar src1 in

@@ -83,7 +83,8 @@ def set_deq_scale(core: Any, scale: Any, offset: int | None = None, sign_mode: b
         core.state(DeqScale).value = DeqRegister([np.float32(scale)], [_offset9(offset or 0)], [bool(sign_mode)], False)
 
 
-@instruction("SetDeqScale(VdeqInfo)", "set_deq_scale", "vector")
+@instruction("SetDeqScale(VdeqInfo)", "set_deq_scale", "vector",
+             note="the vdeq form stores the 16 groups in UB in a packing of aclsim's own")
 def set_deq_scale_vector(core: Any, vdeq: LocalTensor, info: VdeqInfo) -> None:
     """Set DEQSCALE to 16 (scale, offset, sign) groups, written to the 128-byte UB tensor `vdeq` the instruction
     reads; aclsim keeps their values and stores them there as (float32 scale bits | offset << 32 | sign << 48), a
@@ -166,7 +167,7 @@ def _converting(key: str, api: str, op: Callable[..., Any], pairs: Pairs, doc: s
 
     run.__name__ = run.__qualname__ = api
     run.__doc__ = doc
-    return instruction(key, api, "vector", "V", note=", ".join(f"{a} -> {b}" for a, b in pairs))(run)
+    return instruction(key, api, "vector", "V")(run)
 
 
 add_relu_cast = _converting("AddReluCast", "add_relu_cast", lambda a, b: np.maximum(_wide(a) + b, 0), _RELU_CAST,
@@ -177,7 +178,7 @@ mul_cast = _converting("MulCast", "mul_cast", lambda a, b: _wide(a) * b, (("floa
                        "dst[i] = src0[i] * src1[i] converted to int8/uint8 (float16 sources).")
 
 
-@instruction("AddDeqRelu", "add_deq_relu", "vector", "V", note="int32 -> float16")
+@instruction("AddDeqRelu", "add_deq_relu", "vector", "V")
 def add_deq_relu(core: Any, dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, n: int | Repeat) -> None:
     """dst[i] = max((src0[i] + src1[i]) * DEQSCALE, 0) as float16 (int32 sources; the sum wraps as int32)."""
     api = "add_deq_relu"
@@ -189,7 +190,7 @@ def add_deq_relu(core: Any, dst: LocalTensor, src0: LocalTensor, src1: LocalTens
     _convert(core, api, op, (("int32", "float16"),), dst, (src0, src1), n)
 
 
-@instruction("CastDeq", "cast_deq", "vector", "V", note="int16 -> int8/uint8, int32 -> float16")
+@instruction("CastDeq", "cast_deq", "vector", "V")
 def cast_deq(core: Any, dst: LocalTensor, src: LocalTensor, n: int | Repeat, is_vec_deq: bool = True,
              half_block: bool = True) -> None:
     """Dequantise: int16 -> int8/uint8 as `src * scale + offset` (one group, or 16 groups cycling over the
