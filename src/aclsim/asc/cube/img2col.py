@@ -14,7 +14,7 @@ c0], the pad value where that falls outside the l1_h x l1_w map. One load copies
 from (m_start_pt, k_start_pt), m_extension x k_extension elements: into L0A as the A operand X in zZ
 fractals (16 x C0, row-major), or X^T with en_transpose; into L0B as the B operand X (K' = its M rows,
 N' = its K columns) in nZ, each fractal stored transposed: the "automatic transpose" of the L1 -> L0B
-path (the pseudo-code's `move_to_l0b`; mmad reads L0B that way, cube.py).
+path (the pseudo-code's `move_to_l0b`; mmad reads L0B that way, mmad.py).
 """
 
 from __future__ import annotations

@@ -12,8 +12,9 @@ def mix_ratio(fn: Any, options: dict[str, Any], chip: Any) -> tuple[int, bool, b
     one AIC and one / two AIVs, all running the body, which branches on `ascend_is_aic()`). And pyasc
     compiles a kernel that builds an `asc.adv.Matmul` without `matmul_cube_only=True` or a
     kernel_type as a MIX kernel on A2/A3: each block is one AIC serving the Matmul plus two AIVs
-    running the body, AIV `block_idx * 2 + sub_block_idx` of `2 * block_num` (reference §2.1,
-    "logical AIV"); that AIC runs no user code, so it is not emulated as a core."""
+    running the body, AIV `block_idx * 2 + sub_block_idx` of `2 * block_num` (the Ascend C programming
+    guide's blockDim of a mixed kernel: one AIC and two AIVs per block); that AIC runs no user code, so it is not
+    emulated as a core."""
     kt = options.get("kernel_type")
     if kt is not None:
         kt = getattr(kt, "value", kt)

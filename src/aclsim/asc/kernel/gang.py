@@ -2,7 +2,7 @@
 
 On the chip the cores of a launch run in parallel. A kernel whose cores never wait for each other
 computes the same in any order, so aclsim runs them one after another on the launching thread. A
-core that must wait for another (`cross_core_wait_flag`, `sync_all`: crosscore.py) hands over: to
+core that must wait for another (`cross_core_wait_flag`, `sync_all`: sync/crosscore.py) hands over: to
 the first suspended core whose wait is now satisfied, else to the next core not yet started, which
 gets a thread of its own. Exactly one core runs at any time and the choice never depends on timing,
 so a run is deterministic. When no core can run and some are suspended, their waits can never be

@@ -53,11 +53,11 @@ class Launch:
         self.spare: dict[str, list[Pool]] = {}  # local memories of cores that returned, for the next ones
         self.options: dict[str, Any] = {}  # @asc.jit options (matmul_cube_only=True: the cores are AICs)
         self.blocks = core_num  # blocks launched (kernel[blocks]); core_num counts the cores running the body
-        self.mix = 1  # AIVs per launched block (2 for mix kernels: cube.mix_ratio)
+        self.mix = 1  # AIVs per launched block (2 for mix kernels: cube/mix.py)
         self.aic_body = False  # each block's AIC runs the body too (explicit MIX_AIC_1_1 / MIX_AIC_1_2)
         self.all_aic = False  # every core is a cube core (AIC_ONLY, matmul_cube_only=True, ...)
         self.live: dict[int, Core] = {}  # slot -> core, while it runs (kept once cores synchronise)
-        self.synced = False  # a core used cross-core synchronisation (crosscore.py): keep every core
+        self.synced = False  # a core used cross-core synchronisation (sync/crosscore.py): keep every core
         self.done = bytearray()  # per slot: the core's body returned
         self.gang: Gang | None = None
         self.cores_started = 0  # cores started so far (the task's progress)

@@ -1,8 +1,8 @@
 """TPipe, TQueBind/TQue and TBuf: carving local memory and the tensor life cycle.
 
 Names and signatures follow pyasc `python/asc/language/fwk/tpipe.py`. The rules come from the
-Ascend C programming guide, CANN 8.1's `kernel_tpipe_impl.h` (reference `ascendc-device.md` §2.2)
-and the queue state checks of asc-devkit `impl/basic_api/kernel_tquebind_impl.h`: init_buffer
+Ascend C API pages (hicann/asc-devkit `docs/api/SIMD-API/基础API/资源管理/TPipe/InitBuffer.md`, `TQue/TQue简介.md`), CANN's
+`kernel_tpipe_impl.h` and the queue state checks of asc-devkit `impl/basic_api/kernel_tquebind_impl.h`: init_buffer
 rounds each block up to 32 bytes and refuses to over-subscribe the memory, a TPipe manages at most
 64 buffers, at most 8 tensors (4 on the first-generation 910) may be allocated at once on one
 TPosition, enque past the queue depth is refused. Where hardware would hang (deque on an empty

@@ -1,7 +1,7 @@
 """DMA between GM and local memory: `data_copy` (count and DataCopyParams forms) and `data_copy_pad`.
 
-Rules (reference `ascendc-device.md` §1.3, from the Ascend C API pages and CANN 8.1's
-`kernel_operator_data_copy_impl.h`): local operands start on 32 bytes; the count form moves
+Rules (the Ascend C API pages, hicann/asc-devkit `docs/api/SIMD-API/基础API/Memory矢量计算/数据搬运/DataCopy_GMAndUB_continuous.md`,
+`DataCopyPad_GMToUB.md`, and CANN's `kernel_operator_data_copy_impl.h`): local operands start on 32 bytes; the count form moves
 `count * sizeof(T)` rounded *down* to a multiple of 32 bytes (the tail is silently dropped, so we
 warn and point at data_copy_pad); DataCopyParams has block_count 1..4095 and block_len 1..65535
 32-byte blocks; data_copy_pad (A2/A3 only) moves any byte length, padding each block to 32 bytes

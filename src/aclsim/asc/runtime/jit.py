@@ -36,7 +36,7 @@ from .device import current_context
 from .hostargs import ACCEPTED, by_value, host_view
 from .rewrite import iterate_loops
 
-MAX_BLOCKS = 65535  # numBlocks range of a kernel launch (reference §2.1)
+MAX_BLOCKS = 65535  # blockDim range of a kernel launch: [1, 65535] (Ascend C programming guide, "核函数")
 
 
 class ConstExpr:

@@ -4,7 +4,7 @@
 Each block runs as one core: a vector core (`ascend_is_aiv()`), or a cube core when the kernel is
 declared `@asc.jit(kernel_type=KernelType.AIC_ONLY)`; `get_sub_block_num()` is 1 and
 `get_sub_block_idx()` 0 (inference: a block of a vector-only launch is a lone vector core, not one
-of a cube core's pair); in mix launches (cube.mix_ratio) two AIVs run per block, and with
+of a cube core's pair); in mix launches (cube/mix.py) two AIVs run per block, and with
 MIX_AIC_1_1/1_2 the block's AIC runs the body too. The cycle
 counter is the modeled device clock of the timeline (runtime/scheduler.py: a task starts when its
 stream is free and lasts as long as the emulator took) in the chip's cycles: differences measure how

@@ -8,7 +8,7 @@ may pass one wait; 1 - the AIVs of one block: when both have set it, both may pa
 AIVs of one block: the AIC's set lets each AIV pass one wait, the set of both AIVs lets the AIC
 pass one. `sync_all()` (hard SyncAll) is a barrier over every core of the caller's type
 (`is_aiv_only=False`: every core); the soft form with GM/UB workspaces over the first `used_cores`
-AIVs. The cores run one at a time (gang.py), so a wait suspends the running core until another
+AIVs. The cores run one at a time (kernel/gang.py), so a wait suspends the running core until another
 core's set satisfies it; a wait nothing can satisfy (on hardware the launch hangs) faults naming
 the waiting core, the flag and the cores it waits on.
 """

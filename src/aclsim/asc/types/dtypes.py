@@ -3,7 +3,8 @@
 Names follow pyasc `python/asc/language/__init__.py` (core.dtype exports). numpy has no
 bfloat16: `asc.bfloat16` is stored as its raw 16-bit patterns (uint16); data moves and `cast`
 to/from float32 handle it, vector arithmetic refuses it as the 910B vector unit does
-(reference `ascendc-device.md` §2.3: "bf16 needs Cast to f32"); host arrays of ml_dtypes' bfloat16
+(hicann/asc-devkit `docs/api/SIMD-API/基础API/Memory矢量计算/基础算术/Add.md` lists half/float/int16_t/int32_t: bfloat16 needs a Cast to float
+first); host arrays of ml_dtypes' bfloat16
 map to it and bf16.py computes what the hardware does compute in bfloat16.
 """
 

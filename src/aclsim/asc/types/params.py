@@ -1,6 +1,7 @@
 """Parameter structs of the data-movement APIs (pyasc `python/asc/language/core/types.py`).
 
-Units, from the Ascend C API reference (`ascendc-device.md` §1.3): in `DataCopyParams` (data_copy)
+Units, from the Ascend C API pages (hicann/asc-devkit `docs/api/SIMD-API/基础API/Memory矢量计算/数据搬运/DataCopy_GMAndUB_highdim_split.md`,
+`DataCopyPad_GMToUB.md`): in `DataCopyParams` (data_copy)
 block_len and both strides count 32-byte data blocks; in `DataCopyExtParams` (data_copy_pad)
 block_len is in bytes, the GM-side stride in bytes and the UB-side stride in 32-byte blocks.
 """
@@ -55,7 +56,8 @@ class DataCopyPadParams:
 
 # Repeat parameters of the mask/repeat form of vector instructions (pyasc `core/types.py`): block
 # strides count 32-byte blocks between the 8 blocks of one repeat, repeat strides count 32-byte
-# blocks between the starts of consecutive repeats (reference `ascendc-device.md` §2.3).
+# blocks between the starts of consecutive repeats (hicann/asc-devkit `docs/api/SIMD-API/基础API/Memory矢量计算/
+# SIMD计算说明/`).
 @dataclass
 class BinaryRepeatParams:
     """Strides of dst, src0, src1 (default: contiguous repeats of 8 blocks)."""

@@ -1,5 +1,5 @@
 """Mask/repeat forms of the instructions whose operands differ in width: `cast`, `compare`,
-`compare_scalar` and `select` (their count forms are in vector.py).
+`compare_scalar` and `select` (their count forms are in cast.py and compare.py).
 
 - cast: "当源操作数和目的操作数位数不同时，计算输入参数以数据类型的字节较大的为准" (pyasc `cast.md`): a
   repeat covers 256 bytes of the wider type; each operand's blocks hold 32 bytes of its own type and

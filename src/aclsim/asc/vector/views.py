@@ -150,7 +150,7 @@ def _strided(api: str, fn: Callable, dst: LocalTensor, srcs: Sequence[LocalTenso
     then discarded); False if a view would leave the local memory or a source's blocks may overlap the
     destination's other than element for element (then a repeat may read what an earlier one wrote: the
     element-index path handles both). The operands' checks and views are remembered per (buffer, window,
-    plan) and whether their lanes are all written per UB epoch (`tensors.Checked`); a call with the
+    plan) and whether their lanes are all written per UB epoch (`memory.local.Checked`); a call with the
     destination's last sources reuses their tie (`Bound`); liveness is checked on every call."""
     b = dst.buf
     dc = b.memo.get(p.keys[0] + dst.lo)
