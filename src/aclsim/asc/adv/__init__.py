@@ -4,7 +4,7 @@ Matmul and its tiling, element-wise math, softmax, rmsnorm, quant, sort."""
 from __future__ import annotations
 
 from ..coverage import module_getattr
-from ..highlevel.math import (
+from ..highlevel.elementwise import (
     acos,
     acosh,
     asin,
@@ -59,7 +59,7 @@ __all__ = [
     "get_mdl_config", "get_mm_config", "get_normal_config", "get_special_basic_config", "get_special_mdl_config",
     "register_matmul",
 ]
-__all__ += [  # element-wise math (math.py)
+__all__ += [  # element-wise math (highlevel/elementwise.py)
     "acos", "acosh", "asin", "asinh", "atan", "atanh", "axpy", "ceil", "cos", "cosh", "digamma", "erf", "erfc", "exp",
     "floor", "frac", "lgamma", "log", "power", "round", "sign", "sin", "sinh", "tan", "tanh", "trunc", "xor",
 ]
