@@ -7,7 +7,8 @@
    installed (skipped otherwise); the simulator runs one Python thread per GPU thread, so sizes
    are small.
 4. Loop-heavy kernels (issue 11's targets): one thread running a 1,000-iteration loop (<= 2 ms),
-   naive matmul 256x256 with one thread per output against numpy's A @ B (<= 30x), an inclusive
+   naive matmul 256x256 with one thread per output against numpy's A @ B (<= 30x), the same kernel
+   spelled four ways (grid(2) or blockIdx * blockDim + threadIdx, n uint32 or int32: <= 1.5x apart), an inclusive
    scan of 2^20 elements (block-level shared-memory scan + scanned block sums) against np.cumsum
    (<= 10x), and the numba.cuda face's elementwise kernel at 2^22 against numpy (<= 1.3x).
 
@@ -118,6 +119,45 @@ def naive_matmul(a: simt.Ptr[np.float32], b: simt.Ptr[np.float32], c: simt.Ptr[n
         for k in range(n):
             acc += a[row * n + k] * b[k * n + col]
         c[row * n + col] = acc
+
+
+# The same naive matmul as a new user would write it: indices from simt.grid(2) or spelled out as the
+# seed writes them, the size as uint32 or int32 (naive_matmul above is the first of the four).
+@simt.kernel
+def naive_matmul_i32(a: simt.Ptr[np.float32], b: simt.Ptr[np.float32], c: simt.Ptr[np.float32], n: np.int32):
+    col, row = simt.grid(2)
+    if row < n and col < n:
+        acc = np.float32(0)
+        for k in range(n):
+            acc += a[row * n + k] * b[k * n + col]
+        c[row * n + col] = acc
+
+
+@simt.kernel
+def naive_matmul_idx_i32(a: simt.Ptr[np.float32], b: simt.Ptr[np.float32], c: simt.Ptr[np.float32], n: np.int32):
+    row = simt.blockIdx.y * simt.blockDim.y + simt.threadIdx.y
+    col = simt.blockIdx.x * simt.blockDim.x + simt.threadIdx.x
+    if row < n and col < n:
+        acc = np.float32(0)
+        for k in range(n):
+            acc += a[row * n + k] * b[k * n + col]
+        c[row * n + col] = acc
+
+
+@simt.kernel
+def naive_matmul_idx_u32(a: simt.Ptr[np.float32], b: simt.Ptr[np.float32], c: simt.Ptr[np.float32], n: np.uint32):
+    row = simt.blockIdx.y * simt.blockDim.y + simt.threadIdx.y
+    col = simt.blockIdx.x * simt.blockDim.x + simt.threadIdx.x
+    if row < n and col < n:
+        acc = np.float32(0)
+        for k in range(n):
+            acc += a[row * n + k] * b[k * n + col]
+        c[row * n + col] = acc
+
+
+SPELLINGS = {"grid(2), n: uint32": naive_matmul, "grid(2), n: int32": naive_matmul_i32,
+             "blockIdx * blockDim + threadIdx, n: int32": naive_matmul_idx_i32,
+             "blockIdx * blockDim + threadIdx, n: uint32": naive_matmul_idx_u32}
 
 
 TILE = 16
@@ -353,6 +393,20 @@ def bench_loops(sync) -> None:
     # when another process competes for the 2 cores: the ratio then says nothing.
     bar("naive matmul 256x256 vs A @ B", t_k / t_np, 30, "x",
         "A @ B slowed by load: rerun on an idle machine" if t_np > 1e-3 else "")
+
+    times = {}
+    for label, kernel in SPELLINGS.items():
+        def spelled(kernel=kernel):
+            kernel[(n // 16, n // 16), (16, 16)](da, db, dc, n)
+            sync()
+
+        te = engines(spelled, 7, kernel)
+        times[label] = te.get("jit", te["numpy"])  # the default engine: its loop interleaves
+        assert np.allclose(dc.copy_to_host(), a @ b, rtol=1e-4)
+        print(f"   naive matmul 256x256, {label + ':':<44} {show(te)} ms")
+    spread = max(times.values()) / min(times.values())
+    print(f"   the four spellings: slowest / fastest {spread:4.2f}x  (target <= 1.5x)")
+    bar("naive matmul 256x256, 4 spellings: slowest / fastest", spread, 1.5, "x")
 
     m = 250  # not a multiple of the 16x16 blocks: the bounds guard leaves threads idle at the edges
     a2, b2 = a[:m, :m].copy(), b[:m, :m].copy()

@@ -227,3 +227,40 @@ def test_without_onnx_the_call_itself_says_which_pip_command_fixes_it(tmp_path, 
                                                                                         "type": "float"}]}]))
     assert cli(["atc", f"--singleop={tmp_path / 'ops.json'}", f"--output={tmp_path / 'm'}"]) == 1
     assert "pip install 'aclsim[models]'" in capsys.readouterr().err
+
+
+def test_singleop_files_are_named_as_atc_names_them(tmp_path):
+    """index, op type, then per tensor its aclDataType, aclFormat and dims: programs open these files by name."""
+    ops = [{"op": "Add", "input_desc": [{"format": "ND", "shape": [192, 1], "type": "float16"}] * 2,
+            "output_desc": [{"format": "ND", "shape": [192, 1], "type": "float16"}]},
+           {"op": "Add", "input_desc": [{"format": "NCHW", "shape": [8, 16], "type": "int32"},
+                                        {"format": "NCHW", "shape": [-1, 16], "type": "int32"}],
+            "output_desc": [{"format": "NCHW", "shape": [-2], "type": "int32"}]}]
+    (tmp_path / "ops.json").write_text(json.dumps(ops))
+    assert cli(["atc", f"--singleop={tmp_path / 'ops.json'}", f"--output={tmp_path / 'm'}",
+                "--soc_version=Ascend910B1"]) == 0
+    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == [
+        "0_Add_1_2_192_1_1_2_192_1_1_2_192_1.om", "1_Add_3_0_8_16_3_0_-1_16_3_0_-2.om"]
+    ops[0]["input_desc"] = [{"format": "NOPE", "shape": [1], "type": "float16"}] * 2
+    (tmp_path / "ops.json").write_text(json.dumps(ops))
+    assert cli(["atc", f"--singleop={tmp_path / 'ops.json'}", f"--output={tmp_path / 'n'}"]) == 1
+
+
+def test_host_memory_as_an_operand_is_refused_in_ep_mode_and_named_by_check(stream, monkeypatch):
+    """The NPU cannot read a host pointer over PCIe: execute refuses it (100000) instead of returning 0; on a
+    device-side program (RC mode) host and device share memory and it runs."""
+    from aclsim.check import Session
+
+    a = np.arange(16, dtype=np.float32)
+    x, y = Tensor([16], np.float32, a), Tensor([16], np.float32)
+    host_buf = acl.create_data_buffer(a.ctypes.data, a.nbytes)
+    args = ([x.desc, x.desc], [x.buf, host_buf], [y.desc], [y.buf], acl.op.create_attr(), 0, 0, None, stream)
+    s = Session({"memcheck"}, out=None)
+    assert acl.op.compile_and_execute("Add", *args) == 100000
+    s.stop()
+    assert "input 1 is host memory" in acl.get_recent_err_msg()
+    assert [f.kind for f in s.findings] == ["host-operand"] and s.findings[0].code == 100000
+    monkeypatch.setenv("ACLSIM_RUN_MODE", "rc")
+    assert acl.op.compile_and_execute("Add", *args) == 0
+    assert acl.rt.synchronize_stream(stream) == 0
+    np.testing.assert_array_equal(y.numpy(), a + a)

@@ -1,4 +1,4 @@
-"""What a newcomer meets in the first hour: the README's set-up and snippets, `import aclsim` giving every
+"""What a newcomer meets in the first hour: the README's set-up, the docs' snippets, `import aclsim` giving every
 submodule, `aclsim demo --bug` teaching, and the command line's hints."""
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ def test_a_typoed_command_gets_did_you_mean():
     assert "unknown command 'exlpain'; did you mean 'explain'?" in r.stderr
     assert "did you mean 'trace-plot'?" in _aclsim("trace_plot", "t.json").stderr
     r = _aclsim("zzz")
-    assert "unknown command 'zzz' (commands: demo, run, explain, info, trace-plot, atc)" in r.stderr
+    assert "unknown command 'zzz' (commands: demo, run, explain, info, trace-plot, atc, cc, home)" in r.stderr
     assert "did you mean" not in r.stderr
 
 
@@ -146,8 +146,9 @@ def test_the_activation_makes_later_commands_work_in_a_plain_shell(tmp_path):
     assert "ACL_ERROR_RT_CONTEXT_NULL" in r.stdout
 
 
-def test_readme_names_constants_instead_of_numbers():
-    readme = (ROOT / "README.md").read_text()
+def test_docs_name_constants_instead_of_numbers():
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    readme = "\n".join(p.read_text() for p in pages)
     code = "\n".join(re.findall(r"```python\n(.*?)```", readme, re.S))
     assert "= 0, 1, 2" not in code and "# 1 = blocking" not in code
     import aclsim.constants as C

@@ -262,3 +262,75 @@ def test_accesses_are_reported_in_the_allocation_they_land_in():
     assert dma == [(a.allocation, 4000, 4096), (b.allocation, 0, 160)]  # 96 bytes of a (with its padding), 160 of b
     loads = [(ka.alloc, ka.lo, ka.hi) for ka in obs.seen if ka.api == "load"]
     assert loads == [(b.allocation, 12, 16)]
+
+
+# ---------------------------------------------------------------------------- the hardware out-of-bounds mode
+@asc.jit
+def _copy_tile(x: asc.GlobalAddress, z: asc.GlobalAddress, offset: int, n: int):
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x + offset)
+    zg.set_global_buffer(z + offset)
+    t = asc.LocalTensorAuto(x.dtype, n)
+    asc.data_copy(t, xg, n)
+    asc.data_copy(zg, t, n)
+
+
+def _tile_past_the_end(offset: int, n: int) -> tuple[int, aclsim.DeviceArray, aclsim.DeviceArray]:
+    x = aclsim.to_device(np.arange(1000, dtype=np.float32))  # 4000 bytes: one 4 KiB page
+    z = aclsim.zeros(1000)
+    _copy_tile[1](x, z, offset, n)  # elements offset .. offset + n - 1
+    return sync_code(), x, z
+
+
+def test_by_default_an_access_past_the_reserved_bytes_faults(monkeypatch):
+    monkeypatch.delenv("ACLSIM_OOB", raising=False)
+    code, _, _ = _tile_past_the_end(992, 24)
+    assert code == 507015
+    assert "runs 32 bytes over the end of the 4032 bytes the runtime reserved" in acl.get_recent_err_msg()
+
+
+def test_in_hardware_mode_an_access_inside_the_pages_proceeds_and_is_listed_once_per_line(monkeypatch):
+    from aclsim.runtime import oob as gm
+
+    monkeypatch.setenv("ACLSIM_OOB", "hardware")
+    monkeypatch.setattr(gm, "STRAYS", gm._Strays())
+    code, x, z = _tile_past_the_end(992, 24)  # bytes 3968 .. 4064: past the 4032 reserved, inside the 4 KiB page
+    assert code == 0
+    raw_x, raw_z = door().view(x.allocation, F32), door().view(z.allocation, F32)
+    np.testing.assert_array_equal(z.copy_to_host()[992:], np.arange(992, 1000, dtype=np.float32))
+    np.testing.assert_array_equal(raw_z[1000:1008], raw_x[1000:1008])  # the write landed past z's end too
+    _copy_tile[1](x, z, 992, 24)
+    assert sync_code() == 0
+    lines = sorted(line for _, line in gm.STRAYS.sites)
+    assert len(lines) == 2 and lines[1] == lines[0] + 1  # the two data_copy lines, each listed once
+    assert all(fn == "_copy_tile" and "the runtime reserved" in text and count == 2
+               for fn, text, count in gm.STRAYS.sites.values())
+    _copy_tile[1](x, z, 1000, 64)  # z's write runs past its page into memory nothing maps: a fault still
+    assert sync_code() == 507015
+
+
+def test_in_hardware_mode_unmapped_memory_still_faults(monkeypatch):
+    from aclsim.runtime import oob as gm_module
+
+    monkeypatch.setenv("ACLSIM_OOB", "hardware")
+    monkeypatch.setattr(gm_module, "STRAYS", gm_module._Strays())
+    x = aclsim.zeros(1000)
+    gm = door()
+    far = x.ptr + (64 << 20)
+    assert gm.check(far, 4, x.ptr).kind == "past-end"  # no live allocation maps it
+    assert gm.check(x.ptr + 4096 - 4, 4, x.ptr).kind == "mapped"  # the allocation's own page
+    assert not gm.inside(np.array([far], np.int64), 4)[0]
+    assert gm.inside(np.array([x.ptr + 4092], np.int64), 4)[0]
+
+
+def test_a_bad_oob_mode_is_refused():
+    import os
+
+    from aclsim.runtime.oob import oob_mode
+
+    os.environ["ACLSIM_OOB"] = "sometimes"
+    try:
+        with pytest.raises(ValueError, match=r"fault .* or hardware"):
+            oob_mode()
+    finally:
+        del os.environ["ACLSIM_OOB"]

@@ -95,3 +95,39 @@ def test_pageable_numpy_memory_still_works_both_ways(dev):
     assert np.array_equal(out, src)
     ro = np.frombuffer(bytes(8192), np.uint8)  # a bytes object: readable, and the runtime may read it
     assert acl.rt.memcpy(dev, 8192, ro.ctypes.data, 8192, H2D) == 0
+
+
+def test_memory_shared_between_processes_is_ordinary_host_memory(dev):
+    """multiprocessing.shared_memory lives in /dev/shm and a shared anonymous mmap shows as "/dev/zero (deleted)"
+    in /proc/self/maps: both are plain memory that frame-passing pipelines copy to and from the device."""
+    from multiprocessing import shared_memory
+
+    shm = shared_memory.SharedMemory(create=True, size=8192)
+    try:
+        a = np.ndarray((2048,), np.float32, buffer=shm.buf)
+        a[:] = np.arange(2048, dtype=np.float32)
+        assert acl.rt.memcpy(dev, 8192, a.ctypes.data, 8192, H2D) == 0
+        a[:] = 0
+        assert acl.rt.memcpy(a.ctypes.data, 8192, dev, 8192, D2H) == 0
+        assert np.array_equal(a, np.arange(2048, dtype=np.float32))
+        del a
+    finally:
+        shm.close()
+        shm.unlink()
+    m = mmap.mmap(-1, 8192, flags=mmap.MAP_SHARED)  # anonymous and shared: "/dev/zero (deleted)"
+    addr = ctypes.addressof(ctypes.c_char.from_buffer(m))
+    assert acl.rt.memcpy(addr, 8192, dev, 8192, D2H) == 0
+    assert m[4:8] == np.float32(1).tobytes()  # the device held arange(2048) as float32
+    assert acl.rt.memcpy(dev, 8192, addr, 8192, H2D) == 0
+
+
+
+@pytest.mark.parametrize("name, special", [
+    ("/dev/shm/psm_5f2a", False), ("/dev/zero (deleted)", False), ("/dev/hugepages/libhugetlbfs.tmp", False),
+    ("/SYSV00000000 (deleted)", False), ("/memfd:frames (deleted)", False), ("", False),
+    ("/dev/davinci0", True), ("/dev/nvidia0", True), ("/dev/mem", True), ("[vvar]", True), ("[vsyscall]", True),
+])
+def test_only_real_device_files_and_kernel_pages_are_off_limits(name, special):
+    from aclsim.runtime.host import is_special_mapping
+
+    assert is_special_mapping(name) is special

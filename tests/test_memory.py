@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import aclsim
 import aclsim.acl as acl
 from aclsim import constants as C
-from aclsim.runtime.memory import DEVICE_BASE, HUGE_PAGE, NORMAL_PAGE
+from aclsim.runtime.memory import HUGE_PAGE, NORMAL_PAGE, device_of
 
 MiB = 1 << 20
 
@@ -112,7 +114,7 @@ def test_freed_neighbours_are_coalesced_when_the_device_is_full(rt):
 def test_device_addresses_never_look_like_host_addresses(rt):
     a = rt.malloc(64, 0)
     host = np.zeros(16)
-    assert a.start >= DEVICE_BASE > host.ctypes.data
+    assert device_of(a.start) == 0 and device_of(host.ctypes.data) is None
     attrs, ret = acl.rt.pointer_get_attributes(a.start + 8)
     assert ret == 0 and attrs["location"]["type"] == C.ACL_MEM_LOCATION_TYPE_DEVICE
     h = rt.malloc_host(64)
@@ -237,3 +239,47 @@ def test_whole_device_allocates_without_committing_host_memory(rt):
     assert grown_kib < 64 * 1024  # far below 64 GiB
     for b in blocks:
         rt.free(b.start)
+
+
+def test_device_memory_is_a_real_address_range_the_host_cannot_touch(rt):
+    """Device addresses are mapped in the process (C code can hold them) but without access rights:
+    the runtime reaches the same pages through its own view."""
+    a = rt.malloc(4096, 0)
+    maps = Path("/proc/self/maps").read_text().splitlines()
+    rng = [ln for ln in maps if int(ln.split("-")[0], 16) <= a.start < int(ln.split()[0].split("-")[1], 16)]
+    assert len(rng) == 1 and rng[0].split()[1] == "---s"
+    a.data[:4] = [1, 2, 3, 4]
+    assert bytes(a.backing[a.offset:a.offset + 4]) == bytes([1, 2, 3, 4])
+
+
+def test_a_device_whose_fixed_range_is_taken_is_placed_elsewhere_and_still_decoded():
+    """MAP_FIXED_NOREPLACE fails when something else holds the device's fixed range: the kernel places the
+    device range elsewhere and device_of knows it (addresses then differ from run to run, nothing else does)."""
+    import ctypes
+    import mmap as mm
+
+    from aclsim.runtime import reset_runtime
+    from aclsim.runtime.memory import device_base
+
+    libc = ctypes.CDLL(None)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    want = device_base(1)
+    got = libc.mmap(want, 1 << 20, 0, mm.MAP_PRIVATE | mm.MAP_ANONYMOUS | 0x100000, -1, 0)
+    assert got == want
+    try:
+        rt = reset_runtime(devices=2)
+        rt.set_device(1)
+        a = rt.malloc(4096, 0)
+        assert not want <= a.start < want + (1 << 20) and device_of(a.start) == 1 and device_of(want) != 1
+        data = np.arange(1024, dtype=np.float32)
+        back = np.zeros_like(data)
+        rt.memcpy(a.start, 4096, data.ctypes.data, 4096, C.ACL_MEMCPY_HOST_TO_DEVICE)
+        rt.memcpy(back.ctypes.data, 4096, a.start, 4096, C.ACL_MEMCPY_DEVICE_TO_HOST)
+        assert np.array_equal(back, data)
+        rt.free(a.start)
+        reset_runtime()
+        assert device_of(a.start) is None  # the moved range is gone with its heap
+    finally:
+        libc.munmap(got, 1 << 20)

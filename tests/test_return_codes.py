@@ -141,7 +141,7 @@ def test_bad_values_return_documented_code(dev, call, expected):
         lambda: acl.rt.memcpy(np.uint64(1), 1, 1, 1, 1),  # "k" accepts Python ints only
         lambda: acl.rt.set_device("0"),
         lambda: acl.rt.set_device(1 << 40),  # "i" overflow
-        lambda: acl.rt.create_stream(1),
+        lambda: acl.rt.create_stream_with_config(1),
         lambda: acl.init(None),
         lambda: acl.rt.malloc(size=64, policy=0),
     ],
@@ -149,6 +149,18 @@ def test_bad_values_return_documented_code(dev, call, expected):
 def test_wrong_types_raise_typeerror(call):
     with pytest.raises(TypeError, match=r"args parse failed|keyword"):
         call()
+
+
+def test_argument_less_calls_ignore_extra_positional_arguments():
+    """pyACL's wrappers of argument-less calls never parse their tuple: a two-NPU program passing the device id
+    to synchronize_device works on hardware."""
+    assert acl.rt.set_device(0) == 0
+    assert acl.rt.synchronize_device(0) == 0
+    stream, ret = acl.rt.create_stream(7)
+    assert ret == 0 and acl.rt.destroy_stream(stream) == 0
+    assert acl.rt.get_device("x") == (0, 0)
+    with pytest.raises(TypeError, match="keyword"):
+        acl.rt.synchronize_device(device_id=0)
 
 
 def test_wrong_type_message_names_function():

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import math
 import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
 from unittest import mock
 
 import numpy as np
@@ -643,3 +649,99 @@ def test_kernels_outside_the_interleaved_shape_keep_the_per_thread_schedule():
     same_on_both(loops, 1, 64, x, np.zeros(64, np.float32), np.zeros(128, np.int32), 64, 5)  # break, return
     for kernel in (thread_bounds, store_in_loop, computed_position, loops):
         assert not interleaved(kernel)
+
+
+# ---------------------------------------------------------------------------- Ctrl-C and the disk cache
+_STUCK = textwrap.dedent("""
+    import numpy as np
+    import aclsim
+    from aclsim import simt
+    from aclsim.simt import Ptr
+
+    @simt.kernel
+    def stuck(x: Ptr[np.int32], n: np.int32):
+        i = simt.grid(1)
+        k = np.int32(0)
+        while k < n:
+            k = k * 2  # never advances past 0
+        x[i] = k + 1
+
+    @simt.kernel
+    def later(x: Ptr[np.int32]):
+        x[simt.grid(1)] = 7
+
+    with aclsim.Device(0):
+        d, e = aclsim.zeros(32, np.int32), aclsim.zeros(32, np.int32)
+        stream = aclsim.Stream.default()
+        stuck[1, 32](d, 0)  # compiled and run once: the next launch is inside compiled code
+        stream.synchronize()
+        print("engine", "jit" if stuck._jit is not None else "numpy", flush=True)
+        stuck[1, 32](d, 5)
+        later[1, 32](e)
+        print("waiting", flush=True)
+        try:
+            stream.synchronize()
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+        try:
+            stream.synchronize()
+        except aclsim.AclError as err:
+            print("next wait", err.code, "interrupted" in str(err), flush=True)
+        stream.synchronize()
+        print("later work", e.copy_to_host()[:4].tolist(), flush=True)
+""")
+
+
+def test_ctrl_c_stops_a_kernel_stuck_in_compiled_code(tmp_path):
+    script = tmp_path / "stuck.py"
+    script.write_text(_STUCK)
+    env = dict(os.environ, ACLSIM_SIMT_JIT="1", ACLSIM_SIMT_JIT_CACHE=str(tmp_path / "cache"))
+    p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=env)
+    try:
+        assert p.stdout.readline().split() == ["engine", "jit"]
+        assert p.stdout.readline().strip() == "waiting"
+        time.sleep(0.5)  # (into the compiled loop; a Ctrl-C sent earlier is handled the same way)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=120)  # a hang guard only
+    finally:
+        p.kill()
+    assert p.returncode == 0, err
+    # exactly once: the interrupt, 507000 at the next wait, later work on the stream dropped
+    assert out.splitlines() == ["interrupted", "next wait 507000 True", "later work [0, 0, 0, 0]"]
+
+
+_TWICE = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import aclsim
+    sys.path.insert(0, sys.argv[1])
+    from matmul import matmul
+
+    with aclsim.Device(0):
+        a = aclsim.to_device(np.ones((32, 32), np.float32))
+        c = aclsim.empty((32, 32))
+        matmul[(2, 2), (16, 16)](a, a, c, 32)
+        assert (c.copy_to_host() == 32).all()
+    jk = matmul._jit
+    stats = [d.stats for d in ([jk.launch] if jk.launch is not None else jk.per_block.values())]
+    print(sum(s.cache_hits.total() for s in stats), sum(s.cache_misses.total() for s in stats))
+""")
+
+
+def test_compiled_kernels_are_cached_on_disk_for_the_next_run(tmp_path):
+    script = tmp_path / "twice.py"
+    script.write_text(_TWICE)
+    examples = str(Path(__file__).resolve().parent.parent / "examples")
+    cache = tmp_path / "cache"
+    env = dict(os.environ, ACLSIM_SIMT_JIT_CACHE=str(cache))
+    env.pop("ACLSIM_SIMT_JIT", None)
+    runs = [subprocess.run([sys.executable, str(script), examples], capture_output=True, text=True, env=env,
+                           timeout=300) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr + runs[1].stderr
+    assert runs[0].stdout.split() == ["0", "1"]  # compiled
+    assert runs[1].stdout.split() == ["1", "0"]  # loaded, not compiled again
+    assert list(cache.glob("k_*.py"))
+    off = subprocess.run([sys.executable, str(script), examples], capture_output=True, text=True, timeout=300,
+                         env=dict(env, ACLSIM_SIMT_JIT_CACHE="0", XDG_CACHE_HOME=str(tmp_path / "xdg")))
+    assert off.stdout.split()[0] == "0" and not (tmp_path / "xdg").exists()  # off: compiled in memory

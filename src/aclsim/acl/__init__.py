@@ -116,6 +116,12 @@ def app_log(*args: object) -> None:
     ASCEND_GLOBAL_LOG_LEVEL (0 debug .. 3 error, CANN's default 3; 4 = off).
     """
     level, message = parser("acl.app_log", "is")(args)
+    f = sys._getframe(1)
+    write_app_log(level, message, f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}", "python")
+
+
+def write_app_log(level: int, message: str, where: str, app: str) -> None:
+    """One application log line `[LEVEL] APP(pid,app):time [where]message` (the C face's aclAppLog too)."""
     name = _LOG_LEVELS.get(level)
     if name is None:
         return
@@ -125,11 +131,9 @@ def app_log(*args: object) -> None:
         threshold = 3
     if level < threshold:
         return
-    f = sys._getframe(1)
     stamp = datetime.datetime.now().strftime("%Y-%m-%d-%H:%M:%S.%f")
     stamp = f"{stamp[:-3]}.{stamp[-3:]}"
-    where = f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}"
-    print(f"[{name}] APP({os.getpid()},python):{stamp} [{where}]{message}", file=sys.stderr, flush=True)
+    print(f"[{name}] APP({os.getpid()},{app}):{stamp} [{where}]{message}", file=sys.stderr, flush=True)
 
 
 __getattr__ = not_emulated("acl", [

@@ -2,7 +2,10 @@
 
 Each pyACL function is declared with its C format string (e.g. "kkkki" for memcpy, from
 `python/pyACL/rt/*.cpp`). Wrong types raise `TypeError("acl.rt.<fn> args parse failed")` as
-the real module does; an ACL error becomes the trailing return code.
+the real module does; an ACL error becomes the trailing return code. A function without arguments
+(format "") ignores any it is given: pyACL's wrappers of those never parse their argument tuple
+(e.g. WrapAclRtSynchronizeDevice in hicann/runtime python/pyACL/rt/rt_synchronize.cpp), so
+`acl.rt.synchronize_device(0)` is a plain synchronize_device.
 """
 
 from __future__ import annotations
@@ -58,16 +61,29 @@ _CONVERTERS = {"k": _ulong, "K": _ulong, "I": _uint, "i": _signed(32), "L": _sig
                "O": lambda v: v}
 
 
-def parser(name: str, fmt: str) -> Callable[[tuple], list]:
+def count_error(lo: int, hi: int, given: int) -> TypeError:
+    """CPython's own wording for a wrong argument count (getargs.c, a format without a function name): what a
+    pyACL wrapper that does not replace PyArg_ParseTuple's error raises (acl.util.start_thread)."""
+    how = "exactly" if lo == hi else "at least" if given < lo else "at most"
+    n = lo if given < lo else hi
+    return TypeError(f"function takes {how} {n} argument{'' if n == 1 else 's'} ({given} given)")
+
+
+def parser(name: str, fmt: str, cpython_count: bool = False) -> Callable[[tuple], list]:
     """A function converting an argument tuple per `fmt` ("|" starts optional ones), as CPython's getargs
-    would; the format is compiled once per face function (this is on every call's path)."""
+    would; the format is compiled once per face function (this is on every call's path).
+
+    "" accepts (and ignores) any positional arguments, as pyACL's argument-less wrappers do. A wrong count
+    is "<name> args parse failed", or CPython's own message with `cpython_count`."""
+    if not fmt:
+        return lambda args: []
     required, _, optional = fmt.partition("|")
     convs = tuple(_CONVERTERS[c] for c in required + optional)
     lo, hi = len(required), len(convs)
 
     def parse(args: tuple) -> list:
         if not lo <= len(args) <= hi:
-            raise TypeError(f"{name} args parse failed")
+            raise count_error(lo, hi, len(args)) if cpython_count else TypeError(f"{name} args parse failed")
         try:
             return [conv(a) for conv, a in zip(convs, args, strict=False)]
         except (TypeError, OverflowError, ValueError):

@@ -8,6 +8,7 @@ runtime changes shape, this module is what adapts.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -16,7 +17,21 @@ import numpy as np
 from .. import constants as C
 from ..errors import AclError, Code
 from ..runtime import KernelFault, KernelWork, Task, get_runtime
-from ..runtime.observe import user_site
+from ..runtime.observe import Refused, user_site
+
+RUN_MODES = ("ep", "rc")
+
+
+def run_mode() -> str:
+    """How the emulated program is attached to its NPU (ACLSIM_RUN_MODE, set by `aclsim run --run-mode`):
+    "ep" (default) - a host program talking to an NPU card over PCIe; host and device memory are apart.
+    "rc" - the program runs on the device's own CPU (an Atlas 200 DK): acl.rt.get_run_mode() is ACL_DEVICE
+    and host and device share memory, so the host reads and writes device memory directly."""
+    mode = os.environ.get("ACLSIM_RUN_MODE", "ep").strip().lower() or "ep"
+    if mode not in RUN_MODES:
+        raise ValueError(f"ACLSIM_RUN_MODE={mode!r} is not a run mode; use ep (a host with an NPU card, the "
+                         "default) or rc (a program on the device, as on an Atlas 200 DK)")
+    return mode
 
 
 class Bytes:
@@ -44,6 +59,23 @@ def memory(addr: int, nbytes: int, write: bool, fn: str, arg: str) -> Bytes:
     rt = get_runtime()
     with rt.lock:
         return Bytes(rt.region(addr, nbytes, write, fn, arg))
+
+
+def operand(addr: int, nbytes: int, write: bool, fn: str, arg: str) -> Bytes:
+    """Memory an operator or a model reads or writes on the device. In EP mode it must be device memory: the
+    NPU cannot reach a host pointer, so the call is refused with ACL_ERROR_INVALID_PARAM (100000, "parameter
+    verification failed", the code the runtime gives memory it cannot use) and the sanitizer names it. In RC
+    mode host and device share memory and any readable (writable) host memory serves."""
+    mem = memory(addr, nbytes, write, fn, arg)
+    if mem.on_device or run_mode() == "rc":
+        return mem
+    rt = get_runtime()
+    if rt.bus.observers:
+        rt.bus.emit("refused", Refused(fn, arg, addr, nbytes, "host-operand", None, user_site()))
+    raise AclError(Code.ERROR_INVALID_PARAM,
+                   f"{fn}: {arg} is host memory ({addr:#x}), which the device cannot read or write; pass a buffer "
+                   "from acl.rt.malloc and copy the data with acl.rt.memcpy (or emulate a program running on the "
+                   "device, where memory is shared: aclsim run --run-mode rc)")
 
 
 def require_context(fn: str) -> None:

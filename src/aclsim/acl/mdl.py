@@ -478,7 +478,7 @@ def _prepare(model_id: int, inputs: int, outputs: int, fn: str) -> tuple[Any, li
     params = None  # the dynamic AIPP parameters' buffer (the model's last input), when it has one
     if m.om.inputs[-1].name == A.DYNAMIC_TENSOR:
         t = m.om.inputs[-1]
-        params = _device.memory(ins[-1].addr, t.size, False, fn, f"input {len(ins) - 1} ({t.name})")
+        params = _device.operand(ins[-1].addr, t.size, False, fn, f"input {len(ins) - 1} ({t.name})")
         reads.append(params)
     for k, (t, b) in enumerate(zip(graph_in, ins, strict=False)):
         count = int(np.prod(shapes[t.name]))
@@ -486,7 +486,7 @@ def _prepare(model_id: int, inputs: int, outputs: int, fn: str) -> tuple[Any, li
         if b.size < need:
             raise AclError(Code.ERROR_MODEL_INPUT_NOT_MATCH, f"{fn}: input {k} ({t.name}) buffer has {b.size} bytes, "
                            f"the model reads {need} (acl.mdl.get_input_size_by_index)")
-        mem = _device.memory(b.addr, need, False, fn, f"input {k} ({t.name})")
+        mem = _device.operand(b.addr, need, False, fn, f"input {k} ({t.name})")
         reads.append(mem)
         feeds.append((t, mem, shapes[t.name]))
     writes = []
@@ -494,7 +494,7 @@ def _prepare(model_id: int, inputs: int, outputs: int, fn: str) -> tuple[Any, li
         if b.size < t.size:
             raise AclError(Code.ERROR_MODEL_OUTPUT_NOT_MATCH, f"{fn}: output {k} ({t.name}) buffer has {b.size} "
                            f"bytes, the model writes up to {t.size} (acl.mdl.get_output_size_by_index)")
-        writes.append(_device.memory(b.addr, t.size, True, fn, f"output {k} ({t.name})"))
+        writes.append(_device.operand(b.addr, t.size, True, fn, f"output {k} ({t.name})"))
 
     def run() -> None:
         fd = {}

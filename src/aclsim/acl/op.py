@@ -142,7 +142,7 @@ def _tensors(fn: str, what: str, descs: list[int], bufs: list[int], code: Code,
             continue
         if b.size < need:
             raise AclError(code, f"{fn}: {what} {k} buffer has {b.size} bytes, its description needs {need}")
-        out.append((d, _device.memory(b.addr, need, write, fn, f"{what} {k}")))
+        out.append((d, _device.operand(b.addr, need, write, fn, f"{what} {k}")))
     return out
 
 

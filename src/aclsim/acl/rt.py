@@ -44,7 +44,9 @@ def get_device_count() -> int:
 
 @pyacl("acl.rt.get_run_mode", "", fail=(0,))
 def get_run_mode() -> int:
-    return C.ACL_HOST  # a program on the host talking to an NPU over PCIe (EP form)
+    # ACL_HOST: a program on the host talking to an NPU over PCIe (EP); ACL_DEVICE: the program runs on the
+    # device itself (RC, e.g. an Atlas 200 DK), chosen with `aclsim run --run-mode rc` (ACLSIM_RUN_MODE).
+    return C.ACL_DEVICE if _device.run_mode() == "rc" else C.ACL_HOST
 
 
 @pyacl("acl.rt.set_ts_device", "i")

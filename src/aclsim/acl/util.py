@@ -2,6 +2,9 @@
 
 As in pyACL, pointers are real process addresses (no copy), except `ptr_to_bytes`, which copies.
 Unlike pyACL, a pointer that is not readable host memory raises ValueError instead of crashing.
+A device pointer is refused in EP mode (the host cannot read device memory); in RC mode (`aclsim run
+--run-mode rc`, a program on an Atlas 200 DK) host and device share memory and it reads (and, through
+`ptr_to_numpy`, writes) the device bytes.
 """
 
 from __future__ import annotations
@@ -15,9 +18,11 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import AclError, withdraw
 from ..runtime import get_runtime
 from ..runtime.host import MAPPINGS
-from ..runtime.memory import DEVICE_BASE
+from ..runtime.memory import device_of
+from . import _device
 from ._args import parser
 from ._missing import not_emulated
 
@@ -29,7 +34,8 @@ _parse_one = {name: parser(f"acl.util.{name}", "O") for name in
               ("numpy_to_ptr", "numpy_contiguous_to_ptr", "bytes_to_ptr")}
 _parse_ptr_to_bytes = parser("acl.util.ptr_to_bytes", "kk")
 _parse_ptr_to_numpy = parser("acl.util.ptr_to_numpy", "kOi")
-_parse_start_thread = parser("acl.util.start_thread", "OO")
+# WrapStartThread (util/thread.cpp) is the one wrapper that keeps PyArg_ParseTuple's own error: CPython's wording.
+_parse_start_thread = parser("acl.util.start_thread", "OO", cpython_count=True)
 _parse_stop_thread = parser("acl.util.stop_thread", "K")
 
 
@@ -49,12 +55,24 @@ def _npy_dtype(type_num: int) -> np.dtype:
     raise ValueError(f"acl.util.ptr_to_numpy: unknown numpy type number {type_num}")
 
 
-def _check_host(ptr: int, nbytes: int, fn: str) -> None:
-    if ptr >= DEVICE_BASE:
+def _device_bytes(ptr: int, nbytes: int, fn: str) -> _device.Bytes | None:
+    """The device memory at `ptr` in RC mode (None for a host pointer); ValueError in EP mode or out of bounds."""
+    if device_of(ptr) is None:
+        return None
+    if _device.run_mode() != "rc":
         raise ValueError(
-            f"{fn}: {ptr:#x} is device memory, which the host cannot read; "
-            "copy it to host memory with acl.rt.memcpy first"
+            f"{fn}: {ptr:#x} is device memory, which the host cannot read; copy it to host memory with "
+            "acl.rt.memcpy first (a program written for an Atlas 200 DK, where host and device share memory, "
+            "runs with `aclsim run --run-mode rc`)"
         )
+    try:
+        return _device.memory(ptr, nbytes, True, fn, "ptr")
+    except AclError as e:
+        withdraw(e)  # a ValueError here, as for a bad host pointer: not an ACL call's error
+        raise ValueError(e.message) from None
+
+
+def _check_host(ptr: int, nbytes: int, fn: str) -> None:
     if nbytes and not MAPPINGS.accessible(ptr, nbytes, False):
         raise ValueError(f"{fn}: {ptr:#x} is not readable host memory for {nbytes} bytes")
 
@@ -92,6 +110,9 @@ def ptr_to_bytes(*args: Any) -> bytes:
     ptr, size = _parse_ptr_to_bytes(args)
     if ptr == 0 and size:
         raise ValueError("acl.util.ptr_to_bytes: ptr is 0 (NULL)")
+    dev = _device_bytes(ptr, size, "acl.util.ptr_to_bytes")
+    if dev is not None:
+        return dev.array().tobytes()
     _check_host(ptr, size, "acl.util.ptr_to_bytes")
     return ctypes.string_at(ptr, size) if size else b""
 
@@ -109,6 +130,9 @@ def ptr_to_numpy(*args: Any) -> np.ndarray:
         raise ValueError(f"acl.util.ptr_to_numpy: negative dimensions are not allowed: {shape}")
     dtype = _npy_dtype(npy_type)
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    dev = _device_bytes(ptr, nbytes, "acl.util.ptr_to_numpy")
+    if dev is not None:
+        return dev.array(dtype, shape)  # a view: writes land in device memory, as on an Atlas 200 DK
     _check_host(ptr, nbytes, "acl.util.ptr_to_numpy")
     rt = get_runtime()
     with rt.lock:

@@ -122,3 +122,7 @@ def not_emulated(api: str) -> NotEmulatedError:
     core = _running
     head = f"{core.kernel}: core {core.idx} of {core.num}: " if core is not None else ""
     return NotEmulatedError(f"{head}{api} is a pyasc API that aclsim does not emulate (yet){where(user_site())}")
+
+
+for _public in (AscError, AscWarning, NotEmulatedError):  # tracebacks name them by their public import path
+    _public.__module__ = "aclsim.asc"

@@ -11,7 +11,6 @@ import numpy as np
 
 from ..errors import Code
 from ..runtime import (
-    DEVICE_BASE,
     Access,
     Allocation,
     ApiCall,
@@ -24,6 +23,7 @@ from ..runtime import (
     Release,
     Site,
     Task,
+    is_device_address,
 )
 from .describe import alloc_line, alloc_text, kernel_where, range_text
 from .findings import Finding, Report, line_of, where
@@ -133,8 +133,8 @@ class MemCheck:
                       [f"at {where(site)}", f"{ptr} came from acl.rt.malloc"],
                       f"free device memory with acl.rt.free at {line_of(site)}", site, order, code, {"free": site})
         else:
-            inside = bf.host_alloc if addr < DEVICE_BASE else None
-            if addr >= DEVICE_BASE:
+            inside = None if is_device_address(addr) else bf.host_alloc
+            if is_device_address(addr):
                 headline, why = f"Invalid free: {api}({ptr})", reason
             elif inside is not None:
                 headline = f"Invalid free: {api} is given a pointer inside a pinned buffer"
@@ -158,7 +158,7 @@ class MemCheck:
         """A failed copy or fill given a pointer into freed device memory (freed records are dropped as
         soon as their addresses are allocated again, so a hit is never live memory)."""
         for _, addr in call.pointers:
-            if not isinstance(addr, int) or addr < DEVICE_BASE:
+            if not isinstance(addr, int) or not is_device_address(addr):
                 continue
             rec = self.freed.find(addr)
             if rec is None:
@@ -181,12 +181,12 @@ class MemCheck:
             # Pageable host memory is copied synchronously through a staging buffer (CANN 8.5): no rule.
             if r.where != "unregistered" and addr % ASYNC_COPY_ALIGN:
                 a = r.alloc
-                into = (f"{addr - a.start} bytes into the {'device' if addr >= DEVICE_BASE else 'pinned host'} "
+                into = (f"{addr - a.start} bytes into the {'device' if is_device_address(addr) else 'pinned host'} "
                         f"allocation made at {where(a.site)}") if a is not None else "outside any allocation"
                 self._add(
                     "misaligned-copy", f"Misaligned address: acl.rt.memcpy_async {arg} is not 64-byte aligned",
                     [f"call at {where(call.site)}",
-                     f"{arg}{f'={addr:#x}' if addr >= DEVICE_BASE else ''} is {into}; "
+                     f"{arg}{f'={addr:#x}' if is_device_address(addr) else ''} is {into}; "
                      f"{addr % ASYNC_COPY_ALIGN} bytes past a 64-byte boundary",
                      "aclrtMemcpyAsync: the source and destination addresses must be 64-byte aligned"],
                     f"use offsets that are multiples of 64 from the malloc'd pointer, "
@@ -200,6 +200,16 @@ class MemCheck:
         h = r.alloc
         order = (self.order.next_tick(),)
         code = int(Code.ERROR_RT_PARAM_INVALID if r.why == "host-overflow" else Code.ERROR_INVALID_PARAM)
+        if r.why == "host-operand":
+            self._add(
+                "host-operand", f"Invalid operand: {r.api} is given host memory as {r.arg}",
+                [f"call at {where(r.site)}",
+                 f"{r.arg} is {r.nbytes} bytes of host memory, which the NPU cannot reach over PCIe",
+                 "the runtime refused the call; nothing ran"],
+                "pass a device buffer from acl.rt.malloc and copy the data to (or from) it with acl.rt.memcpy",
+                r.site, order, code, {"call": r.site}, fold_extra=r.arg,
+            )
+            return
         if r.why == "host-overflow":
             off = r.addr - h.start
             self._add(
@@ -343,4 +353,4 @@ class MemCheck:
 
 def _pointer_text(addr: int) -> str:
     """A device address in hex; host addresses change from run to run, so reports name them generically."""
-    return f"{addr:#x}" if addr >= DEVICE_BASE else "a host pointer"
+    return f"{addr:#x}" if is_device_address(addr) else "a host pointer"

@@ -9,12 +9,13 @@ import os
 import sys
 
 # Subcommand modules, in the order `--help` lists them.
-COMMANDS = ["demo", "run", "explain", "info", "trace_plot", "atc"]
+COMMANDS = ["demo", "run", "explain", "info", "trace_plot", "atc", "cc", "home"]
 
 EPILOG = """\
 examples:
   aclsim demo                         run the article's square kernel, step by step
   aclsim run my_pyacl_program.py      run a pyACL program unmodified (import acl -> aclsim)
+  aclsim cc prog.c -o prog && aclsim run ./prog   build and run a C/C++ AscendCL program
   aclsim run --check all prog.py      find memory bugs (leaks, races, out-of-bounds, ...)
   aclsim run --trace out.json prog.py write a timeline; aclsim trace-plot out.json -o t.png draws it
   aclsim explain 107002               what an ACL return code means and how to fix it

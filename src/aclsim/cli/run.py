@@ -25,17 +25,34 @@ Add --check to find memory bugs, --trace/--summary to see what the device did.
 EPILOG = """\
 examples:
   aclsim run examples/seed_square.py
+  aclsim run --check all ./prog arg1       (a C/C++ program built with aclsim cc: same options)
   aclsim run --check all --error-exitcode 3 my_prog.py --my-flag
   aclsim run --trace out.json --summary my_prog.py     (open out.json in ui.perfetto.dev)
   ACLSIM_SOC=Ascend310P3 ACLSIM_DEVICES=2 aclsim run my_prog.py
 
-environment:
+environment (every variable aclsim reads; `aclsim info` shows the values in force):
   ACLSIM_SOC        chip profile (Ascend910B1 default; `aclsim info --socs` lists them all)
   ACLSIM_DEVICES    number of emulated devices (default 1)
   ACLSIM_SCHEDULE   lazy (default: device work runs when the host waits) or eager
+  ACLSIM_RUN_MODE   same as --run-mode
+  ACLSIM_OOB        same as --oob
+  PATH              the program's starts with a folder whose `atc` runs `aclsim atc` (programs that convert models)
   ACLSIM_CHECK      same as --check
-  ACLSIM_SEED       seed of the garbage fresh Ascend C local memory starts with
-  ACLSIM_MODEL, ACLSIM_MODEL_<NAME>   timeline cost-model constants (see `aclsim info`)
+  ACLSIM_SEED       seed of the garbage fresh Ascend C local memory starts with (default 0)
+  ACLSIM_SIMT_JIT   SIMT kernels on the numba JIT (with numba installed): unset = loop kernels whose
+                    loop interleaves or with <= 4096 threads, 0 = never, 1 = every launch it can translate
+  ACLSIM_SIMT_JIT_CACHE  where compiled SIMT kernels are kept between runs (default
+                    $XDG_CACHE_HOME/aclsim/simt-jit, i.e. ~/.cache/aclsim/simt-jit); 0 = nowhere
+  ACLSIM_SIMT_ENGINE  reference = SIMT launches on the slow per-thread reference executor (the oracle)
+  XDG_CACHE_HOME    the user's cache folder (the JIT's cache and libascendcl's build are under it)
+  ACLSIM_MODEL      JSON file of timeline cost-model constants (see `aclsim info`)
+  ACLSIM_MODEL_<NAME>  one cost-model constant, e.g. ACLSIM_MODEL_PCIE_BANDWIDTH=32e9
+  ACLSIM_CACHE_DIR  where libascendcl.so for C/C++ programs is built (default $XDG_CACHE_HOME/aclsim,
+                    i.e. ~/.cache/aclsim)
+  ACLSIM_RUN_OPTIONS  set by `aclsim run ./prog` for a C/C++ program: the run's options, as JSON
+  CC                C compiler of `aclsim cc` and of the libascendcl build (default gcc)
+  CXX               C++ compiler of `aclsim cc` (default g++)
+  ASCEND_GLOBAL_LOG_LEVEL  as in CANN: lowest level acl.app_log prints (0 debug .. 3 error, default 3)
 
 notes:
   Sanitizer reports and the summary go to stderr; the program's own output is untouched.
@@ -46,12 +63,21 @@ notes:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "run", help="run a pyACL / aclsim program on the emulator", description=DESCRIPTION, epilog=EPILOG,
+        "run", help="run a pyACL / aclsim program (or a C/C++ one) on the emulator", description=DESCRIPTION, epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--soc", help="chip profile to emulate (overrides ACLSIM_SOC)")
     p.add_argument("--devices", type=int, help="number of devices (overrides ACLSIM_DEVICES)")
     p.add_argument("--schedule", choices=["lazy", "eager"], help="when queued device work runs")
+    p.add_argument("--run-mode", choices=["ep", "rc"],
+                   help="ep (default): a host with an NPU card, host and device memory apart; rc: the program runs "
+                   "on the device (Atlas 200 DK): acl.rt.get_run_mode() is ACL_DEVICE and the host reads and "
+                   "writes device memory (env ACLSIM_RUN_MODE)")
+    p.add_argument("--oob", choices=["fault", "hardware"],
+                   help="kernel accesses past an allocation: fault (default) stops the kernel with the reason; "
+                   "hardware lets those inside memory the real allocator maps behind it (its pages; a torch "
+                   "tensor's caching-allocator segment) proceed as on the NPU and lists each once at exit "
+                   "(env ACLSIM_OOB; --check still reports them as errors)")
     g = p.add_argument_group("sanitizer")
     g.add_argument(
         "--check", metavar="TOOLS",
@@ -92,15 +118,24 @@ def run(args: argparse.Namespace) -> int:
         print("aclsim run: name the program to run, e.g. `aclsim run prog.py [args]` (see aclsim run --help)",
               file=sys.stderr)
         return 2
-    if args.schedule:
-        os.environ["ACLSIM_SCHEDULE"] = args.schedule
-    from ..runtime import get_runtime, reset_runtime
+    from .run_native import is_native, run_native
 
-    try:  # the runtime reads ACLSIM_SOC / ACLSIM_DEVICES / ACLSIM_SCHEDULE: refuse bad values up front
+    if is_native(args.script):  # a compiled C/C++ program (aclsim cc, or its own build files)
+        return run_native(args)
+    for value, var in ((args.schedule, "ACLSIM_SCHEDULE"), (args.run_mode, "ACLSIM_RUN_MODE"), (args.oob, "ACLSIM_OOB")):
+        if value:
+            os.environ[var] = value
+    from ..acl._device import run_mode
+    from ..runtime import get_runtime, reset_runtime
+    from ..runtime.oob import oob_mode
+
+    try:  # the runtime reads ACLSIM_SOC / ACLSIM_DEVICES / ACLSIM_SCHEDULE (...): refuse bad values up front
         if args.soc or args.devices:
             reset_runtime(args.soc, args.devices)
         else:
             get_runtime()
+        run_mode()
+        oob_mode()
     except ValueError as e:
         print(f"aclsim run: {e}", file=sys.stderr)
         return 2
@@ -119,6 +154,7 @@ def run(args: argparse.Namespace) -> int:
     # Always started: without --trace/--summary it only shows long device work on a terminal.
     trace = start_trace(trace_path=args.trace, summary=args.summary)
     install_aliases()
+    _atc_on_path()
     from ..runtime.core import process_is_exiting
 
     with _sigterm_unwinds():  # also while the sanitizer runs the work still queued at exit
@@ -133,6 +169,21 @@ def run(args: argparse.Namespace) -> int:
     if found is not None:  # as compute-sanitizer: --error-exitcode wins whenever errors were reported
         return found
     return trace_status if trace_status is not None and code == 0 else code
+
+
+def _atc_on_path() -> None:
+    """Put an `atc` command that runs `aclsim atc` first on PATH, for programs that convert their models."""
+    import atexit
+    import shutil
+    import tempfile
+
+    d = tempfile.mkdtemp(prefix="aclsim-bin-")
+    atexit.register(shutil.rmtree, d, True)
+    path = os.path.join(d, "atc")
+    with open(path, "w") as f:
+        f.write(f'#!/bin/sh\nexec "{sys.executable}" -m aclsim atc "$@"\n')
+    os.chmod(path, 0o755)
+    os.environ["PATH"] = d + os.pathsep + os.environ.get("PATH", "")
 
 
 class Terminated(KeyboardInterrupt):

@@ -89,14 +89,39 @@ def _dump(m: OpModel) -> bytes:
     return MAGIC + json.dumps(spec).encode()
 
 
+def _format_code(d: dict[str, Any], where: str) -> int:
+    name = str(d.get("format", "ND")).upper()
+    if name not in T.FORMATS:
+        raise ValueError(f"{where}: format {d.get('format')!r} is not one of {', '.join(T.FORMATS)}")
+    return T.FORMATS[name]
+
+
+def file_name(k: int, item: dict[str, Any]) -> str:
+    """The name ATC gives operator `k`'s model: index, op type, then per input and output tensor its aclDataType,
+    aclFormat and dims, joined by "_" (e.g. 0_Add_1_2_192_1_1_2_192_1_1_2_192_1.om: three float16 ND [192, 1]
+    tensors; -2 for an unknown rank). Files of that form are what programs load by name, as seen in public
+    code that executes ATC-built Add models (e.g. "op_models/0_Add_1_2_192_1_1_2_192_1_1_2_192_1.om")."""
+    op = item["op"]
+    parts = [str(k), op]
+    for what in ("input_desc", "output_desc"):
+        for j, d in enumerate(item.get(what, [])):
+            where = f"operator {k} ({op}) {what.split('_')[0]} {j}"
+            t = _tensor(d, where)
+            dims = d.get("shape") if t.shape is not None else [-2]
+            parts += [str(t.dtype), str(_format_code(d, where)), *map(str, dims)]
+    return "_".join(parts) + ".om"
+
+
 def write_models(text: str, out_dir: str) -> list[str]:
-    """Write one model file per operator of an ATC single-operator description; returns the paths."""
+    """Write one model file per operator of an ATC single-operator description, named as ATC names them;
+    returns the paths."""
     models = parse(text)
+    items = json.loads(text)
+    names = [file_name(k, it) for k, it in enumerate(items)]
     os.makedirs(out_dir, exist_ok=True)
     paths = []
-    for k, m in enumerate(models):
-        sig = "_".join(f"{t.dtype}_{'_'.join(map(str, t.shape or ('x',)))}" for t in (*m.inputs, *m.outputs))
-        path = os.path.join(out_dir, f"{k}_{m.op}_{sig}.om")
+    for name, m in zip(names, models, strict=True):
+        path = os.path.join(out_dir, name)
         with open(path, "wb") as f:
             f.write(_dump(m))
         paths.append(path)

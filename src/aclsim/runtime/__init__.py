@@ -7,8 +7,9 @@ from .copies import Region
 from .core import Runtime, current_runtime, get_runtime, reset_runtime
 from .devices import Context, DeviceState
 from .host import HostAllocation
-from .memory import DEVICE_BASE, Allocation, DeviceHeap, device_of
+from .memory import DEVICE_BASE, Allocation, DeviceHeap, device_of, is_device_address
 from .observe import (
+    FOREIGN_CALLER,
     Access,
     ApiCall,
     BadFree,
@@ -32,6 +33,7 @@ from .work import CallbackWork, CopyWork, EventWork, KernelFault, KernelWork, Ta
 
 __all__ = [
     "DEVICE_BASE",
+    "FOREIGN_CALLER",
     "Access",
     "Allocation",
     "ApiCall",
@@ -66,6 +68,7 @@ __all__ = [
     "current_runtime",
     "device_of",
     "get_runtime",
+    "is_device_address",
     "reset_runtime",
     "user_site",
 ]

@@ -17,7 +17,7 @@ from .. import constants as C
 from ..errors import AclError, Code
 from .callbacks import running_callback
 from .host import MAPPINGS, HostAllocation, HostRegistry, host_view
-from .memory import DEVICE_BASE, Allocation
+from .memory import Allocation, is_device_address
 from .observe import Access, Bus, HostCopy, HostWait, KindMismatch, Refused, Site, api, now, user_site
 from .scheduler import Scheduler
 from .streams import Stream
@@ -141,7 +141,7 @@ class CopiesRoom:
     # ------------------------------------------------------------------ validation
     def region(self, addr: int, nbytes: int, write: bool, fn: str, arg: str) -> Region:
         """Validate [addr, addr + nbytes) as device or host memory; AclError otherwise."""
-        if addr >= DEVICE_BASE:
+        if is_device_address(addr):
             a = self.find_allocation(addr)
             if a is None:
                 raise AclError(

@@ -25,6 +25,13 @@ second is plain pointer arithmetic). Anything else faults, and `Verdict.text` sa
 host pointer, freed (a heap remembers its last `memory.FREED_RECORD` frees), never allocated,
 misaligned, past the reserved end (measured from the bytes requested), before an allocation.
 
+Hardware-like out-of-bounds mode (`oob_mode()`, ACLSIM_OOB=hardware, `aclsim run --oob hardware`): an
+access the rule above faults still proceeds when every byte lies in memory the real allocator maps
+behind live allocations: an allocation's whole pages (`Allocation.reserved`), or what `map_behind`
+recorded (a torch tensor's caching-allocator segment). Its Verdict is "mapped" (no fault, the text says
+what the default mode would have said); reads see what is there and writes land there, as on the NPU;
+each such access is listed once, with its line, at exit (and the sanitizer still reports it as an error).
+
 Device arrays reach engines as plain addresses through the array-interface protocol: any
 object with an `__acl_array_interface__` property (modelled on numba's
 `__cuda_array_interface__`: a dict with "data": (pointer, read_only), "shape", "typestr",
@@ -39,11 +46,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from . import oob
 from .memory import FREED_RECORD, Allocation, DeviceHeap, device_of
 from .observe import KernelAccess, KernelSync
+from .oob import covered, oob_mode
 
 ARRAY_INTERFACE_VERSION = 1
-_NO_FAULT = ("ok", "padding", "other")
+_NO_FAULT = ("ok", "padding", "other", "mapped")
 
 
 
@@ -115,6 +124,7 @@ class GlobalMemory:
         self.rt = rt
         self.bus = rt.bus
         self._device_views: dict[tuple[int, np.dtype], tuple[np.ndarray, int]] = {}
+        self.hardware = oob_mode() == "hardware"
 
     # -- resolving and viewing -----------------------------------------------------------------
     def _heap(self, addr: int) -> DeviceHeap | None:
@@ -159,7 +169,7 @@ class GlobalMemory:
         origin = addr if origin is None else origin
         bad = self._bad_pointer(origin)
         if bad is not None:
-            return bad
+            return self._stray(bad, origin, addr, nbytes)
         heap = self._heap(origin)
         assert heap is not None  # _bad_pointer checked it
         own = heap.find(origin)
@@ -174,11 +184,25 @@ class GlobalMemory:
             return Verdict("padding" if addr + nbytes > a.start + a.size else "ok", "", a)
         before, after = heap.neighbours(addr)  # on the pointer's device, wherever the address strayed
         if before is not None:
-            return Verdict("past-end", _past(before, addr, nbytes), before)
-        if after is not None:
-            return Verdict("before", f"{after.start - addr} bytes before the allocation at {after.start:#x} "
-                                     f"({after.size} bytes requested, {after.alloc_size} reserved)", after)
-        return Verdict("outside", "outside every live device allocation")
+            v = Verdict("past-end", _past(before, addr, nbytes), before)
+        elif after is not None:
+            v = Verdict("before", f"{after.start - addr} bytes before the allocation at {after.start:#x} "
+                                  f"({after.size} bytes requested, {after.alloc_size} reserved)", after)
+        else:
+            v = Verdict("outside", "outside every live device allocation")
+        return self._stray(v, origin, addr, nbytes)
+
+    def _stray(self, fault: Verdict, origin: int, addr: int, nbytes: int) -> Verdict:
+        """In the hardware out-of-bounds mode, a faulting access inside mapped memory proceeds ("mapped", its
+        allocation the one the pointer lies in or behind); otherwise the fault."""
+        if not self.hardware or fault.kind in ("null", "host", "misaligned", "freed") or device_of(addr) != device_of(origin):
+            return fault
+        heap = self._heap(origin)
+        if heap is None or not covered(heap, np.array([origin, addr], np.int64), (1, nbytes)).all():
+            return fault
+        own = heap.find(origin) or heap.neighbours(origin)[0]
+        oob.STRAYS.note(f"{nbytes} bytes at GM {addr:#x}: {fault.text}")
+        return Verdict("mapped", fault.text, own)
 
     def _bad_pointer(self, origin: int) -> Verdict | None:
         """Why a kernel's pointer itself is not device memory, if it is not."""
@@ -227,14 +251,23 @@ class GlobalMemory:
             return np.zeros(addrs.shape[0], bool)
         starts, ends = s.astype(np.int64), e.astype(np.int64)
         j = np.searchsorted(starts, addrs, side="right") - 1
-        return (j >= 0) & (addrs + nbytes <= ends[np.maximum(j, 0)])
+        ok = (j >= 0) & (addrs + nbytes <= ends[np.maximum(j, 0)])
+        if self.hardware and not ok.all():
+            stray = ~ok & covered(heap, addrs, nbytes) & (addrs % nbytes == 0)
+            if stray.any():
+                self.check(int(addrs[np.argmax(stray)]), nbytes)  # lists the first of them, with its line
+                ok |= stray
+        return ok
 
     def span(self, addr: int, nbytes: int, origin: int | None = None) -> Span | Verdict:
         """The bytes of a contiguous access when the bounds rule allows it, else the faulting Verdict."""
         heap = self._heap(addr)
         pieces = self._covering(heap, addr, nbytes) if heap is not None else None
         if pieces is None or self._bad_pointer(addr if origin is None else origin) is not None:
-            return self.check(addr, nbytes, origin)
+            v = self.check(addr, nbytes, origin)
+            if v.kind != "mapped" or heap is None:
+                return v
+            return Span(addr, np.ndarray((heap.capacity,), _U8, buffer=heap.bytes), addr - heap.base, (v.alloc,))
         if len(pieces) == 1:
             a = pieces[0]
             return Span(addr, self.view(a, _U8), addr - a.start, pieces)

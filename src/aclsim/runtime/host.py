@@ -117,8 +117,16 @@ class _IoVec(ctypes.Structure):
 
 
 # Mappings whose bytes must never be read or written as data: the kernel's [vvar] pages raise SIGBUS,
-# [vsyscall] is execute-only, and a mapped device file may have side effects on access.
+# [vsyscall] is execute-only, and a mapped device file may have side effects on access. Memory shared between
+# processes is ordinary memory although its name starts with /dev/: POSIX shared memory (/dev/shm, what
+# multiprocessing.shared_memory uses), a shared anonymous mapping ("/dev/zero (deleted)") and hugetlbfs.
 _SPECIAL = ("[vvar", "[vsyscall]", "/dev/")
+_PLAIN_DEV = ("/dev/shm/", "/dev/zero", "/dev/hugepages/")
+
+
+def is_special_mapping(name: str) -> bool:
+    """Whether a /proc/self/maps path names memory that is not plain data (kernel pages, a device file)."""
+    return name.startswith(_SPECIAL) and not name.startswith(_PLAIN_DEV)
 
 
 class _Mappings:
@@ -162,7 +170,7 @@ class _Mappings:
                     parts = line.split(None, 5)
                     a, b = parts[0].split("-")
                     name = parts[5].strip() if len(parts) > 5 else ""
-                    segs.append((int(a, 16), int(b, 16), parts[1], name.startswith(_SPECIAL)))
+                    segs.append((int(a, 16), int(b, 16), parts[1], is_special_mapping(name)))
         except OSError:
             segs = []
         segs.sort()

@@ -1,11 +1,18 @@
 """Device memory: one lazily committed address space per device, an allocator and its accounting.
 
-Each device's memory is a private anonymous mapping of the chip's full capacity made with
-MAP_NORESERVE: the kernel commits a host page only when a byte in it is first written, so
-allocating all 64 GiB of an Ascend910B1 costs nothing until it is used.
+Each device's memory is a memfd of the chip's full capacity (sparse: the kernel commits a page only when
+a byte in it is first written, so allocating all 64 GiB of an Ascend910B1 costs nothing until it is
+used). It is mapped twice:
 
-Device addresses are plain ints far above any host address (see `DEVICE_BASE`), so a device
-pointer can never be mistaken for host memory, and `dev + offset` arithmetic works.
+- the **device range**, at a fixed address (`device_base(d)`, MAP_FIXED_NOREPLACE; elsewhere only when
+  that range is taken), with no access rights: device addresses are real process addresses that C code
+  can hold as `void*`, and host code that dereferences one faults, as it does on an NPU in EP mode;
+- the **runtime's view** (`DeviceHeap.bytes`), mapped wherever the kernel likes: the runtime and the
+  engines read and write device memory only through it (`runtime.gm`).
+
+Native code that must dereference device pointers (natively compiled kernels) is given access to the
+device range for the time it runs (docs/architecture.md, "Device memory in native code").
+Device addresses are decoded in one place: `device_of(addr)` / `device_base(d)`.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import mmap
+import weakref
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,28 +30,25 @@ import numpy as np
 from .. import constants as C
 from ..chips import ChipProfile, GiB, MiB
 from ..errors import AclError, Code
+from .devrange import (  # noqa: F401 - device_of / device_base are decoded there and re-exported here
+    DEVICE_BASE,
+    DEVICE_STRIDE,
+    MAX_DEVICES,
+    device_base,
+    device_of,
+    is_device_address,
+    map_device,
+    unmap_device,
+)
 
-# Device d's addresses start at DEVICE_BASE + d * DEVICE_STRIDE. 2**60 lies above every user-space
-# address on x86-64 (47/56-bit) and AArch64 (48/52-bit), so no host pointer ever falls in it.
-DEVICE_BASE = 1 << 60
-DEVICE_STRIDE = 1 << 48
 FREED_RECORD = 4096  # freed allocations each heap remembers, to tell "freed" from "never allocated"
-
-
-def device_base(device_id: int) -> int:
-    """The first address of device `device_id`'s memory."""
-    return DEVICE_BASE + device_id * DEVICE_STRIDE
-
-
-def device_of(addr: int) -> int | None:
-    """The device whose address range holds `addr`, or None for a host (or NULL) address."""
-    return (addr - DEVICE_BASE) // DEVICE_STRIDE if addr >= DEVICE_BASE else None
 
 NORMAL_PAGE = 4096
 HUGE_PAGE = 2 * MiB
 HUGE1G_PAGE = GiB
 HUGE_FIRST_THRESHOLD = 1 * MiB  # HUGE_FIRST requests of at most 1 MB use normal pages
 _MAP_NORESERVE = getattr(mmap, "MAP_NORESERVE", 0x4000)  # Linux value; Python < 3.13 lacks the name
+_MADV_REMOVE = getattr(mmap, "MADV_REMOVE", 9)  # frees a shared mapping's pages (MADV_DONTNEED does not)
 _RELEASE_AT = 2 * MiB  # freed ranges at least this big are handed back to the OS
 
 
@@ -60,7 +65,7 @@ class Allocation:
     policy: int
     api: str  # "malloc", "malloc_align32", "malloc_cached", "dvpp_malloc"
     offset: int  # offset in the device's backing store
-    backing: np.ndarray = field(repr=False)  # the whole device's bytes
+    backing: np.ndarray = field(repr=False)  # the whole device's bytes (the runtime's view)
     serial: int = 0
     site: Any = None  # where it was allocated (filled in when observers want it)
     freed: bool = False
@@ -207,9 +212,8 @@ class DeviceHeap:
         self.device_id = device_id
         self.chip = chip
         self.capacity = chip.memory_size
-        self.base = device_base(device_id)
         try:
-            self._mm = mmap.mmap(-1, self.capacity, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _MAP_NORESERVE)
+            self._fd, self._mm, self.base = map_device(device_id, self.capacity)
         except (OSError, OverflowError) as e:  # e.g. a virtual memory limit (ulimit -v) below the chip's memory
             raise AclError(
                 Code.ERROR_RT_MEMORY_ALLOCATION,
@@ -217,6 +221,7 @@ class DeviceHeap:
                 f"({chip.name}): {e}. Is the process's virtual memory limited (`ulimit -v`)? Raise the limit, "
                 "or emulate a chip with less memory (ACLSIM_SOC; `aclsim info` lists them)",
             ) from None
+        self._unmap = weakref.finalize(self, unmap_device, self.base, self.capacity, self._fd)
         self.bytes = np.frombuffer(self._mm, dtype=np.uint8)
         self._ranges = _RangeAllocator(self.capacity)
         self._starts: list[int] = []
@@ -272,7 +277,7 @@ class DeviceHeap:
         alloc.freed = True
         self._freed.append(alloc)
         if alloc.reserved >= _RELEASE_AT:
-            self._mm.madvise(mmap.MADV_DONTNEED, alloc.offset, alloc.reserved)
+            self._mm.madvise(_MADV_REMOVE, alloc.offset, alloc.reserved)
         self._ranges.free(alloc.offset, alloc.reserved)
 
     def release_all(self) -> list[Allocation]:
@@ -366,5 +371,6 @@ class DeviceHeap:
 
     def close(self) -> None:
         self.bytes = np.empty(0, np.uint8)
+        self._unmap()  # the device range goes now; its fixed addresses are free for the next heap
         with contextlib.suppress(BufferError):  # views still alive somewhere: leave the mapping to the GC
             self._mm.close()

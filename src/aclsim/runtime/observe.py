@@ -56,13 +56,34 @@ class Site:
         return f"{self.filename}:{self.lineno} in {self.function}"
 
 
+class _ForeignCaller(threading.local):
+    """The return address of the current thread's call into a face written for another language (the C face
+    sets `ra` on every call), and the function that turns it into a `Site` (set once by that face)."""
+
+    ra: int | None = None
+    resolve: Callable[[Any], Site | None] | None = None
+
+
+FOREIGN_CALLER = _ForeignCaller()
+
+
+def resolve_foreign_sites(resolve: Callable[[Any], Site | None]) -> None:
+    """Set how the face that records `FOREIGN_CALLER.ra` turns a native caller into a `Site` (once per process)."""
+    _ForeignCaller.resolve = resolve
+
+
 def user_site(depth: int = 8) -> Site | None:
-    """The innermost frame outside the aclsim package, with up to `depth` callers."""
+    """The innermost frame outside the aclsim package, with up to `depth` callers.
+
+    A call with no Python frame outside aclsim came from native code: its site is where the native caller is
+    (`FOREIGN_CALLER`), resolved by the face that received the call.
+    """
     f = sys._getframe(1)
     while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
         f = f.f_back
     if f is None:
-        return None
+        resolve = _ForeignCaller.resolve
+        return resolve(FOREIGN_CALLER.ra) if resolve is not None and FOREIGN_CALLER.ra is not None else None
     frames = []
     g = f
     while g is not None and len(frames) < depth:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import Code
-from .memory import DEVICE_BASE
+from .memory import is_device_address
 
 
 class KernelFault(Exception):
@@ -84,7 +84,7 @@ def pointers_in(args: Any) -> tuple[int, ...]:
     for v in args if isinstance(args, (tuple, list)) else ():
         face = getattr(type(v), "__acl_array_interface__", None)
         p = v.__acl_array_interface__["data"][0] if face is not None else getattr(v, "ptr", v)
-        if isinstance(p, (int, np.integer)) and not isinstance(p, bool) and int(p) >= DEVICE_BASE:
+        if isinstance(p, (int, np.integer)) and not isinstance(p, bool) and is_device_address(int(p)):
             out.append(int(p))
     return tuple(out)
 

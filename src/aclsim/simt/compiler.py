@@ -15,91 +15,16 @@ and the source line.
 from __future__ import annotations
 
 import ast
-import builtins
-import inspect
 import math
-import operator
-import textwrap
 from typing import Any
 
 import numpy as np
 
-from . import arrays, lang, ops, warp, xoroshiro
-from .ctype import scalar_dtype
-from .device_function import DeviceFunction
+from . import arrays, front, lang, ops, warp, xoroshiro
 from .lang import SimtError
-from .mathfns import MATH, UFUNC_NAMES
 
-_BINOPS = {
-    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
-    ast.Mod: "mod", ast.Pow: "pow", ast.LShift: "lshift", ast.RShift: "rshift", ast.BitAnd: "and",
-    ast.BitOr: "or", ast.BitXor: "xor",
-}
-_CONST_OPS = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod, ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
-}
 _FUSABLE = (ast.Add, ast.Sub, ast.Mult)  # `p[i] = a op b` may compute straight into memory
-_CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
-_UNARY = {ast.USub: "neg", ast.UAdd: "pos", ast.Invert: "invert", ast.Not: "not"}
-_CONSTRUCTS = {
-    ast.With: "a 'with' statement", ast.AsyncWith: "an 'async with' statement", ast.Try: "a 'try' statement",
-    ast.Raise: "a 'raise' statement", ast.Assert: "an 'assert' statement", ast.Import: "an 'import' statement",
-    ast.ImportFrom: "an 'import' statement", ast.Global: "a 'global' statement", ast.Nonlocal: "a 'nonlocal' statement",
-    ast.FunctionDef: "a nested function", ast.AsyncFunctionDef: "a nested function", ast.ClassDef: "a class definition",
-    ast.Delete: "a 'del' statement", ast.Lambda: "a lambda", ast.Yield: "a generator ('yield')",
-    ast.YieldFrom: "a generator ('yield from')", ast.Await: "'await'", ast.ListComp: "a list comprehension",
-    ast.SetComp: "a set comprehension", ast.DictComp: "a dict comprehension", ast.GeneratorExp: "a generator expression",
-    ast.List: "a list", ast.Dict: "a dict", ast.Set: "a set", ast.JoinedStr: "an f-string", ast.Starred: "'*' unpacking",
-    ast.NamedExpr: "the ':=' operator", ast.Slice: "a slice (index one element at a time)",
-}
-if hasattr(ast, "Match"):
-    _CONSTRUCTS[ast.Match] = "a 'match' statement"
 
-_ARRAY_DECLS = {lang._Shared.array: "shared", lang._Local.array: "local", lang._Const.array_like: "const"}
-# Objects a kernel may call, by identity -> (kind, data).
-INTRINSICS: dict[int, tuple[str, Any]] = {}
-
-
-def _register() -> None:
-    def add(obj: Any, kind: str, data: Any = None) -> None:
-        INTRINSICS[id(obj)] = (kind, data)
-
-    add(lang.syncthreads, "sync")
-    for op in ("count", "and", "or"):
-        add(getattr(lang, f"syncthreads_{op}"), "syncred", op)
-    for f in (lang.threadfence, lang.threadfence_block, lang.threadfence_system):
-        add(f, "fence")
-    for name in lang.WARP_FUNCTIONS:
-        add(getattr(lang, name), "warp", name)
-    add(lang.this_grid, "this_grid")
-    for name, k in lang.RNG_FUNCTIONS.items():
-        add(getattr(lang, name), "rng", k)
-    add(lang.grid, "grid")
-    add(lang.gridsize, "gridsize")
-    for op in lang.ATOMIC_OPS:
-        add(getattr(lang, f"atomic_{op}"), "atomic", op)
-    add(lang.atomic_cas, "atomic", "cas")
-    for name, fn in MATH.items():
-        add(getattr(lang, name), "math", fn)
-        if hasattr(math, name):
-            add(getattr(math, name), "math", fn)
-    for uf, name in UFUNC_NAMES.items():
-        add(uf, "math", MATH[name])
-    add(lang.rsqrt, "rsqrt")
-    add(lang.fma, "fma")
-    for obj in (lang.min, builtins.min, np.minimum):
-        add(obj, "minmax", np.minimum)
-    for obj in (lang.max, builtins.max, np.maximum):
-        add(obj, "minmax", np.maximum)
-    for obj in (lang.abs, builtins.abs, np.abs):
-        add(obj, "abs")
-    add(builtins.range, "range")
-    add(builtins.len, "len")
-    add(builtins.print, "print")
-
-
-_register()
 
 HELPERS: dict[str, Any] = {
     "h_bin": ops.binop, "h_cmp": ops.compare, "h_un": ops.unary, "h_logical": ops.logical, "h_select": ops.select,
@@ -121,73 +46,17 @@ HELPERS: dict[str, Any] = {
 assert all(k.startswith("h_") for k in HELPERS)
 
 
-class Source:
-    """A function's parsed source with the offsets that map ast lines back to the file."""
-
-    def __init__(self, fn: Any, what: str) -> None:
-        self.fn = fn
-        self.name = fn.__name__
-        try:
-            lines, first = inspect.getsourcelines(fn)
-            self.file = inspect.getsourcefile(fn) or "<unknown>"
-        except (OSError, TypeError) as e:
-            raise SimtError(f"{what} {fn.__name__}: its source code is not available ({e})") from None
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-        node = tree.body[0]
-        if not isinstance(node, ast.FunctionDef):
-            raise SimtError(f"{what} {fn.__name__} must be a plain 'def' function")
-        self.node = node
-        self.offset = first - 1
-        closure = dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__ or ()), strict=False))
-        self.scope = [closure, fn.__globals__, vars(builtins)]
-
-    def line(self, node: ast.AST) -> int:
-        return getattr(node, "lineno", 1) + self.offset
-
-    def where(self, node: ast.AST) -> str:
-        return f"{self.file}:{self.line(node)}"
-
-    def lookup(self, name: str) -> Any:
-        for d in self.scope:
-            if name in d:
-                return d[name]
-        raise KeyError(name)
-
-
-def _assigned_names(node: ast.FunctionDef) -> set[str]:
-    out: set[str] = set()
-    for n in ast.walk(node):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-            out.add(n.id)
-    return out
-
-
-def _has(stmts: list[ast.stmt], kinds: tuple[type, ...], into_loops: bool) -> bool:
-    """Whether the statements contain a node of `kinds` (optionally not looking inside nested loops)."""
-    stack: list[ast.AST] = list(stmts)
-    while stack:
-        n = stack.pop()
-        if isinstance(n, kinds):
-            return True
-        if not into_loops and isinstance(n, (ast.For, ast.While)):
-            continue
-        stack.extend(c for c in ast.iter_child_nodes(n) if isinstance(c, ast.stmt))
-    return False
-
-
-def _may_exit(s: ast.stmt) -> bool:
-    """Whether executing s can leave some lanes stopped (break/continue of this loop, or return)."""
-    return _has([s], (ast.Break, ast.Continue), into_loops=False) or _has([s], (ast.Return,), into_loops=True)
-
 
 class Codegen:
     """Generates the vectorized Python source of one kernel or device function."""
 
-    def __init__(self, src: Source, compiler: Compiler, kind: str, params: dict[str, Any]) -> None:
+    def __init__(self, src: front.Source, compiler: Compiler, kind: str, params: dict[str, Any]) -> None:
         self.src, self.compiler, self.kind = src, compiler, kind
         self.params = params  # name -> PtrType | np.dtype | None (device params may be untyped)
         self.ptrs = {n for n, t in params.items() if isinstance(t, (lang.PtrType, lang.ArrayType))}
-        self.locals = _assigned_names(src.node) | set(params)
+        self.names = front.Names(src, kind, params)
+        self.locals = self.names.locals
+        self.refuse = self.names.refuse
         self.array_names: set[str] = set()  # shared, local and constant arrays declared here
         self.const_arrays: set[str] = set()
         self.lines: list[str] = []
@@ -227,13 +96,6 @@ class Codegen:
         self.consts[name] = value
         return name
 
-    def refuse(self, node: ast.AST, what: str, hint: str = "") -> SimtError:
-        return SimtError(
-            f"{self.src.where(node)}: {what} is not supported in a simt {self.kind} ({self.src.name})"
-            + (f"; {hint}" if hint else "")
-        )
-
-    # -- functions ------------------------------------------------------------------------
     def function(self) -> str:
         node = self.src.node
         args = node.args
@@ -279,7 +141,7 @@ class Codegen:
             self.stmt(s)
             if isinstance(s, (ast.Break, ast.Continue, ast.Return)):
                 break  # the rest of this block is unreachable
-            if i + 1 < len(stmts) and _may_exit(s):
+            if i + 1 < len(stmts) and front.may_exit(s):
                 self.emit("if m is not False:")
                 self.ind += 1
         self.ind = saved
@@ -305,7 +167,7 @@ class Codegen:
                     self.assign_value(target, t, s)
         elif isinstance(s, ast.AnnAssign):
             if s.value is not None:
-                dt = self._annotation_dtype(s.annotation, s)
+                dt = self.names.annotation_dtype(s.annotation, s)
                 v = self.expr(s.value, "m")
                 self.assign_value(s.target, f"h_to({v}, {self._obj(dt)})", s)
         elif isinstance(s, ast.AugAssign):
@@ -332,14 +194,14 @@ class Codegen:
             self.grid_sync = True
             self.emit(f"C.grid_sync(m, {line})")
         elif isinstance(s, ast.Expr):
-            kind = self._intrinsic(s.value.func)[0] if isinstance(s.value, ast.Call) else None
+            kind = self.names.intrinsic(s.value.func)[0] if isinstance(s.value, ast.Call) else None
             if kind == "sync":
                 if s.value.args or s.value.keywords:
                     raise self.refuse(s, "arguments to simt.syncthreads()")
                 self.emit(f"C.sync(m, {line})")
             elif kind == "print":
                 self.print_(s.value)
-            elif kind == "warp" and self._intrinsic(s.value.func)[1] == "syncwarp":
+            elif kind == "warp" and self.names.intrinsic(s.value.func)[1] == "syncwarp":
                 call = s.value
                 if call.keywords or len(call.args) > 1:
                     raise self.refuse(s, "syncwarp with these arguments", "call it as syncwarp() or syncwarp(mask)")
@@ -352,7 +214,7 @@ class Codegen:
             else:
                 self.emit(self.expr(s.value, "m"))
         else:
-            raise self.refuse(s, _CONSTRUCTS.get(type(s), f"a '{type(s).__name__}' statement"))
+            raise self.refuse(s, front.CONSTRUCTS.get(type(s), f"a '{type(s).__name__}' statement"))
 
     def _is_grid_sync(self, node: ast.expr) -> bool:
         """Whether node is `this_grid().sync()` or `g.sync()` with g = this_grid()."""
@@ -361,7 +223,7 @@ class Codegen:
         group = node.func.value
         if isinstance(group, ast.Name) and group.id in self.grid_groups:
             pass
-        elif not (isinstance(group, ast.Call) and self._intrinsic(group.func)[0] == "this_grid"):
+        elif not (isinstance(group, ast.Call) and self.names.intrinsic(group.func)[0] == "this_grid"):
             return False
         if node.args or node.keywords:
             raise self.refuse(node, "arguments to the grid group's sync()")
@@ -385,19 +247,19 @@ class Codegen:
             return self.is_pointer(node.left) or (isinstance(node.op, ast.Add) and self.is_pointer(node.right))
         return False
 
-    def pointer(self, node: ast.expr) -> str:
-        """Code for a pointer expression (p, p + k, k + p, p - k)."""
+    def pointer(self, node: ast.expr, mv: str = "m") -> str:
+        """Code for a pointer expression (p, p + k, k + p, p - k) evaluated in the lanes of mask mv."""
         if isinstance(node, ast.Name):
             return f"v_{node.id}"
         if isinstance(node, ast.Subscript):
-            base, idx = self.subscript_parts(node)
-            return f"h_sub(C, {base}, {idx}, m, {self.src.line(node)})"
+            base, idx = self.subscript_parts(node, mv=mv)
+            return f"h_sub(C, {base}, {idx}, {mv}, {self.src.line(node)})"
         assert isinstance(node, ast.BinOp)
         p, k = (node.left, node.right) if self.is_pointer(node.left) else (node.right, node.left)
         if self.is_pointer(k):
             raise self.refuse(node, f"'{ast.unparse(node)}' (arithmetic between two pointers)")
         sign = -1 if isinstance(node.op, ast.Sub) else 1
-        return f"h_padd({self.pointer(p)}, {self.expr(k, 'm')}, {sign})"
+        return f"h_padd({self.pointer(p, mv)}, {self.expr(k, mv)}, {sign})"
 
     def print_(self, call: ast.Call) -> None:
         """print(...) in a kernel: every active thread prints its line, in thread order (like printf)."""
@@ -407,20 +269,13 @@ class Codegen:
                 for a in call.args]
         self.emit(f"C.print(m, [{', '.join(args)}])")
 
-    def _annotation_dtype(self, ann: ast.expr, node: ast.AST) -> np.dtype:
-        obj = self.resolve(ann)
-        dt = scalar_dtype(obj)
-        if dt is None:
-            raise self.refuse(node, f"the annotation '{ast.unparse(ann)}'", "use a numpy scalar type, int or float")
-        return dt
-
     def assign(self, target: ast.expr, value: ast.expr, s: ast.stmt) -> None:
-        if isinstance(value, ast.Call) and self._intrinsic(value.func)[0] == "this_grid":
+        if isinstance(value, ast.Call) and self.names.intrinsic(value.func)[0] == "this_grid":
             if not isinstance(target, ast.Name) or value.args or value.keywords:
                 raise self.refuse(s, f"'{ast.unparse(s)}'", "write g = this_grid() and call g.sync()")
             self.grid_groups.add(target.id)
             return
-        decl = self._array_decl(value.func) if isinstance(value, ast.Call) else None
+        decl = self.names.array_decl(value.func) if isinstance(value, ast.Call) else None
         if decl is not None:
             if not isinstance(target, ast.Name):
                 raise self.refuse(s, f"assigning a new array to {ast.unparse(target)!r}", "assign it to a name")
@@ -450,7 +305,7 @@ class Codegen:
             base, idx = self.subscript_parts(target, write=True)
             a, pending = self.fusable_operand(value.left, True)
             b, _ = self.fusable_operand(value.right, not pending)  # at most one operand stays pending
-            self.emit(f"h_stb(C, {base}, {idx}, {_BINOPS[type(value.op)]!r}, {a}, {b}, m, {self.src.line(s)})")
+            self.emit(f"h_stb(C, {base}, {idx}, {front.BINOPS[type(value.op)]!r}, {a}, {b}, m, {self.src.line(s)})")
             return
         self.assign_value(target, self.expr(value, "m"), s)
 
@@ -458,7 +313,7 @@ class Codegen:
         """(code, pending) of an operand of a store's `a op b`: itself a +, - or * of two values, it may
         stay pending, as the tuple (op, x, y), for the store to compute into memory (memory.store_binop)."""
         if may_pend and isinstance(node, ast.BinOp) and type(node.op) in _FUSABLE and not self.is_pointer(node):
-            return f"({_BINOPS[type(node.op)]!r}, {self.expr(node.left, 'm')}, {self.expr(node.right, 'm')})", True
+            return f"({front.BINOPS[type(node.op)]!r}, {self.expr(node.left, 'm')}, {self.expr(node.right, 'm')})", True
         return self.expr(node, "m"), False
 
     def assign_value(self, target: ast.expr, code: str, s: ast.stmt, is_ptr: bool = False) -> None:
@@ -484,7 +339,7 @@ class Codegen:
             raise self.refuse(s, f"assigning to {ast.unparse(target)!r}")
 
     def augassign(self, s: ast.AugAssign) -> None:
-        op = _BINOPS.get(type(s.op))
+        op = front.BINOPS.get(type(s.op))
         if op is None:
             raise self.refuse(s, f"the operator {type(s.op).__name__}")
         v = self.expr(s.value, "m")
@@ -523,7 +378,7 @@ class Codegen:
         self.array_names.add(target.id)
         key = f"{self.src.name}:{self.src.line(call)}"
         if kind == "const":
-            host = self.constant(args["ary"])
+            host = self.names.constant(args["ary"])
             if not isinstance(host, np.ndarray) or host.dtype.kind not in "biufc":
                 raise self.refuse(call, f"{fname} of a {type(host).__name__}",
                                   "pass a module-level numpy array of bool, integer or float elements")
@@ -531,8 +386,8 @@ class Codegen:
             self.emit(f"v_{target.id} = {self._obj(arrays.ConstArr(target.id, host))}")
             return
         try:
-            shape = self.constant(args["shape"])
-            dtype = np.dtype(self.constant(args["dtype"]))
+            shape = self.names.constant(args["shape"])
+            dtype = np.dtype(self.names.constant(args["dtype"]))
         except (SimtError, TypeError):
             raise self.refuse(call, f"a {fname} whose shape or dtype is not a constant",
                               "use literals, module-level constants or arithmetic on them") from None
@@ -575,7 +430,7 @@ class Codegen:
 
     def _loop_body(self, body: list[ast.stmt], live: str) -> None:
         self.emit(f"m = {live}")
-        if not _has(body, (ast.Break, ast.Continue, ast.Return), into_loops=True):
+        if not front.has(body, (ast.Break, ast.Continue, ast.Return), into_loops=True):
             self.block(body)  # no lane leaves early: the mask after the body is `live` again
             return
         cnt = self.tmp("cnt")
@@ -586,7 +441,7 @@ class Codegen:
         self.emit(f"{live} = h_mor(C.N, m, {cnt})")
 
     def _loop_exit(self, body: list[ast.stmt], enter: str) -> None:
-        if _has(body, (ast.Return,), into_loops=True):
+        if front.has(body, (ast.Return,), into_loops=True):
             self.emit(f"m = h_mandnot(C.N, {enter}, {self.ret})")
         else:
             self.emit(f"m = {enter}")
@@ -600,7 +455,7 @@ class Codegen:
             raise self.refuse(s, f"using the pointer/shared array '{s.target.id}' as a loop variable")
         self.iterates = True
         it = s.iter
-        if not (isinstance(it, ast.Call) and self._intrinsic(it.func)[0] == "range"):
+        if not (isinstance(it, ast.Call) and self.names.intrinsic(it.func)[0] == "range"):
             raise self.refuse(s, f"iterating over {ast.unparse(it)!r}", "only 'for i in range(...)' loops are supported")
         if it.keywords or not 1 <= len(it.args) <= 3:
             raise self.refuse(s, "range() with these arguments")
@@ -614,7 +469,7 @@ class Codegen:
         self.emit(f"{live} = m")
         # A uniform loop (the same trip count in every lane, no lane leaving early) counts its trips
         # instead of recomputing the mask of lanes still iterating: the mask stays `m` throughout.
-        exits = _has(s.body, (ast.Break, ast.Continue), into_loops=False) or _has(s.body, (ast.Return,), into_loops=True)
+        exits = front.has(s.body, (ast.Break, ast.Continue), into_loops=False) or front.has(s.body, (ast.Return,), into_loops=True)
         trips = None if exits else self.tmp("n")
         # In a uniform loop the mask never changes: assignments at the top of its body skip the per-lane
         # merge (lanes outside the mask do not run the body, so what they hold meanwhile is never read)
@@ -659,7 +514,7 @@ class Codegen:
                 self.emit(f"    v_{n} = h_asg(C, m, v_{n}, t_sv_{n}_{amask})")
 
     def _uses_warp(self, body: list[ast.stmt]) -> bool:
-        return any(isinstance(n, ast.Call) and self._intrinsic(n.func)[0] == "warp"
+        return any(isinstance(n, ast.Call) and self.names.intrinsic(n.func)[0] == "warp"
                    for st in body for n in ast.walk(st))
 
     def while_(self, s: ast.While) -> None:
@@ -702,10 +557,10 @@ class Codegen:
     # -- conditions (masks) ---------------------------------------------------------------
     def cond(self, node: ast.expr, mv: str) -> str:
         """Code for the mask of lanes (among all) where `node` is true; may emit statements."""
-        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _CMPOPS:
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in front.CMPOPS:
             a = self.expr(node.left, mv)
             b = self.expr(node.comparators[0], mv)
-            return f"h_cmpm(C, {_CMPOPS[type(node.ops[0])]!r}, {a}, {b})"
+            return f"h_cmpm(C, {front.CMPOPS[type(node.ops[0])]!r}, {a}, {b})"
         if isinstance(node, ast.BoolOp):
             acc = self.tmp("c")
             self.emit(f"{acc} = {self.cond(node.values[0], mv)}")
@@ -739,12 +594,12 @@ class Codegen:
         if isinstance(node, ast.Attribute):
             return self.attribute(node)
         if isinstance(node, ast.BinOp):
-            op = _BINOPS.get(type(node.op))
+            op = front.BINOPS.get(type(node.op))
             if op is None:
                 raise self.refuse(node, "the '@' operator")
             return f"h_bin({op!r}, {self.expr(node.left, mv)}, {self.expr(node.right, mv)})"
         if isinstance(node, ast.UnaryOp):
-            return f"h_un({_UNARY[type(node.op)]!r}, {self.expr(node.operand, mv)})"
+            return f"h_un({front.UNARY[type(node.op)]!r}, {self.expr(node.operand, mv)})"
         if isinstance(node, ast.Compare):
             return self.compare(node, mv)
         if isinstance(node, ast.BoolOp):
@@ -753,33 +608,33 @@ class Codegen:
             return self.ifexp(node, mv)
         if isinstance(node, ast.Subscript):
             if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":  # a.shape[k]
-                k = self.constant(node.slice)
+                k = self.names.constant(node.slice)
                 if type(k) is not int:
                     raise self.refuse(node, f"'{ast.unparse(node)}' with a non-constant index")
                 return f"{self.attribute(node.value)}[{k}]"
             if self._is_row(node):
                 raise self.refuse(node, f"the row '{ast.unparse(node)}' as a value",
                                   f"bind it to a name (row = {ast.unparse(node)}) and index that")
-            base, idx = self.subscript_parts(node)
+            base, idx = self.subscript_parts(node, mv=mv)  # (index loads only in the lanes that load)
             return f"h_ld(C, {base}, {idx}, {mv}, {self.src.line(node)})"
         if isinstance(node, ast.Call):
             return self.call(node, mv)
         if isinstance(node, ast.Tuple):
             raise self.refuse(node, "a tuple value", "tuples may only appear in a, b = x, y or as a shared index")
-        raise self.refuse(node, _CONSTRUCTS.get(type(node), f"the expression {type(node).__name__}"))
+        raise self.refuse(node, front.CONSTRUCTS.get(type(node), f"the expression {type(node).__name__}"))
 
     def _impure(self, node: ast.expr) -> bool:
         """Whether evaluating node in lanes that should not may fault or have effects (loads, calls)."""
         for n in ast.walk(node):
             if isinstance(n, ast.Subscript):
                 return True
-            if isinstance(n, ast.Call) and self._intrinsic(n.func)[0] in ("atomic", "device", "sync"):
+            if isinstance(n, ast.Call) and self.names.intrinsic(n.func)[0] in ("atomic", "device", "sync"):
                 return True
         return False
 
     def compare(self, node: ast.Compare, mv: str) -> str:
         for op in node.ops:
-            if type(op) not in _CMPOPS:
+            if type(op) not in front.CMPOPS:
                 raise self.refuse(node, f"the comparison '{type(op).__name__}'", "use <, <=, >, >=, == or !=")
         left = self.expr(node.left, mv)
         parts = []
@@ -789,7 +644,7 @@ class Codegen:
                 t = self.tmp()
                 self.emit(f"{t} = {r}")
                 r = t
-            parts.append(f"h_cmp({_CMPOPS[type(op)]!r}, {left}, {r})")
+            parts.append(f"h_cmp({front.CMPOPS[type(op)]!r}, {left}, {r})")
             left = r
         code = parts[0]
         for p in parts[1:]:
@@ -834,52 +689,10 @@ class Codegen:
 
     def global_expr(self, node: ast.expr) -> str:
         """A global name or attribute chain read as a value: a numeric constant or simt.laneid/warpsize."""
-        obj = self.resolve(node)
+        obj = self.names.resolve(node)
         if isinstance(obj, lang._Special):
             return self.special(obj)
-        return self.const(self._global_value(node))
-
-    def _global_value(self, node: ast.expr) -> Any:
-        obj = self.resolve(node)
-        if type(obj) in (int, float, bool) or isinstance(obj, (np.integer, np.floating, np.bool_)):
-            return obj
-        raise self.refuse(node, f"the global '{ast.unparse(node)}' (a {type(obj).__name__})",
-                          "kernels may read numeric constants, call @simt.device functions and simt/math functions")
-
-    def resolve(self, node: ast.expr) -> Any:
-        """The Python object a global name or attribute chain refers to (resolved at compile time)."""
-        if isinstance(node, ast.Name):
-            if node.id in self.locals:
-                raise self.refuse(node, f"using the local variable '{node.id}' here")
-            try:
-                return self.src.lookup(node.id)
-            except KeyError:
-                raise self.refuse(node, f"the undefined name '{node.id}'") from None
-        if isinstance(node, ast.Attribute):
-            base = self.resolve(node.value)
-            try:
-                return getattr(base, node.attr)
-            except AttributeError:
-                raise self.refuse(node, f"'{ast.unparse(node)}' (no such attribute)") from None
-            except SimtError:
-                raise self.refuse(node, f"'{ast.unparse(node)}'") from None
-        raise self.refuse(node, f"the expression '{ast.unparse(node)}' in this position")
-
-    def constant(self, node: ast.expr) -> Any:
-        """A compile-time constant: literal, tuple of constants or global constant."""
-        if isinstance(node, ast.Constant):
-            return node.value
-        if isinstance(node, ast.Tuple):
-            return tuple(self.constant(e) for e in node.elts)
-        if isinstance(node, ast.BinOp) and type(node.op) in _CONST_OPS:
-            a, b = self.constant(node.left), self.constant(node.right)
-            if type(a) is int and type(b) is int:
-                return _CONST_OPS[type(node.op)](a, b)
-            raise self.refuse(node, f"the constant expression '{ast.unparse(node)}'", "use integer constants")
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            return -self.constant(node.operand)
-        obj = self.resolve(node)
-        return int(obj) if isinstance(obj, np.integer) else obj
+        return self.const(self.names.global_value(node))
 
     def attribute(self, node: ast.Attribute) -> str:
         if isinstance(node.value, ast.Name) and node.value.id in self.locals:
@@ -892,7 +705,7 @@ class Codegen:
             raise self.refuse(node, f"'{ast.unparse(node)}'", "arrays have .shape, .size and .ndim; numbers .real and .imag")
         if isinstance(node.value, (ast.Name, ast.Attribute)):
             try:
-                base = self.resolve(node.value)
+                base = self.names.resolve(node.value)
             except SimtError:
                 base = None
             if isinstance(base, lang._Index):
@@ -901,9 +714,9 @@ class Codegen:
                 return f"C.{base._name}_{node.attr}"
         return self.global_expr(node)
 
-    def subscript_parts(self, node: ast.Subscript, write: bool = False) -> tuple[str, str]:
-        if type(node.value) in _CONSTRUCTS:
-            raise self.refuse(node, _CONSTRUCTS[type(node.value)])
+    def subscript_parts(self, node: ast.Subscript, write: bool = False, mv: str = "m") -> tuple[str, str]:
+        if type(node.value) in front.CONSTRUCTS:
+            raise self.refuse(node, front.CONSTRUCTS[type(node.value)])
         if not isinstance(node.value, ast.Name) or node.value.id not in self.locals:
             raise self.refuse(node, f"indexing '{ast.unparse(node.value)}'",
                               "only simt.Ptr parameters and shared arrays can be indexed")
@@ -913,11 +726,7 @@ class Codegen:
         if self.kind == "kernel" and name not in self.ptrs and name not in self.array_names:
             raise self.refuse(node, f"indexing the scalar '{name}'", "only simt.Ptr parameters and shared arrays")
         sl = node.slice
-        if isinstance(sl, ast.Tuple):
-            idx = "(" + "".join(self.expr(e, "m") + ", " for e in sl.elts) + ")"
-        else:
-            idx = self.expr(sl, "m")
-        return f"v_{name}", idx
+        return f"v_{name}", self._index_arg(sl, mv)
 
     def tuple_value(self, node: ast.expr, n: int, s: ast.stmt) -> str:
         """Code for a tuple-valued expression unpacked into n names (its arity is checked here)."""
@@ -926,9 +735,9 @@ class Codegen:
             t = self.params.get(node.value.id) if isinstance(node.value, ast.Name) else None
             arity, code = (t.ndim if isinstance(t, lang.ArrayType) else n), self.attribute(node)
         if isinstance(node, ast.Call):
-            kind, data = self._intrinsic(node.func)
+            kind, data = self.names.intrinsic(node.func)
             if kind in ("grid", "gridsize"):
-                arity = self._ndim(node)
+                arity = self.names.ndim(node)
                 code = "(" + "".join(f"{c}, " for c in self.grid_code(kind, arity)) + ")"
             elif kind == "device":
                 code = self.call(node, "m", tuple_ok=True)
@@ -946,16 +755,6 @@ class Codegen:
             raise self.refuse(s, f"unpacking the {arity} values of '{ast.unparse(node)}' into {n} names")
         return code
 
-    def _ndim(self, call: ast.Call) -> int:
-        name = ast.unparse(call.func)
-        try:
-            nd = self.constant(call.args[0]) if len(call.args) == 1 and not call.keywords else None
-        except SimtError:
-            nd = None
-        if type(nd) is not int or not 1 <= nd <= 3:
-            raise self.refuse(call, f"{name} without a constant number of dimensions", f"call it as {name}(1), (2) or (3)")
-        return nd
-
     @staticmethod
     def grid_code(kind: str, ndim: int) -> list[str]:
         """Per dimension: blockIdx * blockDim + threadIdx (grid) or blockDim * gridDim (gridsize)."""
@@ -972,35 +771,10 @@ class Codegen:
         return f"h_bin('and', {lin}, {lang.WARP_SIZE - 1})"
 
     # -- calls ----------------------------------------------------------------------------
-    def _intrinsic(self, func: ast.expr) -> tuple[str, Any]:
-        if isinstance(func, ast.Name) and func.id in self.locals:
-            return ("local", None)
-        try:
-            obj = self.resolve(func)
-        except SimtError:
-            return ("unknown", None)
-        hit = INTRINSICS.get(id(obj))
-        if hit is not None:
-            return hit
-        if isinstance(obj, DeviceFunction):
-            return ("device", obj)
-        dt = scalar_dtype(obj)
-        if dt is not None:
-            return ("cast", dt)
-        return ("unknown", obj)
-
-    def _array_decl(self, func: ast.expr) -> str | None:
-        """'shared', 'local' or 'const' when func is simt.shared.array / local.array / const.array_like."""
-        try:
-            obj = self.resolve(func)
-        except SimtError:
-            return None
-        return _ARRAY_DECLS.get(getattr(obj, "__func__", None))
-
     def call(self, node: ast.Call, mv: str, tuple_ok: bool = False) -> str:
         if node.keywords:
             raise self.refuse(node, "keyword arguments in a call")
-        kind, data = self._intrinsic(node.func)
+        kind, data = self.names.intrinsic(node.func)
         fname = ast.unparse(node.func)
         args = node.args
         line = self.src.line(node)
@@ -1018,7 +792,7 @@ class Codegen:
             if fn.ret_arity and not tuple_ok:
                 raise self.refuse(node, f"{fname}() as a single value (it returns {fn.ret_arity} values)",
                                   f"unpack it: {', '.join('abcdefgh'[:fn.ret_arity])} = {fname}(...)")
-            return f"{self._obj(fn.pyfunc)}(C, {mv}, {', '.join(self.arg(a) for a in args)})"
+            return f"{self._obj(fn.pyfunc)}(C, {mv}, {', '.join(self.arg(a, mv) for a in args)})"
         if kind == "atomic":
             n = 4 if data == "cas" else 3
             if len(args) != n:
@@ -1027,7 +801,7 @@ class Codegen:
             base = self.pointer_arg(args[0], node)
             if ast.unparse(args[0]) in self.const_arrays:
                 raise self.refuse(node, f"an atomic on the constant array '{ast.unparse(args[0])}'")
-            idx = self._index_arg(args[1])
+            idx = self._index_arg(args[1], mv)
             if data == "cas":
                 return (f"h_atomic(C, 'cas', {base}, {idx}, {self.expr(args[3], mv)}, {mv}, {line}, "
                         f"{self.expr(args[2], mv)})")
@@ -1056,7 +830,7 @@ class Codegen:
             helper = "h_shfl" if op.startswith("shfl") else "h_vote"
             return f"{helper}(C, {mv}, {op!r}, {', '.join(vals)}, {line})"
         if kind in ("grid", "gridsize"):
-            nd = self._ndim(node)
+            nd = self.names.ndim(node)
             if nd != 1:
                 raise self.refuse(node, f"{fname}({nd}) as a single value", f"unpack it: i, j = {fname}({nd})")
             return self.grid_code(kind, 1)[0]
@@ -1088,10 +862,10 @@ class Codegen:
         raise self.refuse(node, f"calling {fname}",
                           "kernels can call @simt.device functions, simt math/atomic functions and numpy scalar types")
 
-    def _index_arg(self, node: ast.expr) -> str:
+    def _index_arg(self, node: ast.expr, mv: str) -> str:
         if isinstance(node, ast.Tuple):
-            return "(" + "".join(self.expr(e, "m") + ", " for e in node.elts) + ")"
-        return self.expr(node, "m")
+            return "(" + "".join(self.expr(e, mv) + ", " for e in node.elts) + ")"
+        return self.expr(node, mv)
 
     def pointer_arg(self, node: ast.expr, call: ast.AST) -> str:
         if isinstance(node, ast.Name) and node.id in self.locals:
@@ -1100,11 +874,11 @@ class Codegen:
             return f"v_{node.id}"
         raise self.refuse(call, f"an atomic on '{ast.unparse(node)}'", "pass a simt.Ptr parameter or shared array")
 
-    def arg(self, node: ast.expr) -> str:
-        """An argument of a device-function call: pointers and shared arrays pass through."""
+    def arg(self, node: ast.expr, mv: str) -> str:
+        """An argument of a device-function call made in the lanes of mv: pointers and arrays pass through."""
         if self.is_pointer(node):
-            return self.pointer(node)
-        return self.expr(node, "m")
+            return self.pointer(node, mv)
+        return self.expr(node, mv)
 
 
 class Compiled:
@@ -1130,43 +904,27 @@ class Compiler:
     def __init__(self) -> None:
         self._active: list[Any] = []
 
-    def build(self, src: Source, kind: str, params: dict[str, Any]) -> Compiled:
+    def build(self, src: front.Source, kind: str, params: dict[str, Any]) -> Compiled:
         gen = Codegen(src, self, kind, params)
         code = gen.function()
         env = dict(HELPERS)
         env.update(gen.consts)
         filename = f"<simt {kind} {src.name} from {src.file}>"
         exec(compile(code, filename, "exec"), env)
-        written = _written_pointers(src.node)
+        written = front.written_pointers(src.node)
         if gen.ptr_locals:  # a store through an alias may write any pointer parameter
             written |= set(params)
         return Compiled(env["_kernel" if kind == "kernel" else "_device"], code, len(params), written, gen.shared_bytes,
                         gen.ret_arity, gen.grid_sync, gen.iterates, gen.local_bytes)
 
-    def device(self, dev: Any, node: ast.AST, caller: Source) -> Compiled:
+    def device(self, dev: Any, node: ast.AST, caller: front.Source) -> Compiled:
         if dev in self._active:
             chain = " -> ".join(d.fn.__name__ for d in [*self._active, dev])
             raise SimtError(f"{caller.where(node)}: recursion ({chain}) is not supported in simt device functions")
         if dev.compiled is None:
             self._active.append(dev)
             try:
-                dev.compiled = self.build(Source(dev.fn, "device function"), "device", dev.params())
+                dev.compiled = self.build(front.Source(dev.fn, "device function"), "device", dev.params())
             finally:
                 self._active.pop()
         return dev.compiled
-
-
-def _written_pointers(node: ast.FunctionDef) -> set[str]:
-    """Names stored to through subscripts or atomics (conservative: any atomic or device call counts)."""
-    out: set[str] = set()
-    for n in ast.walk(node):
-        if isinstance(n, (ast.Assign, ast.AugAssign)):
-            for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
-                for s in ast.walk(t):
-                    if isinstance(s, ast.Subscript) and isinstance(s.value, ast.Name):
-                        out.add(s.value.id)
-        if isinstance(n, ast.Call):
-            for a in n.args:
-                if isinstance(a, ast.Name):
-                    out.add(a.id)  # passed to an atomic or a device function: may be written
-    return out

@@ -104,6 +104,23 @@ def common_type(da: Any, db: Any) -> Any:
     return r
 
 
+def binop_type(op: str, da: Any, db: Any) -> Any:
+    """The C result type of `a <op> b` for operands of types da, db (TypeError where C has no such
+    operation): the common type, except a shift, whose type is its left operand's (promoted)."""
+    rt = common_type(da, db)
+    if op in ("lshift", "rshift"):
+        if da is WEAK_FLOAT or db is WEAK_FLOAT or (type(rt) is not _Weak and rt.kind == "f"):
+            raise TypeError("shift operands must be integers")
+        if da is WEAK_INT:
+            return WEAK_INT if db is WEAK_INT else I32
+        return common_type(da, WEAK_INT)
+    if rt is WEAK_COMPLEX and op not in ("add", "sub", "mul", "truediv", "pow"):
+        raise TypeError(f"'{op}' is not defined on complex numbers")
+    if op in ("and", "or", "xor") and type(rt) is not _Weak and rt.kind in "fc":
+        raise TypeError("bitwise operators need integer operands")
+    return rt
+
+
 def _weak_with(weak: str, d: np.dtype) -> np.dtype:
     if weak is WEAK_INT:
         return d if d.kind in "fc" else _int_promote(d)

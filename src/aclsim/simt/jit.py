@@ -7,9 +7,10 @@ if/for/while/break/continue/return, exact math functions. Anything else runs on 
 By default only kernels with a loop take this path (straight-line kernels are already at numpy's
 speed there); `ACLSIM_SIMT_JIT=1` takes it for every kernel in the subset.
 
-The translation reads the same `ast` as the numpy compiler and types it statically with the same C
-rules (`ctype.common_type`): every operation casts its operands to the C result type and its result
-back to it, since numba's own promotion differs (int32 + int32 is int64 there). A construct whose
+A back end of the front end (`front`: names resolved, constructs refused, the same C rules of
+`ctype.common_type` and the scalar C arithmetic of `csem`), it types the kernel statically: every
+operation casts its operands to the C result type and its result back to it, since numba's own
+promotion differs (int32 + int32 is int64 there). A construct whose
 type the numpy engine decides per launch (a variable bound to values of different types, a Python
 float variable, a weak int mixed with a float literal) is not translated.
 
@@ -33,8 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from . import compiler, lang
-from .ctype import F32, I32, I64, WEAK_FLOAT, WEAK_INT, common_type
+from . import front, lang
+from .ctype import F32, I64, WEAK_FLOAT, WEAK_INT, binop_type, common_type
+from .lang import SimtError
 
 _TYPES = {np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64)}
 U32 = np.dtype(np.uint32)
@@ -48,10 +50,11 @@ _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", as
 CHUNK_THREADS = 1 << 16  # threads per call of the compiled code
 _INDICES = [f"{n}_{d}" for n in ("threadIdx", "blockIdx", "blockDim", "gridDim") for d in "xyz"]
 _Levels = list[tuple[list[ast.stmt], ast.expr | None]]  # statements, then the guard `if` around the rest
+_Form = tuple[Any, dict[str, Any]]  # an affine value: (constant, {axis: coefficient}) (see _Gen.aff)
 
 
-class JitFault(Exception):
-    """Raised by compiled code where the numpy engine must decide: the launch reruns there."""
+class _NotAffine(Exception):
+    """A load position that is not affine in the thread's indices and the loop counter."""
 
 
 class _Unsupported(Exception):
@@ -101,118 +104,21 @@ def _nb(t: Any) -> str:
     return f"np.{t.name}"
 
 
-# ---------------------------------------------------------------------------- runtime helpers
-# Integer division, remainder and shifts exactly as the numpy engine computes them (ops.binop):
-# numpy's floor_divide/fmod (0 for a zero divisor, MIN // -1 = MIN) with C's truncation on top.
-# Operands arrive in the C result type; z is its 0. (Every branch returns that type or a wider one of
-# the same signedness: numba would unify a uint64 with an int literal as float64.)
-def _idiv(a: Any, b: Any, z: Any) -> Any:  # signed a / b (ops._c_truediv)
-    if b == 0:
-        return z + 1 if a < 0 else z
-    if b == -1:
-        return z - a
-    q = a // b
-    if a - q * b != 0 and (a < 0) != (b < 0):
-        q += 1
-    return q
-
-
-def _udiv(a: Any, b: Any, z: Any) -> Any:  # unsigned a / b and a // b
-    return z if b == 0 else a // b
-
-
-def _ifloordiv(a: Any, b: Any, z: Any) -> Any:  # signed np.floor_divide
-    if b == 0:
-        return z
-    if b == -1:
-        return z - a
-    return a // b
-
-
-def _imod(a: Any, b: Any, z: Any) -> Any:  # signed np.fmod: the sign of the dividend, 0 for b in (0, -1)
-    if b == 0 or b == -1:
-        return z
-    r = a % b
-    return r - b if r != 0 and (a < 0) != (b < 0) else r
-
-
-def _umod(a: Any, b: Any, z: Any) -> Any:
-    return z if b == 0 else a % b
-
-
-def _wdiv(a: Any, b: Any) -> Any:  # two Python ints (ops._py_cdiv)
-    if b == 0:
-        return 0
-    q = abs(np.int64(a)) // abs(np.int64(b))
-    return q if (a < 0) == (b < 0) else -q
-
-
-def _wmod(a: Any, b: Any) -> Any:  # ops._py_crem
-    if b == 0:
-        return 0
-    x, y = np.int64(a), np.int64(b)
-    r = x % y
-    return r - y if r != 0 and (x < 0) != (y < 0) else r
-
-
-def _fdiv(a: float, b: float) -> float:  # two Python floats (ops.binop)
-    if b != 0:
-        return a / b
-    if a != 0:
-        return math.copysign(math.inf, a)
-    return math.nan
-
-
-def _shl(a: Any, b: Any, bits: int) -> Any:  # numpy's npy_lshift: counts outside [0, bits) give 0
-    ok = 0 <= b < bits
-    r = a << (b if ok else b - b)  # (a count past the width is undefined in LLVM: never shifted by)
-    return r if ok else r ^ r
-
-
-def _shr(a: Any, b: Any, bits: int) -> Any:  # signed npy_rshift: the sign fills for large counts
-    ok = 0 <= b < bits
-    r = a >> (b if ok else b - b)
-    if ok:
-        return r
-    return (r ^ r) - 1 if a < 0 else r ^ r
-
-
-def _ushr(a: Any, b: Any, bits: int) -> Any:  # unsigned npy_rshift
-    ok = b < bits
-    r = a >> (b if ok else b - b)
-    return r if ok else r ^ r
-
-
-def _chk(j: Any, n: int) -> Any:
-    """An element position inside the pointer's own allocation, or a JitFault."""
-    if j < 0 or j >= n:
-        raise JitFault()
-    return j
-
-
-def _nonzero_step(s: Any) -> Any:
-    if s == 0:
-        raise JitFault()  # the numpy engine reports it
-    return s
-
-
-_HELPERS = (_idiv, _udiv, _ifloordiv, _imod, _umod, _wdiv, _wmod, _fdiv, _shl, _shr, _ushr, _chk, _nonzero_step)
-
 _numba: Any = None  # the module once imported; False when it is not installed
-_env: dict[str, Any] = {}
+_lib: Any = None  # jitlib (needs numba)
 
 
 def _load_numba() -> bool:
-    global _numba
+    global _numba, _lib
     if _numba is None:
         try:
             import numba
+
+            from . import jitlib
         except ImportError:
             _numba = False
         else:
-            _numba = numba
-            _env.update(np=np, math=math, JitFault=JitFault)
-            _env.update({f.__name__: numba.njit(cache=False)(f) for f in _HELPERS})
+            _numba, _lib = numba, jitlib
     return _numba is not False
 
 
@@ -229,7 +135,7 @@ class _Gen:
 
     def __init__(self, kernel: Any, promote: dict[str, _Promoted]) -> None:
         self.promote = promote
-        self.src = compiler.Source(kernel.fn, "kernel")
+        self.src = front.Source(kernel.fn, "kernel")
         self.params = kernel.declared
         for name, t in self.params.items():
             dt = t.dtype if isinstance(t, (lang.PtrType, lang.ArrayType)) else t
@@ -239,7 +145,7 @@ class _Gen:
         # array parameters: their number of dimensions; shape and element strides arrive as the hidden
         # launch values x_<name>_<k> (arrays.launch_types: shape..., strides...)
         self.arrays = {n: t.ndim for n, t in self.params.items() if isinstance(t, lang.ArrayType)}
-        self.cg = compiler.Codegen(self.src, compiler.Compiler(), "kernel", self.params)  # name resolution
+        self.names = front.Names(self.src, "kernel", self.params)
         self.vtypes: dict[str, Any] = {n: t for n, t in self.params.items() if n not in self.ptrs}
         self.vtypes.update({n: p.to for n, p in promote.items()})
         self.lines: list[str] = []
@@ -254,6 +160,9 @@ class _Gen:
         self.lane_rbytes: int | None = None  # in the interleaved loop body: its loads per thread and trip
         self.lane_mode = False  # generating the interleaved loop's body (see lane_load)
         self.remat: dict[str, Any] = {}  # in it: variables computed again instead of read (see lane_plan)
+        self.remat_ast: dict[str, Any] = {}  # their values (an expression, or (grid call, axis))
+        self.fast: dict[int, Any] | None = None  # the affine plan of the loads being generated
+        self.aff_k: str | None = None
         self.stores: dict[str, int] = {}  # assignments of each variable in the kernel
 
     # -- output ---------------------------------------------------------------------------
@@ -284,7 +193,8 @@ class _Gen:
                             for x in ((f"v_{a.arg}", f"o_{a.arg}") if a.arg in self.ptrs else (f"v_{a.arg}",))]
                            + [f"x_{n}_{k}" for n, nd in self.arrays.items() for k in range(2 * nd)])
         sizes = ["t_bdx", "t_bdy", "t_bdz"] if self.lanes else _INDICES[6:9]  # (else constants: JitKernel.run)
-        head = [f"def _launch(b0, b1, {', '.join(sizes + _INDICES[9:])}, {params}):", "    t_nr = 0", "    t_nw = 0"]
+        head = [f"def _launch(t_stop, b0, b1, {', '.join(sizes + _INDICES[9:])}, {params}):", "    t_nr = 0",
+                "    t_nw = 0"]
         local = [(n, t) for n, t in self.vtypes.items() if n not in self.params]
         if self.lanes:
             head += ["    t_tpb = np.int64(blockDim_x) * blockDim_y * blockDim_z", "    t_bad = False",
@@ -315,7 +225,7 @@ class _Gen:
     def lane_plan(self, body: list[ast.stmt]) -> tuple[_Levels, ast.For, list[ast.stmt]] | None:
         """(levels of (statements, guard), the loop, the statements after it), or None: this kernel runs
         one thread after another. No `return` anywhere and no assigned parameter (it would not be uniform)."""
-        if compiler._has(body, (ast.Return,), into_loops=True) or compiler._assigned_names(self.src.node) & set(self.params):
+        if front.has(body, (ast.Return,), into_loops=True) or front.assigned_names(self.src.node) & set(self.params):
             return None
         levels: _Levels = []
         while True:
@@ -342,7 +252,7 @@ class _Gen:
                 return False
         inner = {b.targets[0].id if isinstance(b, ast.Assign) else b.target.id for b in s.body}
         return self.depends_only(it, set(), thread=False) and all(
-            self.depends_only(r.slice, set(self.cg.locals) - inner, thread=True) for r in self.loads(s.body))
+            self.depends_only(r.slice, set(self.names.locals) - inner, thread=True) for r in self.loads(s.body))
 
     def loads(self, body: list[ast.stmt]) -> list[ast.Subscript]:
         """The memory loads of statements (a.shape[k] is none)."""
@@ -353,7 +263,7 @@ class _Gen:
         """Whether node reads no memory and, beyond parameters, constants, block indices and array shapes,
         only the variables `names` and (if `thread`) the thread's indices."""
         for n in ast.walk(node):
-            if isinstance(n, ast.Name) and n.id in self.cg.locals and n.id not in names and (
+            if isinstance(n, ast.Name) and n.id in self.names.locals and n.id not in names and (
                     n.id not in self.params or n.id in self.ptrs):
                 if not any(self.array_attr(p, a) for p in ast.walk(node) for a in ("shape", "size", "ndim")
                            if isinstance(p, ast.Attribute) and p.value is n):
@@ -362,14 +272,14 @@ class _Gen:
                 return False
             elif isinstance(n, ast.Call) and not thread:
                 try:
-                    if self.cg._intrinsic(n.func)[0] in ("grid", "gridsize"):
+                    if self.names.intrinsic(n.func)[0] in ("grid", "gridsize"):
                         return False
                 except Exception:
                     return False
             elif isinstance(n, ast.Attribute) and not thread and isinstance(n.value, ast.Name) and (
-                    n.value.id not in self.cg.locals):
+                    n.value.id not in self.names.locals):
                 try:
-                    base = self.cg.resolve(n.value)
+                    base = self.names.resolve(n.value)
                 except Exception:
                     continue
                 if isinstance(base, lang._Index) and base._name == "threadIdx":
@@ -390,15 +300,26 @@ class _Gen:
                 tgt, value = st.targets[0], st.value
                 if isinstance(tgt, ast.Name) and stores[tgt.id] == 1 and self.depends_only(value, set(self.remat), True):
                     self.remat[tgt.id] = lambda v=value: self.ex(v)
+                    self.remat_ast[tgt.id] = value
                 elif (isinstance(tgt, ast.Tuple) and isinstance(value, ast.Call)
                       and all(isinstance(e, ast.Name) and stores[e.id] == 1 for e in tgt.elts)
-                      and self.cg._intrinsic(value.func)[0] in ("grid", "gridsize")):
+                      and self.names.intrinsic(value.func)[0] in ("grid", "gridsize")):
                     for k, e in enumerate(tgt.elts):
                         self.remat[e.id] = lambda v=value, k=k: self.grid(v)[k]
+                        if self.names.intrinsic(value.func)[0] == "grid":
+                            self.remat_ast[e.id] = (value, k)
 
-    def threads(self) -> None:
-        """Open the loops over a block's threads (x fastest; tl: the thread's place in the block)."""
+    def threads(self, fast: dict[int, Any] | None = None) -> None:
+        """Open the loops over a block's threads (x fastest; tl: the thread's place in the block). With an
+        affine plan, the loads whose position does not depend on threadIdx.x are made once per row of x
+        (the loop over threads stores only registers, so the value is the same for all of them)."""
+        self.hoisted: dict[int, str] = {}
         for d in "zyx":
+            if d == "x" and fast:
+                for key, plan in fast.items():
+                    if plan[3].get("x", 0) == 0:
+                        self.hoisted[key] = h = self.tmp()
+                        self.emit(f"{h} = {self.fast_load(plan)}")
             self.emit(f"for t{d} in range(blockDim_{d}):")
             self.ind += 1
         self.emit("tl = (tz * blockDim_y + ty) * blockDim_x + tx")
@@ -428,13 +349,41 @@ class _Gen:
         self.emit("if t_nact:")
         self.ind = 3
         test, iv, st, t = self.range_header(loop)
+        self.aff_kt = t
+        fast = self.affine_loads(loop, iv)
+        if fast is None:
+            self.interleaved_loop(loop, test, iv, st, t, None)
+        else:  # every load of every thread in bounds on every trip (t_fast): no per-load check
+            self.emit("if t_fast:")
+            self.ind = 4
+            self.interleaved_loop(loop, test, iv, st, t, fast)
+            self.ind = 3
+            self.emit("else:")
+            self.ind = 4
+            self.interleaved_loop(loop, test, iv, st, t, None)
+        self.ind = 2  # 3. each active thread's statements after the loop
+        self.threads()
+        self.emit("if v_active[tl]:")
+        self.ind += 1
+        self.block(after)
+
+    def interleaved_loop(self, loop: ast.For, test: str, iv: str, st: str, t: Any, fast: dict[int, Any] | None) -> str:
+        """The interleaved loop: each trip over every thread of the block (loads checked per thread, or by
+        their affine plan `fast` once per block: see affine_loads). Returns the name of the trip's counter."""
+        top = self.ind
         self.emit(f"while {test}:")
-        self.ind = 4
+        self.ind = top + 1
+        self.back_edge()
         k = self.tmp()
         self.emit(f"{k} = {iv}")
         self.emit(f"{iv} = {_nb(t)}({iv} + {st})")
         at = len(self.lines)
-        self.threads()
+        self.fast = fast
+        if fast is not None:  # the trip's part of each load position (see affine_loads)
+            self.emit(f"t_k = np.int64({k})")
+            for base, c0, ck, _, _ in fast.values():
+                self.emit(f"{base} = {c0} + t_k * {ck}" if ck != 0 else f"{base} = {c0}")
+        self.threads(fast)
         self.emit("t_on = v_active[tl]")
         self.remat[loop.target.id] = lambda: (k, t)
         self.lane_mode, self.lane_rbytes = True, 0
@@ -450,16 +399,205 @@ class _Gen:
 
         self.loop_body(body)
         if self.lane_rbytes:
-            self.lines.insert(at, "    " * 4 + f"t_nr += {self.lane_rbytes} * t_nact")
-        self.lane_mode, self.lane_rbytes = False, None
-        self.ind = 4
-        self.emit("if t_bad:")
-        self.emit("    raise JitFault()")
-        self.ind = 2  # 3. each active thread's statements after the loop
-        self.threads()
-        self.emit("if v_active[tl]:")
-        self.ind += 1
-        self.block(after)
+            self.lines.insert(at, "    " * (top + 1) + f"t_nr += {self.lane_rbytes} * t_nact")
+        self.lane_mode, self.lane_rbytes, self.fast = False, None, None
+        self.ind = top + 1
+        if fast is None:
+            self.emit("if t_bad:")
+            self.emit("    raise JitFault()")
+        self.ind = top
+        return k
+
+    # -- affine loads: what a position means, not how it is spelled ---------------------------
+    # In the interleaved loop every load position is, in most kernels, an affine function of the thread's
+    # indices and the loop counter with coefficients the same for the whole block: row * n + k,
+    # k * n + col, a[i, k] with i = blockIdx.y * blockDim.y + threadIdx.y, however it is written. Its
+    # exact integer value c + cx * tx + cy * ty + cz * tz + ck * k then has its extremes at the corners
+    # of the block and the loop, checked once per block; when they lie in [0, 2^31) (and every widening
+    # conversion inside kept its operand in its type's range) C's wrapping arithmetic gives exactly that
+    # value, so each load is v[base + cx * tx + ...] with no check (the same element as the checked code).
+    def affine_loads(self, loop: ast.For, iv: str) -> dict[int, Any] | None:
+        """Emit the block's affine plan of every load of the loop (t_fast: all in bounds); {id(load):
+        (trip base, c0, ck, {axis: coefficient})}, or None when some position is not affine. Coefficients
+        known when translating are Python ints (a stride of 1 over threadIdx.x stays visible to LLVM)."""
+        sign = 1 if len(loop.iter.args) < 3 else self.names.constant(loop.iter.args[2]) \
+            if _is_literal(loop.iter.args[2]) else 0
+        if sign == 0 or self.promote:
+            return None
+        self.aff_k = loop.target.id
+        start = len(self.lines)
+        self.aff_checks: list[str] = []
+        plans: dict[int, Any] = {}
+        try:
+            for node in self.loads(loop.body):
+                name = self.pointer_name(node)
+                parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+                nd = self.arrays.get(name)
+                if len(parts) != (nd or 1):
+                    raise _NotAffine()
+                pos: _Form = (0, {})
+                for j, part in enumerate(parts):
+                    c, co, _ = self.aff(part)
+                    self.aff_final(c, co, 0, (1 << 31) - 1)
+                    if nd:
+                        self.aff_final(c, co, 0, f"x_{name}_{j} - 1")
+                        stride = self.aff_tmp(f"np.float64(x_{name}_{nd + j})")
+                        c, co = self.aff_mul(c, stride), {v: self.aff_mul(x, stride) for v, x in co.items()}
+                    pos = self.aff_add(pos, (c, co), 1)
+                c, co = self.aff_add(pos, (self.aff_tmp(f"np.float64(o_{name})"), {}), 1)  # in the allocation
+                self.aff_final(c, co, 0, f"v_{name}.shape[0] - 1")
+                plans[id(node)] = (c, co, name)
+        except _NotAffine:
+            del self.lines[start:]
+            return None
+        finally:
+            self.aff_k = None
+        lo, hi = self.tmp(), self.tmp()
+        # k's range: [start, stop - 1] for a positive step (a negative one: [stop + 1, start])
+        b = self.range_stop
+        k_lo, k_hi = (f"np.float64({iv})", f"np.float64({b}) - 1.0") if sign > 0 else \
+            (f"np.float64({b}) + 1.0", f"np.float64({iv})")
+        self.emit(f"{lo}, {hi} = {k_lo}, {k_hi}")
+        self.emit("t_fast = " + " and ".join(self.aff_checks or ["True"]).replace("K_LO", lo).replace("K_HI", hi))
+        out: dict[int, Any] = {}
+        ints: dict[Any, Any] = {}
+
+        def as_int(x: Any) -> Any:
+            if type(x) is int:
+                return x
+            if x not in ints:
+                ints[x] = self.tmp()
+                self.emit(f"{ints[x]} = np.int64({x}) if t_fast else np.int64(0)")
+            return ints[x]
+
+        for key, (c, co, name) in plans.items():
+            out[key] = (self.tmp(), as_int(c), as_int(co.get("k", 0)), {v: as_int(x) for v, x in co.items() if v != "k"},
+                        name)
+        return out
+
+    @staticmethod
+    def fast_load(plan: Any) -> str:
+        """The load of an affine plan: base + sum(coefficient * thread index), unchecked."""
+        base, _, _, co, name = plan
+        terms = [base, *(f"t{v}" if x == 1 else f"t{v} * {x}" for v, x in co.items() if x != 0)]
+        return f"v_{name}[np.uint64({' + '.join(terms)})]"  # (unsigned: numba adds no negative-index fix-up)
+
+    def aff_tmp(self, code: str) -> str:
+        """A float64 temporary holding an exact integer (checked: |value| < 2^52, so sums and products of
+        such values are exact or caught)."""
+        t = self.tmp()
+        self.emit(f"{t} = {code}")
+        self.aff_checks.append(f"abs({t}) < 4503599627370496.0")
+        return t
+
+    def aff_mul(self, a: Any, b: Any) -> Any:
+        if type(a) is int and type(b) is int:
+            return a * b
+        if 0 in (a, b):
+            return 0
+        if a == 1 or b == 1:
+            return b if a == 1 else a
+        return self.aff_tmp(f"{a} * {b}")
+
+    def aff_add(self, a: _Form, b: _Form, sign: int) -> _Form:
+        def add(x: Any, y: Any) -> Any:
+            if type(x) is int and type(y) is int:
+                return x + sign * y
+            if y == 0:
+                return x
+            if x == 0 and sign > 0:
+                return y
+            return self.aff_tmp(f"{x} {'+' if sign > 0 else '-'} {y}")
+
+        return add(a[0], b[0]), {v: add(a[1].get(v, 0), b[1].get(v, 0)) for v in sorted({*a[1], *b[1]})}
+
+    def aff_final(self, c: Any, co: dict[str, Any], lo: Any, hi: Any) -> None:
+        """Check that c + sum(co[v] * v) lies in [lo, hi] for every thread of the block and trip of the loop."""
+        mn, mx = [f"{c}"], [f"{c}"]
+        for v, x in co.items():
+            if v == "k":
+                mn.append(f"min({x} * K_LO, {x} * K_HI)")
+                mx.append(f"max({x} * K_LO, {x} * K_HI)")
+            elif x != 0:
+                mn.append(f"min({x}, 0) * (blockDim_{v} - 1)")
+                mx.append(f"max({x}, 0) * (blockDim_{v} - 1)")
+        self.aff_checks.append(f"({' + '.join(mn)}) >= {lo}")
+        self.aff_checks.append(f"({' + '.join(mx)}) <= {hi}")
+
+    def aff(self, node: ast.expr) -> tuple[Any, dict[str, Any], Any]:
+        """(c, {axis: coefficient}, C type) of an integer expression affine in the thread's indices and the
+        loop counter (Python ints, or float64 temporaries of exact integers), or _NotAffine."""
+        if isinstance(node, ast.Constant) or (_is_literal(node) and isinstance(node, ast.UnaryOp)):
+            v = node.value if isinstance(node, ast.Constant) else -node.operand.value
+            if type(v) is not int or not -(1 << 31) <= v < 1 << 31:
+                raise _NotAffine()
+            return v, {}, WEAK_INT
+        if isinstance(node, ast.Name):
+            if node.id == self.aff_k:
+                return 0, {"k": 1}, self.aff_kt
+            value = self.remat_ast.get(node.id)
+            if value is not None:
+                return self.aff(value) if not isinstance(value, tuple) else self.aff_grid(value[1])
+            if node.id in self.params and node.id not in self.ptrs:
+                return self.aff_uniform(f"v_{node.id}", self.params[node.id])
+            raise _NotAffine()
+        if isinstance(node, ast.Attribute) and isinstance(node.value, (ast.Name, ast.Attribute)):
+            try:
+                base = self.names.resolve(node.value)
+            except Exception:
+                raise _NotAffine() from None
+            if isinstance(base, lang._Index) and node.attr in ("x", "y", "z"):
+                if base._name == "threadIdx":
+                    return 0, {node.attr: 1}, U32
+                return self.aff_uniform(f"{base._name}_{node.attr}", U32)
+            raise _NotAffine()
+        if isinstance(node, ast.Call) and not node.keywords:
+            kind, data = self.names.intrinsic(node.func)
+            if kind == "grid" and self.names.ndim(node) == 1:
+                return self.aff_grid(0)
+            if kind == "cast" and len(node.args) == 1 and isinstance(data, np.dtype) and data.kind in "iu":
+                c, co, t = self.aff(node.args[0])
+                self.aff_widen(c, co, t, data)
+                return c, co, data
+            raise _NotAffine()
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+            (ca, coa, ta), (cb, cob, tb) = self.aff(node.left), self.aff(node.right)
+            if ta is WEAK_INT and tb is WEAK_INT:
+                raise _NotAffine()  # (int literal arithmetic wraps at 32 bits)
+            rt = common_type(ta, tb)
+            if not isinstance(rt, np.dtype) or rt.kind not in "iu":
+                raise _NotAffine()
+            self.aff_widen(ca, coa, ta, rt)
+            self.aff_widen(cb, cob, tb, rt)
+            if isinstance(node.op, ast.Mult):
+                if coa and cob:
+                    raise _NotAffine()  # a product of two thread-dependent values
+                (c, co), k = ((ca, coa), cb) if coa else ((cb, cob), ca)
+                return self.aff_mul(c, k), {v: self.aff_mul(x, k) for v, x in co.items()}, rt
+            c, co = self.aff_add((ca, coa), (cb, cob), -1 if isinstance(node.op, ast.Sub) else 1)
+            return c, co, rt
+        raise _NotAffine()
+
+    def aff_uniform(self, code: str, t: Any) -> tuple[Any, dict[str, Any], Any]:
+        if not isinstance(t, np.dtype) or t.kind not in "iu":
+            raise _NotAffine()
+        return self.aff_tmp(f"np.float64({code})"), {}, t
+
+    def aff_grid(self, d: int) -> tuple[Any, dict[str, Any], Any]:
+        """grid(n)[d] = blockIdx * blockDim + threadIdx (uint32)."""
+        ax = "xyz"[d]
+        return self.aff_tmp(f"np.float64(blockIdx_{ax}) * np.float64(blockDim_{ax})"), {ax: 1}, U32
+
+    def aff_widen(self, c: Any, co: dict[str, Any], t: Any, to: Any) -> None:
+        """Converting a value of type t to a wider type keeps its wrapped value: exact only when the affine
+        value lies in t's range (a conversion to the same or a narrower width wraps like the arithmetic)."""
+        bits = 32 if t is WEAK_INT else t.itemsize * 8
+        if to.itemsize * 8 <= bits:
+            return
+        if t is WEAK_INT or t.kind == "i":
+            self.aff_final(c, co, -(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+        else:
+            self.aff_final(c, co, 0, (1 << bits) - 1)
 
     # -- statements -----------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> None:
@@ -479,12 +617,12 @@ class _Gen:
             else:
                 self.assign(tgt, *self.ex(value))
         elif isinstance(s, ast.AnnAssign) and s.value is not None:
-            dt = self.cg._annotation_dtype(s.annotation, s)
+            dt = self.names.annotation_dtype(s.annotation, s)
             if dt not in _TYPES:
                 raise _Unsupported("annotation")
             self.assign(s.target, self.cast(*self.ex(s.value), dt), dt)
         elif isinstance(s, ast.AugAssign):
-            op = compiler._BINOPS.get(type(s.op))
+            op = front.BINOPS.get(type(s.op))
             if isinstance(s.target, ast.Name):
                 self.assign(s.target, *self.binop(op, *self.ex(s.target), *self.ex(s.value)))
             elif isinstance(s.target, ast.Subscript):
@@ -514,6 +652,7 @@ class _Gen:
         elif isinstance(s, ast.While) and not s.orelse:
             self.emit("while True:")
             self.ind += 1
+            self.back_edge()
             c = self.cond(s.test)
             self.count()
             self.emit(f"if not {c}:")
@@ -538,6 +677,11 @@ class _Gen:
         else:
             raise _Unsupported(type(s).__name__)
         self.count()
+
+    def back_edge(self) -> None:
+        """At the top of every trip of a kernel loop: stop when the host was interrupted (jitlib.stopped)."""
+        self.emit("if stopped(t_stop):")
+        self.emit("    raise Interrupted()")
 
     def count(self) -> None:
         """Account the loads of the code generated since the last count (the launch's bytes_read)."""
@@ -567,7 +711,7 @@ class _Gen:
 
     def after_loop(self, body: list[ast.stmt]) -> None:
         """After a loop that a `return` may leave: leave the enclosing loop too, or go to the next thread."""
-        if compiler._has(body, (ast.Return,), into_loops=True):
+        if front.has(body, (ast.Return,), into_loops=True):
             self.emit("if t_ret:")
             self.emit("    break" if self.loops else "    continue")
 
@@ -575,7 +719,7 @@ class _Gen:
         """Emit the start, stop and step of `for v in range(...)`: (loop test, counter, step, counter type).
         C's loop with the counter in the common type of start and stop (ops)."""
         it = s.iter
-        if not (isinstance(s.target, ast.Name) and isinstance(it, ast.Call) and self.cg._intrinsic(it.func)[0] == "range"
+        if not (isinstance(s.target, ast.Name) and isinstance(it, ast.Call) and self.names.intrinsic(it.func)[0] == "range"
                 and not it.keywords and 1 <= len(it.args) <= 3):
             raise _Unsupported("for")
         vals = [self.ex(a) for a in it.args]
@@ -585,6 +729,7 @@ class _Gen:
         if t is WEAK_FLOAT or (t is not WEAK_INT and t.kind == "f") or common_type(t, step[1]) is not t:
             raise _Unsupported("range types")  # the counter would change type (or is not an integer)
         iv, b, st, sv = self.tmp(), self.tmp(), self.tmp(), self.tmp()
+        self.range_stop = b
         self.emit(f"{iv} = {self.cast(*start, t)}")
         self.emit(f"{b} = {stop[0]}")
         self.emit(f"{sv} = _nonzero_step({step[0]})")  # its sign picks the comparison (ops.range_mask)
@@ -592,7 +737,7 @@ class _Gen:
         self.count()
         lt = self.compare("<", iv, t, b, stop[1])
         gt = self.compare(">", iv, t, b, stop[1])
-        sign = 1 if len(it.args) < 3 else self.cg.constant(it.args[2]) if _is_literal(it.args[2]) else 0
+        sign = 1 if len(it.args) < 3 else self.names.constant(it.args[2]) if _is_literal(it.args[2]) else 0
         return (lt if sign > 0 else gt if sign < 0 else f"(({lt}) if {sv} > 0 else ({gt}))"), iv, st, t
 
     def for_(self, s: ast.For) -> None:
@@ -600,6 +745,7 @@ class _Gen:
         test, iv, st, t = self.range_header(s)
         self.emit(f"while {test}:")
         self.ind += 1
+        self.back_edge()
 
         def body() -> None:
             self.assign(s.target, iv, t)
@@ -617,7 +763,7 @@ class _Gen:
             vals = [self.ex(v) for v in value.elts]
         elif self.array_attr(value, "shape") and len(tgt.elts) == self.arrays[value.value.id]:
             vals = [(f"x_{value.value.id}_{k}", I64) for k in range(len(tgt.elts))]
-        elif isinstance(value, ast.Call) and self.cg._intrinsic(value.func)[0] in ("grid", "gridsize"):
+        elif isinstance(value, ast.Call) and self.names.intrinsic(value.func)[0] in ("grid", "gridsize"):
             vals = self.grid(value)
             if len(vals) != len(tgt.elts):
                 raise _Unsupported("grid arity")
@@ -694,6 +840,9 @@ class _Gen:
         there (a conditional load: numba's LLVM vectorizes it as a masked one, where a check that
         raises or a clamped position would keep the loop over threads scalar)."""
         name = self.pointer_name(node)
+        plan = self.fast.get(id(node)) if self.fast is not None else None
+        if plan is not None:  # affine, in bounds for the block (affine_loads)
+            return self.hoisted.get(id(node)) or self.fast_load(plan)
         parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         nd = self.arrays.get(name)
         if len(parts) != (nd or 1):
@@ -738,7 +887,7 @@ class _Gen:
                 left = r
             return "(" + " and ".join(parts) + ")"
         if isinstance(node, ast.Call):
-            kind, fn = self.cg._intrinsic(node.func)
+            kind, fn = self.names.intrinsic(node.func)
             if kind == "math" and fn.result == "bool":
                 return f"{_EXACT_MATH[fn.name]}({self.float_arg(node.args[0])[0]})"
         code, t = self.ex(node)
@@ -763,11 +912,11 @@ class _Gen:
         if isinstance(node, ast.Name):
             if node.id in self.remat and self.lane_mode:
                 return self.remat[node.id]()
-            if node.id in self.cg.locals:
+            if node.id in self.names.locals:
                 if node.id not in self.vtypes or (self.defined is not None and node.id not in self.defined):
                     raise _Unsupported(f"{node.id} may be read before it is assigned")
                 return self.var(node.id), self.promote.get(node.id, self.vtypes[node.id])
-            return self.literal(self.cg._global_value(node))
+            return self.literal(self.names.global_value(node))
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in self.arrays:
             name, nd = node.value.id, self.arrays[node.value.id]
             if node.attr == "size":  # (arrays.size_of: int64)
@@ -777,21 +926,21 @@ class _Gen:
             raise _Unsupported(f"array attribute {node.attr}")
         if isinstance(node, ast.Attribute):
             try:
-                base = self.cg.resolve(node.value)
+                base = self.names.resolve(node.value)
             except Exception:
                 raise _Unsupported("attribute") from None
             if isinstance(base, lang._Index) and node.attr in ("x", "y", "z"):
                 return f"{base._name}_{node.attr}", U32
-            return self.literal(self.cg._global_value(node))
+            return self.literal(self.names.global_value(node))
         if isinstance(node, ast.BinOp):
-            op = compiler._BINOPS.get(type(node.op))
+            op = front.BINOPS.get(type(node.op))
             return self.binop(op, *self.ex(node.left), *self.ex(node.right))
         if _is_literal(node) and isinstance(node, ast.UnaryOp):  # -7: a literal, as the numpy engine folds it
             return self.literal(-node.operand.value)
         if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
             return self.unary(node.op, *self.ex(node.operand))
         if isinstance(node, ast.Subscript) and self.array_attr(node.value, "shape"):  # a.shape[k]: int64
-            k = self.cg.constant(node.slice)
+            k = self.names.constant(node.slice)
             if type(k) is not int or not 0 <= k < self.arrays[node.value.value.id]:
                 raise _Unsupported("shape index")
             return f"x_{node.value.value.id}_{k}", I64
@@ -830,11 +979,13 @@ class _Gen:
         ta, tb = _use(ta, tb), _use(tb, ta)
         if op is None or {ta, tb} == {WEAK_INT, WEAK_FLOAT}:
             raise _Unsupported("operator")  # a weak int variable may be int32 per lane: float32 then, not double
-        rt = common_type(ta, tb)
+        try:
+            rt = binop_type(op, ta, tb)  # (the one C typing rule, ctype)
+        except TypeError:
+            raise _Unsupported(op) from None
         if op in ("lshift", "rshift"):
-            if WEAK_FLOAT in (ta, tb) or rt is WEAK_INT or rt.kind == "f":
+            if rt is WEAK_INT:
                 raise _Unsupported("shift")
-            rt = I32 if ta is WEAK_INT else ta
             fn = "_shl" if op == "lshift" else "_shr" if rt.kind == "i" else "_ushr"
             return f"{_nb(rt)}({fn}({self.cast(a, ta, rt)}, {self.cast(b, tb, rt)}, {rt.itemsize * 8}))", rt
         if rt is WEAK_INT:
@@ -889,7 +1040,7 @@ class _Gen:
         return self.cast(code, t, F32), F32
 
     def call(self, node: ast.Call) -> tuple[str, Any]:
-        kind, data = self.cg._intrinsic(node.func)
+        kind, data = self.names.intrinsic(node.func)
         args = node.args
         if kind == "len" and len(args) == 1 and isinstance(args[0], ast.Name) and args[0].id in self.arrays:
             return f"x_{args[0].id}_0", I64
@@ -937,8 +1088,8 @@ class _Gen:
         raise _Unsupported(f"call {kind}")
 
     def grid(self, node: ast.Call) -> list[tuple[str, Any]]:
-        kind = self.cg._intrinsic(node.func)[0]
-        nd = self.cg._ndim(node)
+        kind = self.names.intrinsic(node.func)[0]
+        nd = self.names.ndim(node)
         if kind == "grid":
             return [(f"np.uint32(blockIdx_{d} * blockDim_{d} + threadIdx_{d})", U32) for d in "xyz"[:nd]]
         return [(f"np.uint32(blockDim_{d} * gridDim_{d})", U32) for d in "xyz"[:nd]]
@@ -970,9 +1121,7 @@ class JitKernel:
 
     def build(self, consts: dict[str, int]) -> Any:
         """`_launch` compiled (lazily, by numba on its first call) with these global constants."""
-        env = dict(_env, **consts)
-        exec(compile(self.text, f"<simt jit {self.name}>", "exec"), env)
-        return _numba.njit(cache=False, error_model="numpy")(env["_launch"])
+        return _lib.build(self.text, self.name, consts)
 
     def run(self, task: Any, C: Any, vals: list, written: set[str]) -> bool:
         from .memory import PtrArg
@@ -987,8 +1136,8 @@ class JitKernel:
             else:
                 args.append(v)
         nr = nw = 0
-        # Chunks of blocks, back in Python between them: the progress display moves and Ctrl-C is seen
-        # (the compiled code cannot be interrupted).
+        # Chunks of blocks, back in Python between them: the progress display moves. A Ctrl-C stops the
+        # compiled code at its next loop back edge (jitlib.run_interruptible) and propagates.
         per = max(1, CHUNK_THREADS // C.tpb)
         launch = self.launch
         if launch is None:
@@ -999,10 +1148,11 @@ class JitKernel:
         try:  # (numba compiles on the first launch: a construct it cannot type leaves the kernel to numpy)
             for b0 in range(0, C.nblocks, per):
                 task.work.progress = (b0, C.nblocks)
-                r, w = launch(b0, min(b0 + per, C.nblocks), C.blockDim_x, C.blockDim_y, C.blockDim_z,
-                                   C.gridDim_x, C.gridDim_y, C.gridDim_z, *args)
+                r, w = _lib.run_interruptible(launch, (_lib.STOP, b0, min(b0 + per, C.nblocks), C.blockDim_x,
+                                                       C.blockDim_y, C.blockDim_z, C.gridDim_x, C.gridDim_y,
+                                                       C.gridDim_z, *args))
                 nr, nw = nr + r, nw + w
-        except JitFault:
+        except _lib.JitFault:
             for full, copy in saved.values():
                 full[...] = copy
             return False
@@ -1031,7 +1181,7 @@ def select(kernel: Any, compiled: Any, threads: int) -> JitKernel | None:
         if _load_numba():
             try:
                 jk = JitKernel(kernel)
-            except (_Unsupported, compiler.SimtError):
+            except (_Unsupported, SimtError):
                 jk = None
         kernel._jit = jk
     if jk is not None and mode != "1" and threads > AUTO_MAX_THREADS and not jk.interleaved:

@@ -10,14 +10,14 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import os
 from typing import Any
 
 import numpy as np
 
 from ..runtime import KernelFault, KernelWork, Task, get_runtime
 from ..runtime.gm import GlobalMemory, address_of, has_array_interface
-from ..runtime.memory import DEVICE_BASE
-from . import arrays, compiler, jit
+from . import arrays, compiler, front, jit, reference
 from .device_function import params_of
 from .lang import PtrType, SimtError, dim3
 from .launchctx import LaunchContext
@@ -73,7 +73,7 @@ class Kernel:
         """Compile now (launches do it on first use); raises SimtError for unsupported constructs."""
         if self.compiled is None:
             try:
-                self.compiled = compiler.Compiler().build(compiler.Source(self.fn, "kernel"), "kernel", self.declared)
+                self.compiled = compiler.Compiler().build(front.Source(self.fn, "kernel"), "kernel", self.declared)
             except SimtError as e:  # the message names the kernel line: the compiler's frames would only bury it
                 raise e.with_traceback(None) from None
         return self.compiled
@@ -152,13 +152,17 @@ class Launcher:
         compiled_jit = jit.select(k, compiled, C.nblocks * C.tpb)
 
         def run(task: Task) -> None:
+            if os.environ.get("ACLSIM_SIMT_ENGINE") == "reference":  # the oracle: every thread, one at a time
+                reference.execute(gm, task, C, k, vals)
+                return
             # The compiled path when nobody observes the kernel's accesses (it reports no events); it
             # hands the launch back (memory restored) wherever the numpy engine must decide.
             if compiled_jit is not None and not gm.observed() and compiled_jit.run(task, C, vals, compiled.written):
                 return
             _execute(gm, task, C, compiled, vals)
 
-        ptrs = tuple(v.addr for v in vals if type(v) is PtrArg and v.addr >= DEVICE_BASE)
+        # the pointers the door placed in a live allocation at submit (what frees must be ordered against)
+        ptrs = tuple(v.addr for v in vals if type(v) is PtrArg and v.alloc is not None)
         work = KernelWork("simt", source=k.file, grid=self.grid, block=self.block, pointers=ptrs)
         return rt.launch(self.stream, Task("kernel", k.name, run, work=work, keep=args), self.what)
 

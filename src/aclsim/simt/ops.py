@@ -24,6 +24,7 @@ from .ctype import (
     WEAK_COMPLEX,
     WEAK_FLOAT,
     WEAK_INT,
+    binop_type,
     cast,
     common_type,
     default_dtype,
@@ -167,20 +168,10 @@ def binop(op: str, a: Any, b: Any) -> Any:
         if r is not None:
             return r
         a, b = val(a), val(b)
-    da, db = dtype_of(a), dtype_of(b)
-    rt = common_type(da, db)
-    if op in ("lshift", "rshift"):  # C: the result has the (promoted) type of the left operand
-        if da is WEAK_FLOAT or db is WEAK_FLOAT or (rt is not WEAK_INT and rt.kind == "f"):
-            raise TypeError("shift operands must be integers")
-        if da is WEAK_INT:
-            rt = WEAK_INT if db is WEAK_INT else I32
-        else:
-            rt = common_type(da, WEAK_INT)
+    rt = binop_type(op, dtype_of(a), dtype_of(b))
     if rt is WEAK_INT:
         return wrap_int32(_PYOP[op](int(a), int(b)))
     if rt is WEAK_COMPLEX:
-        if op not in ("add", "sub", "mul", "truediv", "pow"):
-            raise TypeError(f"'{op}' is not defined on complex numbers")
         return a / b if op == "truediv" else _PYOP[op](a, b)
     if rt is WEAK_FLOAT:
         if op == "truediv":
@@ -194,8 +185,6 @@ def binop(op: str, a: Any, b: Any) -> Any:
         return np.true_divide(a, b) if rt.kind == "f" else _c_truediv(a, b, rt)
     if op == "mod":
         return np.fmod(a, b)  # C remainder: the sign of the dividend
-    if op in ("and", "or", "xor") and rt.kind == "f":
-        raise TypeError("bitwise operators need integer operands")
     r = _UFUNC[op](a, b)
     if type(r) is not ND and r.dtype != rt:
         r = cast(r, rt)

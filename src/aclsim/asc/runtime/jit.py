@@ -25,7 +25,7 @@ from aclsim.runtime import KernelWork, Stream, Task, get_runtime
 from aclsim.runtime.gm import array_of, has_array_interface
 from aclsim.runtime.work import pointers_in
 
-from .. import faults
+from .. import faults, torch_npu
 from ..cube.mix import mix_ratio
 from ..faults import AscDataTypeError, AscError, UnsupportedDataType
 from ..kernel.launch import Launch
@@ -107,7 +107,10 @@ class JITFunction:
                     if out is not view:
                         np.copyto(view, out)
         finally:
-            for _, alloc in hosts:
+            # last staged first: the heap reuses freed ranges last-in first-out, so the next launch's arguments
+            # get the same address order (a later argument above an earlier one, as a caching allocator places
+            # tensors made one after another, which is what bytes written past the last one may land behind)
+            for _, alloc in reversed(hosts):
                 rt.free(alloc.start)
 
     def _device_arg(self, name: str, v: Any, hosts: list) -> Any:
@@ -132,6 +135,7 @@ class JITFunction:
         rt = get_runtime()
         alloc = rt.malloc(max(view.nbytes, 1), C.ACL_MEM_MALLOC_HUGE_FIRST)
         hosts.append((view, alloc))
+        torch_npu.stage(v, alloc)  # an "npu" tensor: the memory its caching allocator maps behind it
         if view.nbytes:
             src = np.ascontiguousarray(view)
             rt.memcpy(alloc.start, src.nbytes, src.ctypes.data, src.nbytes, C.ACL_MEMCPY_HOST_TO_DEVICE)

@@ -1,0 +1,280 @@
+"""The SIMT front end: what a kernel's source means, decided once for every back end.
+
+A kernel (or device function) is parsed once (`Source`); `Names` resolves every name it uses, at
+compile time, to a local variable or parameter, a compile-time constant, a simt/numba intrinsic
+(`INTRINSICS`: thread indices, barriers, atomics, math, casts, ...), a `@simt.device` function or a
+declaration of shared/local/constant memory, and refuses anything outside the language with the
+construct and the source line (`refuse`). The operator tables (`BINOPS`, ...) and the questions back
+ends ask of a function body (`has`, `assigned_names`, `may_exit`, `written_pointers`) live here too.
+
+Back ends built on it: the numpy engine (`compiler`: vectorized Python over the lanes of a chunk),
+the numba JIT (`jit`: compiled Python, one thread after another or interleaved) and the per-thread
+reference executor (`reference`: the oracle the differential tests compare both against). The C
+arithmetic they share is `ctype` (types: C's usual conversions, weak Python literals) and `csem`
+(the scalar semantics of division, remainder and shifts; `ops` is its vector form). A new back end
+(native C++) starts from `Names` and those two.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import math
+import operator
+import textwrap
+from typing import Any
+
+import numpy as np
+
+from . import lang
+from .ctype import scalar_dtype
+from .device_function import DeviceFunction
+from .lang import SimtError
+from .mathfns import MATH, UFUNC_NAMES
+
+BINOPS = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
+    ast.Mod: "mod", ast.Pow: "pow", ast.LShift: "lshift", ast.RShift: "rshift", ast.BitAnd: "and",
+    ast.BitOr: "or", ast.BitXor: "xor",
+}
+CONST_OPS = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod, ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
+}
+CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+UNARY = {ast.USub: "neg", ast.UAdd: "pos", ast.Invert: "invert", ast.Not: "not"}
+CONSTRUCTS = {
+    ast.With: "a 'with' statement", ast.AsyncWith: "an 'async with' statement", ast.Try: "a 'try' statement",
+    ast.Raise: "a 'raise' statement", ast.Assert: "an 'assert' statement", ast.Import: "an 'import' statement",
+    ast.ImportFrom: "an 'import' statement", ast.Global: "a 'global' statement", ast.Nonlocal: "a 'nonlocal' statement",
+    ast.FunctionDef: "a nested function", ast.AsyncFunctionDef: "a nested function", ast.ClassDef: "a class definition",
+    ast.Delete: "a 'del' statement", ast.Lambda: "a lambda", ast.Yield: "a generator ('yield')",
+    ast.YieldFrom: "a generator ('yield from')", ast.Await: "'await'", ast.ListComp: "a list comprehension",
+    ast.SetComp: "a set comprehension", ast.DictComp: "a dict comprehension", ast.GeneratorExp: "a generator expression",
+    ast.List: "a list", ast.Dict: "a dict", ast.Set: "a set", ast.JoinedStr: "an f-string", ast.Starred: "'*' unpacking",
+    ast.NamedExpr: "the ':=' operator", ast.Slice: "a slice (index one element at a time)",
+}
+if hasattr(ast, "Match"):
+    CONSTRUCTS[ast.Match] = "a 'match' statement"
+
+ARRAY_DECLS = {lang._Shared.array: "shared", lang._Local.array: "local", lang._Const.array_like: "const"}
+# Objects a kernel may call, by identity -> (kind, data).
+INTRINSICS: dict[int, tuple[str, Any]] = {}
+
+
+def _register() -> None:
+    def add(obj: Any, kind: str, data: Any = None) -> None:
+        INTRINSICS[id(obj)] = (kind, data)
+
+    add(lang.syncthreads, "sync")
+    for op in ("count", "and", "or"):
+        add(getattr(lang, f"syncthreads_{op}"), "syncred", op)
+    for f in (lang.threadfence, lang.threadfence_block, lang.threadfence_system):
+        add(f, "fence")
+    for name in lang.WARP_FUNCTIONS:
+        add(getattr(lang, name), "warp", name)
+    add(lang.this_grid, "this_grid")
+    for name, k in lang.RNG_FUNCTIONS.items():
+        add(getattr(lang, name), "rng", k)
+    add(lang.grid, "grid")
+    add(lang.gridsize, "gridsize")
+    for op in lang.ATOMIC_OPS:
+        add(getattr(lang, f"atomic_{op}"), "atomic", op)
+    add(lang.atomic_cas, "atomic", "cas")
+    for name, fn in MATH.items():
+        add(getattr(lang, name), "math", fn)
+        if hasattr(math, name):
+            add(getattr(math, name), "math", fn)
+    for uf, name in UFUNC_NAMES.items():
+        add(uf, "math", MATH[name])
+    add(lang.rsqrt, "rsqrt")
+    add(lang.fma, "fma")
+    for obj in (lang.min, builtins.min, np.minimum):
+        add(obj, "minmax", np.minimum)
+    for obj in (lang.max, builtins.max, np.maximum):
+        add(obj, "minmax", np.maximum)
+    for obj in (lang.abs, builtins.abs, np.abs):
+        add(obj, "abs")
+    add(builtins.range, "range")
+    add(builtins.len, "len")
+    add(builtins.print, "print")
+
+
+_register()
+
+
+class Source:
+    """A function's parsed source with the offsets that map ast lines back to the file."""
+
+    def __init__(self, fn: Any, what: str) -> None:
+        self.fn = fn
+        self.name = fn.__name__
+        try:
+            lines, first = inspect.getsourcelines(fn)
+            self.file = inspect.getsourcefile(fn) or "<unknown>"
+        except (OSError, TypeError) as e:
+            raise SimtError(f"{what} {fn.__name__}: its source code is not available ({e})") from None
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+        node = tree.body[0]
+        if not isinstance(node, ast.FunctionDef):
+            raise SimtError(f"{what} {fn.__name__} must be a plain 'def' function")
+        self.node = node
+        self.offset = first - 1
+        closure = dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__ or ()), strict=False))
+        self.scope = [closure, fn.__globals__, vars(builtins)]
+
+    def line(self, node: ast.AST) -> int:
+        return getattr(node, "lineno", 1) + self.offset
+
+    def where(self, node: ast.AST) -> str:
+        return f"{self.file}:{self.line(node)}"
+
+    def lookup(self, name: str) -> Any:
+        for d in self.scope:
+            if name in d:
+                return d[name]
+        raise KeyError(name)
+
+
+def assigned_names(node: ast.FunctionDef) -> set[str]:
+    out: set[str] = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            out.add(n.id)
+    return out
+
+
+def has(stmts: list[ast.stmt], kinds: tuple[type, ...], into_loops: bool) -> bool:
+    """Whether the statements contain a node of `kinds` (optionally not looking inside nested loops)."""
+    stack: list[ast.AST] = list(stmts)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, kinds):
+            return True
+        if not into_loops and isinstance(n, (ast.For, ast.While)):
+            continue
+        stack.extend(c for c in ast.iter_child_nodes(n) if isinstance(c, ast.stmt))
+    return False
+
+
+def may_exit(s: ast.stmt) -> bool:
+    """Whether executing s can leave some lanes stopped (break/continue of this loop, or return)."""
+    return has([s], (ast.Break, ast.Continue), into_loops=False) or has([s], (ast.Return,), into_loops=True)
+
+
+
+def written_pointers(node: ast.FunctionDef) -> set[str]:
+    """Names stored to through subscripts or atomics (conservative: any atomic or device call counts)."""
+    out: set[str] = set()
+    for n in ast.walk(node):
+        if isinstance(n, (ast.Assign, ast.AugAssign)):
+            for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
+                for s in ast.walk(t):
+                    if isinstance(s, ast.Subscript) and isinstance(s.value, ast.Name):
+                        out.add(s.value.id)
+        if isinstance(n, ast.Call):
+            for a in n.args:
+                if isinstance(a, ast.Name):
+                    out.add(a.id)  # passed to an atomic or a device function: may be written
+    return out
+
+
+class Names:
+    """Name resolution and refusals of one kernel or device function (`kind`), with its parameters."""
+
+    def __init__(self, src: Source, kind: str, params: dict[str, Any]) -> None:
+        self.src, self.kind = src, kind
+        self.locals = assigned_names(src.node) | set(params)  # every other name is resolved at compile time
+
+    def refuse(self, node: ast.AST, what: str, hint: str = "") -> SimtError:
+        return SimtError(
+            f"{self.src.where(node)}: {what} is not supported in a simt {self.kind} ({self.src.name})"
+            + (f"; {hint}" if hint else "")
+        )
+
+    # -- functions ------------------------------------------------------------------------
+
+    def annotation_dtype(self, ann: ast.expr, node: ast.AST) -> np.dtype:
+        obj = self.resolve(ann)
+        dt = scalar_dtype(obj)
+        if dt is None:
+            raise self.refuse(node, f"the annotation '{ast.unparse(ann)}'", "use a numpy scalar type, int or float")
+        return dt
+
+    def global_value(self, node: ast.expr) -> Any:
+        obj = self.resolve(node)
+        if type(obj) in (int, float, bool) or isinstance(obj, (np.integer, np.floating, np.bool_)):
+            return obj
+        raise self.refuse(node, f"the global '{ast.unparse(node)}' (a {type(obj).__name__})",
+                          "kernels may read numeric constants, call @simt.device functions and simt/math functions")
+
+    def resolve(self, node: ast.expr) -> Any:
+        """The Python object a global name or attribute chain refers to (resolved at compile time)."""
+        if isinstance(node, ast.Name):
+            if node.id in self.locals:
+                raise self.refuse(node, f"using the local variable '{node.id}' here")
+            try:
+                return self.src.lookup(node.id)
+            except KeyError:
+                raise self.refuse(node, f"the undefined name '{node.id}'") from None
+        if isinstance(node, ast.Attribute):
+            base = self.resolve(node.value)
+            try:
+                return getattr(base, node.attr)
+            except AttributeError:
+                raise self.refuse(node, f"'{ast.unparse(node)}' (no such attribute)") from None
+            except SimtError:
+                raise self.refuse(node, f"'{ast.unparse(node)}'") from None
+        raise self.refuse(node, f"the expression '{ast.unparse(node)}' in this position")
+
+    def constant(self, node: ast.expr) -> Any:
+        """A compile-time constant: literal, tuple of constants or global constant."""
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Tuple):
+            return tuple(self.constant(e) for e in node.elts)
+        if isinstance(node, ast.BinOp) and type(node.op) in CONST_OPS:
+            a, b = self.constant(node.left), self.constant(node.right)
+            if type(a) is int and type(b) is int:
+                return CONST_OPS[type(node.op)](a, b)
+            raise self.refuse(node, f"the constant expression '{ast.unparse(node)}'", "use integer constants")
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -self.constant(node.operand)
+        obj = self.resolve(node)
+        return int(obj) if isinstance(obj, np.integer) else obj
+
+    def ndim(self, call: ast.Call) -> int:
+        name = ast.unparse(call.func)
+        try:
+            nd = self.constant(call.args[0]) if len(call.args) == 1 and not call.keywords else None
+        except SimtError:
+            nd = None
+        if type(nd) is not int or not 1 <= nd <= 3:
+            raise self.refuse(call, f"{name} without a constant number of dimensions", f"call it as {name}(1), (2) or (3)")
+        return nd
+
+    def intrinsic(self, func: ast.expr) -> tuple[str, Any]:
+        if isinstance(func, ast.Name) and func.id in self.locals:
+            return ("local", None)
+        try:
+            obj = self.resolve(func)
+        except SimtError:
+            return ("unknown", None)
+        hit = INTRINSICS.get(id(obj))
+        if hit is not None:
+            return hit
+        if isinstance(obj, DeviceFunction):
+            return ("device", obj)
+        dt = scalar_dtype(obj)
+        if dt is not None:
+            return ("cast", dt)
+        return ("unknown", obj)
+
+    def array_decl(self, func: ast.expr) -> str | None:
+        """'shared', 'local' or 'const' when func is simt.shared.array / local.array / const.array_like."""
+        try:
+            obj = self.resolve(func)
+        except SimtError:
+            return None
+        return ARRAY_DECLS.get(getattr(obj, "__func__", None))
