@@ -42,4 +42,4 @@ def test_import_asc_resolves_to_aclsim_under_run(tmp_path):
                       "print(asc.__name__, asc.TPipe.__module__, type(rt.current_stream()).__name__)\n")
     p = run(sys.executable, "-m", "aclsim", "run", str(script))
     assert p.returncode == 0, p.stderr
-    assert p.stdout.split() == ["aclsim.asc", "aclsim.asc.tpipe", "Stream"]
+    assert p.stdout.split() == ["aclsim.asc", "aclsim.asc.memory.tpipe", "Stream"]
