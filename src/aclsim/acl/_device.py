@@ -8,7 +8,6 @@ runtime changes shape, this module is what adapts.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -17,21 +16,8 @@ import numpy as np
 from .. import constants as C
 from ..errors import AclError, Code
 from ..runtime import BufferUse, KernelFault, KernelWork, Task, get_runtime
+from ..runtime.devrange import RUN_MODES, run_mode  # noqa: F401 (the faces read the mode here)
 from ..runtime.observe import Refused, user_site
-
-RUN_MODES = ("ep", "rc")
-
-
-def run_mode() -> str:
-    """How the emulated program is attached to its NPU (ACLSIM_RUN_MODE, set by `aclsim run --run-mode`):
-    "ep" (default) - a host program talking to an NPU card over PCIe; host and device memory are apart.
-    "rc" - the program runs on the device's own CPU (an Atlas 200 DK): acl.rt.get_run_mode() is ACL_DEVICE
-    and host and device share memory, so the host reads and writes device memory directly."""
-    mode = os.environ.get("ACLSIM_RUN_MODE", "ep").strip().lower() or "ep"
-    if mode not in RUN_MODES:
-        raise ValueError(f"ACLSIM_RUN_MODE={mode!r} is not a run mode; use ep (a host with an NPU card, the "
-                         "default) or rc (a program on the device, as on an Atlas 200 DK)")
-    return mode
 
 
 class Bytes:

@@ -17,6 +17,7 @@ import numpy as np
 from .. import constants as C
 from ..errors import AclError, Code
 from .callbacks import running_callback
+from .devrange import run_mode
 from .host import MAPPINGS, HostAllocation, HostRegistry, host_view
 from .memory import Allocation, is_device_address
 from .observe import Access, Bus, CopyInFlight, HostCopy, HostWait, KindMismatch, Refused, Site, api, now, user_site
@@ -192,8 +193,10 @@ class CopiesRoom:
         _check_kind(fn, kind)
         actual = actual_direction(dst, src)
         given = H2D if kind == C.ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE else kind
-        if given not in (C.ACL_MEMCPY_DEFAULT, actual) and self.bus.observers:
-            # The current runtime corrects the kind from the pointers (MemcpyKindAutoCorrect).
+        if given not in (C.ACL_MEMCPY_DEFAULT, actual) and self.bus.observers and run_mode() != "rc":
+            # The current runtime corrects the kind from the pointers (MemcpyKindAutoCorrect). In RC mode (the
+            # program on the device's CPU) the process's memory is device memory: the Atlas 200 DK samples copy
+            # from their own buffers with ACL_MEMCPY_DEVICE_TO_DEVICE, and any kind names the same memory.
             self.bus.emit("kind_mismatch", KindMismatch(fn, kind, actual, user_site()))
         if actual == D2D and dst.alloc.device != src.alloc.device:
             a, b = src.alloc.device, dst.alloc.device

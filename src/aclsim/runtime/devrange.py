@@ -111,3 +111,18 @@ def set_host_access(on: bool) -> None:
         _host_access = on
         for start, size in _ranges.items():
             _libc.mprotect(start, size, _PROT_RW if on else _PROT_NONE)
+
+
+RUN_MODES = ("ep", "rc")
+
+
+def run_mode() -> str:
+    """How the emulated program is attached to its NPU (ACLSIM_RUN_MODE, set by `aclsim run --run-mode`):
+    "ep" (default) - a host program talking to an NPU card over PCIe; host and device memory are apart.
+    "rc" - the program runs on the device's own CPU (an Atlas 200 DK): acl.rt.get_run_mode() is ACL_DEVICE
+    and host and device share memory, so the host reads and writes device memory directly."""
+    mode = os.environ.get("ACLSIM_RUN_MODE", "ep").strip().lower() or "ep"
+    if mode not in RUN_MODES:
+        raise ValueError(f"ACLSIM_RUN_MODE={mode!r} is not a run mode; use ep (a host with an NPU card, the "
+                         "default) or rc (a program on the device, as on an Atlas 200 DK)")
+    return mode
