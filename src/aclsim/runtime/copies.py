@@ -194,9 +194,8 @@ class CopiesRoom:
         actual = actual_direction(dst, src)
         given = H2D if kind == C.ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE else kind
         if given not in (C.ACL_MEMCPY_DEFAULT, actual) and self.bus.observers and run_mode() != "rc":
-            # The current runtime corrects the kind from the pointers (MemcpyKindAutoCorrect). In RC mode (the
-            # program on the device's CPU) the process's memory is device memory: the Atlas 200 DK samples copy
-            # from their own buffers with ACL_MEMCPY_DEVICE_TO_DEVICE, and any kind names the same memory.
+            # The runtime corrects the kind from the pointers (MemcpyKindAutoCorrect). In RC mode the process's
+            # memory is device memory (Atlas 200 DK samples copy it with DEVICE_TO_DEVICE): any kind is right.
             self.bus.emit("kind_mismatch", KindMismatch(fn, kind, actual, user_site()))
         if actual == D2D and dst.alloc.device != src.alloc.device:
             a, b = src.alloc.device, dst.alloc.device
