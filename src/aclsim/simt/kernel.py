@@ -66,15 +66,19 @@ class Kernel:
         self.plan = [(name, t, "ptr" if isinstance(t, PtrType) else "extent" if name not in self.declared else "value")
                      for name, t in self.param_types.items()]
         self.compiled: compiler.Compiled | None = None
+        self._refusal: SimtError | None = None  # a refused kernel is refused again without recompiling
         self._launchers: dict[Any, Launcher] = {}
         functools.update_wrapper(self, fn)
 
     def compile(self) -> compiler.Compiled:
         """Compile now (launches do it on first use); raises SimtError for unsupported constructs."""
         if self.compiled is None:
+            if self._refusal is not None:
+                raise self._refusal.with_traceback(None) from None
             try:
                 self.compiled = compiler.Compiler().build(front.Source(self.fn, "kernel"), "kernel", self.declared)
             except SimtError as e:  # the message names the kernel line: the compiler's frames would only bury it
+                self._refusal = e
                 raise e.with_traceback(None) from None
         return self.compiled
 
