@@ -32,3 +32,141 @@ def test_a_refused_kernel_is_refused_again_without_compiling_again():
             refused[1, 1](x)
         errors.append(e.value)
     assert errors[0] is errors[1] is errors[2]  # the first refusal, kept
+
+
+# ------------------------------------------------------------------------------------ numba's own types
+numba = pytest.importorskip("numba")
+
+
+@cuda.jit
+def numba_typed(x, out, out_int):
+    tmp = cuda.local.array(4, numba.float32)  # numba's scalar type as the element type
+    acc = cuda.shared.array((2, 4), dtype=numba.types.int64)
+    i = cuda.threadIdx.x
+    tmp[i] = numba.float32(x[i]) * numba.float32(0.1)  # and as a cast
+    acc[0, i] = numba.types.int64(x[i]) + 1
+    out[i] = tmp[i]
+    out_int[i] = acc[0, i]
+
+
+def test_numba_scalar_types_name_element_types_and_casts():
+    x = np.arange(4.0) + 0.5
+    out, out_int = np.zeros(4), np.zeros(4, np.int64)
+    numba_typed[1, 4](x, out, out_int)
+    np.testing.assert_array_equal(out, x.astype(np.float32) * np.float32(0.1))
+    np.testing.assert_array_equal(out_int, x.astype(np.int64) + 1)
+
+
+# ------------------------------------------------------------------------------------ device functions
+@cuda.jit(device=True)
+def histogram_into(out, keys, shape, dtype, update, cast_key):
+    """Shape, element type, an atomic and a device function passed down as values, as numba allows."""
+    counts = cuda.shared.array(shape, dtype)
+    i = cuda.threadIdx.x
+    if i < shape:
+        counts[i] = 0
+    cuda.syncthreads()
+    update(counts, cast_key(keys[i]) % shape, 1)
+    cuda.syncthreads()
+    if i < shape:
+        out[i] = counts[i]
+
+
+@cuda.jit(device=True)
+def as_int(v):
+    return int(v)
+
+
+@cuda.jit
+def histogram(out, keys):
+    histogram_into(out, keys, 8, np.uint32, cuda.atomic.add, as_int)
+
+
+@cuda.jit
+def histogram_small(out, keys):
+    histogram_into(out, keys, 4, numba.uint16, cuda.atomic.add, as_int)
+
+
+def test_device_functions_take_shapes_types_and_functions_as_arguments():
+    keys = np.random.default_rng(1).integers(0, 100, 64).astype(np.float64)
+    out8, out4 = np.zeros(8, np.int64), np.zeros(4, np.int64)
+    histogram[1, 64](out8, keys)
+    histogram_small[1, 64](out4, keys)
+    np.testing.assert_array_equal(out8, np.bincount(keys.astype(int) % 8, minlength=8))
+    np.testing.assert_array_equal(out4, np.bincount(keys.astype(int) % 4, minlength=4))
+
+
+# ------------------------------------------------------------------------------------ tuples
+@cuda.jit(device=True)
+def bounds(a, b):
+    return (min(a, b), max(a, b))
+
+
+@cuda.jit
+def tuples(x, out):
+    pos = cuda.grid(2)  # a tuple, used as an index
+    pair = bounds(x[pos], x[pos[1], pos[0]])
+    lo, hi = pair
+    swapped = (pair[1], pair[0])
+    out[pos] = hi - lo + swapped[0] * len(swapped)
+
+
+def test_tuples_are_values_indexed_unpacked_and_used_as_indices():
+    x = np.random.default_rng(2).random((4, 4))
+    out = np.zeros((4, 4))
+    tuples[1, (4, 4)](x, out)
+    hi, lo = np.maximum(x, x.T), np.minimum(x, x.T)
+    np.testing.assert_array_equal(out, hi - lo + hi * 2)
+
+
+# ------------------------------------------------------------------------------------ atomics
+@cuda.jit
+def more_atomics(counters, f, old):
+    i = cuda.threadIdx.x
+    old[0, i] = cuda.atomic.inc(counters, 0, np.uint32(5))  # wraps to 0 past 5
+    old[1, i] = cuda.atomic.dec(counters, 1, np.uint32(5))  # 0 or above 5: back to 5
+    cuda.atomic.nanmax(f, 0, f[1 + i])
+    cuda.atomic.nanmin(f, 1 + 16, f[1 + i])
+
+
+def test_atomic_inc_dec_and_the_nan_ignoring_max_min():
+    counters = np.array([0, 0], np.uint32)
+    f = np.random.default_rng(3).random(18)
+    f[0], f[17] = np.nan, np.nan  # the targets start as NaN: nanmax/nanmin take the other operand
+    f[3] = np.nan  # and a NaN value is ignored
+    values = f[1:17].copy()
+    old = np.zeros((2, 16), np.uint32)
+    more_atomics[1, 16](counters, f, old)
+    inc_seen, dec_seen = [], []
+    c_inc, c_dec = 0, 0
+    for _ in range(16):
+        inc_seen.append(c_inc)
+        c_inc = 0 if c_inc >= 5 else c_inc + 1
+        dec_seen.append(c_dec)
+        c_dec = 5 if c_dec == 0 or c_dec > 5 else c_dec - 1
+    np.testing.assert_array_equal(old[0], inc_seen)
+    np.testing.assert_array_equal(old[1], dec_seen)
+    assert counters.tolist() == [c_inc, c_dec]
+    assert f[0] == np.nanmax(values) and f[17] == np.nanmin(values)
+
+
+@cuda.jit
+def swap_first(x, old):
+    old[0] = cuda.atomic.compare_and_swap(x, 7, 9)
+
+
+def test_compare_and_swap_works_on_the_first_element():
+    x, old = np.array([7, 1], np.int32), np.zeros(1, np.int32)
+    swap_first[1, 1](x, old)
+    assert x.tolist() == [9, 1] and old[0] == 7
+
+
+def test_a_missing_atomic_is_named_not_its_array_argument():
+    @cuda.jit
+    def k(x):
+        cuda.atomic.mul(x, 0, 2)
+
+    with pytest.raises(SimtError, match=r"'cuda.atomic.mul' \(no such attribute\)"):
+        k[1, 1](np.zeros(2))
+    with pytest.raises(AttributeError, match=r"cuda.atomic.mul is not emulated by aclsim; available: .*nanmax"):
+        cuda.atomic.mul  # noqa: B018

@@ -68,14 +68,14 @@ class _Atomic:
     """`cuda.atomic.add(array, index, value)` & co: the old value; index may be a tuple for n-D arrays."""
 
     def __init__(self) -> None:
-        self.add, self.sub, self.max, self.min = lang.atomic_add, lang.atomic_sub, lang.atomic_max, lang.atomic_min
-        self.and_, self.or_, self.xor, self.exch = lang.atomic_and, lang.atomic_or, lang.atomic_xor, lang.atomic_exch
+        for op in lang.ATOMIC_OPS:
+            setattr(self, op + "_" if op in ("and", "or") else op, getattr(lang, f"atomic_{op}"))
         self.cas = lang.atomic_cas  # cas(array, index, old, value), as numba
+        self.compare_and_swap = lang.atomic_compare_and_swap  # compare_and_swap(array, old, value): element 0
 
     def __getattr__(self, name: str) -> Any:
-        raise AttributeError(
-            f"cuda.atomic.{name} is not emulated by aclsim; available: add, sub, max, min, and_, or_, xor, exch, cas"
-        )
+        raise AttributeError(f"cuda.atomic.{name} is not emulated by aclsim; available: "
+                             + ", ".join(sorted(k for k in vars(self) if not k.startswith("_"))))
 
 
 atomic = _Atomic()

@@ -118,6 +118,29 @@ def make_array(ptr: Any, extents: tuple[int, ...]) -> ArrayArg:
     return A
 
 
+def tuple_item(t: tuple, idx: Any) -> Any:
+    """t[k] of a tuple value: k must be the same integer in every thread (as numba needs a constant)."""
+    k = val(idx)
+    if type(k) is ND or type(k) is float or type(k) is tuple or (type(k) is not int and k.dtype.kind not in "iub"):
+        raise TypeError(f"a tuple of {len(t)} values indexed by {'a per-thread value' if type(k) is ND else k!r}; "
+                        "index tuples with an integer constant")
+    return t[int(k)]
+
+
+def unpack(v: Any, n: int) -> tuple:
+    """`a, b = v` of a tuple value held in a variable (its length is known only now)."""
+    if type(v) is not tuple:
+        raise TypeError(f"cannot unpack a {type(val(v)).__name__} into {n} names")
+    if len(v) != n:
+        raise TypeError(f"cannot unpack a tuple of {len(v)} values into {n} names")
+    return v
+
+
+def length(A: Any) -> Any:
+    """len(x) of a tuple or an array (its first dimension)."""
+    return len(A) if type(A) is tuple else shape_of(A)[0]
+
+
 def shape_of(A: Any) -> tuple[Any, ...]:
     """a.shape of any kernel array, as int64 values (numba's intp)."""
     if not hasattr(A, "shape"):
@@ -268,6 +291,8 @@ def load(C: Any, A: Any, idx: Any, m: Any, line: int) -> Any:
         return memory.load(C, A.ptr, _array_flat(C, A, idx, m, line, "load"), m, line)
     if type(A) is PtrView:
         return memory.load(C, A.ptr, binop("add", A.off, idx), m, line)
+    if type(A) is tuple:
+        return tuple_item(A, idx)
     if type(A) not in _OWN:
         return memory.load(C, A, idx, m, line)
     k = _flat(C, A, idx, m, line, "load")

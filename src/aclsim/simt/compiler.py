@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import arrays, front, lang, ops, warp, xoroshiro
+from .ctype import element_dtype
 from .lang import SimtError
 
 _FUSABLE = (ast.Add, ast.Sub, ast.Mult)  # `p[i] = a op b` may compute straight into memory
@@ -36,6 +37,7 @@ HELPERS: dict[str, Any] = {
     "h_size": arrays.size_of, "h_ndim": arrays.ndim_of, "h_vote": warp.vote, "h_shfl": warp.shuffle,
     "h_activemask": warp.activemask, "h_syncwarp": warp.syncwarp, "h_rng": xoroshiro.draw,
     "h_padd": arrays.ptr_add, "h_rebind": arrays.rebind, "h_sub": arrays.subview, "h_part": ops.part, "h_complex": ops.make_complex,
+    "h_len": arrays.length, "h_unpack": arrays.unpack,
 }
 # The generated namespace is hygienic by construction: every name comes from exactly one of these
 # disjoint families, so no generated name can equal a helper or a user name.
@@ -68,6 +70,7 @@ class Codegen:
         self.shared_bytes = 0  # per block, declared in this function
         self.local_bytes = 0  # per thread, declared here and in the device functions called
         self.grid_groups: set[str] = set()  # names bound to this_grid()
+        self.tuple_names: dict[str, int] = {}  # names bound to tuples of a known length
         self.ptr_locals = False  # whether a local name is bound to a pointer or array
         self.grid_sync = False  # whether this function (or one it calls) syncs the grid
         self.iterates = False  # whether this function (or one it calls) has a loop
@@ -101,8 +104,9 @@ class Codegen:
         args = node.args
         if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
             raise self.refuse(node, "*args, **kwargs, keyword-only or default parameters")
-        names = [f"v_{a.arg}" for a in args.args]
-        arrays_in = [(a.arg, self.params[a.arg]) for a in args.args if isinstance(self.params[a.arg], lang.ArrayType)]
+        params = [a for a in args.args if a.arg in self.params]  # (device functions: less the bound ones)
+        names = [f"v_{a.arg}" for a in params]
+        arrays_in = [(a.arg, self.params[a.arg]) for a in params if isinstance(self.params[a.arg], lang.ArrayType)]
         extents = {n: [f"x_{n}_{k}" for k in range(2 * t.ndim)] for n, t in arrays_in}  # shape..., strides...
         names += [x for n, _ in arrays_in for x in extents[n]]
         head = "C, " + ", ".join(names) if self.kind == "kernel" else "C, m, " + ", ".join(names)
@@ -110,7 +114,7 @@ class Codegen:
         out_head = [f"def {fname}({head.rstrip(', ')}):"]
         for name in sorted(self.locals - set(self.params)):
             self.emit(f"v_{name} = h_U")
-        for a in args.args:
+        for a in params:
             t = self.params[a.arg]
             if self.kind == "device" and isinstance(t, np.dtype):
                 self.emit(f"v_{a.arg} = h_to(v_{a.arg}, {self._obj(t)})")
@@ -234,7 +238,7 @@ class Codegen:
         if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
             return False
         t = self.params.get(node.value.id)
-        nidx = len(node.slice.elts) if isinstance(node.slice, ast.Tuple) else 1
+        nidx = self._tuple_arity(node.slice) or 1
         return isinstance(t, lang.ArrayType) and nidx < t.ndim
 
     def is_pointer(self, node: ast.expr) -> bool:
@@ -301,6 +305,9 @@ class Codegen:
         if self.is_pointer(value):
             self.assign_value(target, self.pointer(value), s, True)
             return
+        if isinstance(target, ast.Subscript) and self._tuple_arity(value):
+            raise self.refuse(s, f"storing the {self._tuple_arity(value)} values of '{ast.unparse(value)}' "
+                              "into one array element", "unpack it (a, b = ...) and store each value into its own element")
         if isinstance(target, ast.Subscript) and isinstance(value, ast.BinOp) and type(value.op) in _FUSABLE:
             base, idx = self.subscript_parts(target, write=True)
             a, pending = self.fusable_operand(value.left, True)
@@ -329,6 +336,10 @@ class Codegen:
         if isinstance(target, ast.Name):
             if target.id in self.ptrs or target.id in self.array_names:
                 raise self.refuse(s, f"assigning to the pointer/shared array '{target.id}'", "index it instead")
+            whole = (isinstance(s, ast.Assign) and target in s.targets) or (isinstance(s, ast.AnnAssign) and s.target is target)
+            arity = self._tuple_arity(s.value) if whole and s.value is not None else None
+            if arity:  # a tuple of known length: a[t] with it is an element, not a row
+                self.tuple_names[target.id] = arity
             self.emit(f"v_{target.id} = h_asg(C, {self.amask}, {code}, v_{target.id})")
             if self.amask != "m":
                 self.deferred.add(target.id)
@@ -387,7 +398,9 @@ class Codegen:
             return
         try:
             shape = self.names.constant(args["shape"])
-            dtype = np.dtype(self.names.constant(args["dtype"]))
+            dtype = element_dtype(self.names.constant(args["dtype"]))
+            if dtype is None:
+                raise TypeError
         except (SimtError, TypeError):
             raise self.refuse(call, f"a {fname} whose shape or dtype is not a constant",
                               "use literals, module-level constants or arithmetic on them") from None
@@ -612,6 +625,8 @@ class Codegen:
                 if type(k) is not int:
                     raise self.refuse(node, f"'{ast.unparse(node)}' with a non-constant index")
                 return f"{self.attribute(node.value)}[{k}]"
+            if isinstance(node.value, (ast.Name, ast.Attribute)) and not self._local_root(node.value):
+                return self.const(self._constant_item(node))
             if self._is_row(node):
                 raise self.refuse(node, f"the row '{ast.unparse(node)}' as a value",
                                   f"bind it to a name (row = {ast.unparse(node)}) and index that")
@@ -620,8 +635,41 @@ class Codegen:
         if isinstance(node, ast.Call):
             return self.call(node, mv)
         if isinstance(node, ast.Tuple):
-            raise self.refuse(node, "a tuple value", "tuples may only appear in a, b = x, y or as a shared index")
+            for e in node.elts:
+                if self.is_pointer(e):
+                    raise self.refuse(e, f"the pointer or array '{ast.unparse(e)}' in a tuple")
+            return "(" + "".join(self.expr(e, mv) + ", " for e in node.elts) + ")"
         raise self.refuse(node, front.CONSTRUCTS.get(type(node), f"the expression {type(node).__name__}"))
+
+    def _tuple_arity(self, node: ast.expr) -> int | None:
+        """The number of values of a tuple expression known at compile time (a tuple display or a device
+        function that returns one), else None."""
+        if isinstance(node, ast.Tuple):
+            return len(node.elts)
+        if isinstance(node, ast.Name):
+            return self.tuple_names.get(node.id)
+        if isinstance(node, ast.Call):
+            kind = self.names.intrinsic(node.func)[0]
+            if kind == "device":
+                return self.device_call(node)[0].ret_arity
+            if kind in ("grid", "gridsize"):
+                nd = self.names.ndim(node)
+                return nd if nd > 1 else None
+        return None
+
+    def _local_root(self, node: ast.expr) -> bool:
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        return not isinstance(node, ast.Name) or node.id in self.locals
+
+    def _constant_item(self, node: ast.Subscript) -> Any:
+        """t[k] of a global (or bound) tuple with a constant k."""
+        t = self.names.global_value(node.value)
+        try:
+            k = self.names.constant(node.slice)
+            return t[k]
+        except (SimtError, TypeError, IndexError):
+            raise self.refuse(node, f"'{ast.unparse(node)}'", "index a constant tuple with an integer constant") from None
 
     def _impure(self, node: ast.expr) -> bool:
         """Whether evaluating node in lanes that should not may fault or have effects (loads, calls)."""
@@ -723,8 +771,10 @@ class Codegen:
         name = node.value.id
         if write and name in self.const_arrays:
             raise self.refuse(node, f"writing the constant array '{name}'", "constant arrays are read-only")
-        if self.kind == "kernel" and name not in self.ptrs and name not in self.array_names:
+        if self.kind == "kernel" and name in self.params and name not in self.ptrs:
             raise self.refuse(node, f"indexing the scalar '{name}'", "only simt.Ptr parameters and shared arrays")
+        if write and name not in self.ptrs and name not in self.array_names and self.kind == "kernel":
+            raise self.refuse(node, f"assigning to an element of '{name}'", "tuples are immutable")
         sl = node.slice
         return f"v_{name}", self._index_arg(sl, mv)
 
@@ -740,14 +790,16 @@ class Codegen:
                 arity = self.names.ndim(node)
                 code = "(" + "".join(f"{c}, " for c in self.grid_code(kind, arity)) + ")"
             elif kind == "device":
-                code = self.call(node, "m", tuple_ok=True)
-                arity = self.compiler.device(data, node, self.src).ret_arity
-                if arity is None:
-                    raise self.refuse(s, f"unpacking '{ast.unparse(node)}', which returns a single value")
+                code = self.call(node, "m")
+                arity = self.device_call(node)[0].ret_arity
+                if arity is None:  # it returns a tuple held in a variable: checked when it runs
+                    arity, code = n, f"h_unpack({code}, {n})"
             elif kind == "math" and data.result == "split":
                 if len(node.args) != 1 or node.keywords:
                     raise self.refuse(node, f"{ast.unparse(node.func)} with these arguments", "pass one value")
                 arity, code = 2, f"h_math({self._obj(data)}, {self.expr(node.args[0], 'm')})"
+        if code is None and isinstance(node, (ast.Name, ast.Subscript)) and not self.is_pointer(node):
+            arity, code = n, f"h_unpack({self.expr(node, 'm')}, {n})"  # a tuple value: its arity is checked when it runs
         if code is None:
             raise self.refuse(s, f"unpacking '{ast.unparse(node)}'",
                               "unpack a tuple (a, b = x, y), simt.grid(n), simt.gridsize(n), math.frexp or math.modf")
@@ -771,7 +823,25 @@ class Codegen:
         return f"h_bin('and', {lin}, {lang.WARP_SIZE - 1})"
 
     # -- calls ----------------------------------------------------------------------------
-    def call(self, node: ast.Call, mv: str, tuple_ok: bool = False) -> str:
+    def device_call(self, node: ast.Call) -> tuple[Compiled, list[ast.expr]]:
+        """The device function a call compiles to, specialized on its compile-time arguments (types,
+        functions, constants, tuples of them: front.Names.static), and the arguments passed at run time."""
+        dev = self.names.intrinsic(node.func)[1]
+        params = front.device_params(dev)
+        if len(node.args) != len(params):
+            raise self.refuse(node, f"calling {ast.unparse(node.func)} with {len(node.args)} arguments "
+                              f"(it takes {len(params)})")
+        statics: dict[str, Any] = {}
+        runtime = []
+        for (pname, may_bind), a in zip(params, node.args, strict=True):
+            v = self.names.static(a) if may_bind else front.NOT_STATIC
+            if v is front.NOT_STATIC:
+                runtime.append(a)
+            else:
+                statics[pname] = v
+        return self.compiler.device(dev, node, self.src, statics), runtime
+
+    def call(self, node: ast.Call, mv: str) -> str:
         if node.keywords:
             raise self.refuse(node, "keyword arguments in a call")
         kind, data = self.names.intrinsic(node.func)
@@ -780,27 +850,26 @@ class Codegen:
         line = self.src.line(node)
         if kind == "len":
             if len(args) != 1 or not isinstance(args[0], ast.Name) or args[0].id not in self.locals:
-                raise self.refuse(node, f"len({', '.join(ast.unparse(a) for a in args)})", "len() takes one array")
-            return f"h_shape(v_{args[0].id})[0]"
+                raise self.refuse(node, f"len({', '.join(ast.unparse(a) for a in args)})", "len() takes one array or tuple")
+            return f"h_len(v_{args[0].id})"
         if kind == "device":
-            fn = self.compiler.device(data, node, self.src)
-            if len(args) != fn.nparams:
-                raise self.refuse(node, f"calling {fname} with {len(args)} arguments (it takes {fn.nparams})")
+            fn, runtime = self.device_call(node)
             self.grid_sync |= fn.grid_sync
             self.iterates |= fn.iterates
             self.local_bytes += fn.local_bytes
-            if fn.ret_arity and not tuple_ok:
-                raise self.refuse(node, f"{fname}() as a single value (it returns {fn.ret_arity} values)",
-                                  f"unpack it: {', '.join('abcdefgh'[:fn.ret_arity])} = {fname}(...)")
-            return f"{self._obj(fn.pyfunc)}(C, {mv}, {', '.join(self.arg(a, mv) for a in args)})"
+            return f"{self._obj(fn.pyfunc)}(C, {mv}, {''.join(self.arg(a, mv) + ', ' for a in runtime)})"
         if kind == "atomic":
             n = 4 if data == "cas" else 3
             if len(args) != n:
-                sig = "(array, index, compare, value)" if data == "cas" else "(array, index, value)"
+                sig = {"cas": "(array, index, compare, value)", "compare_and_swap": "(array, compare, value)"}.get(
+                    data, "(array, index, value)")
                 raise self.refuse(node, f"{fname} with {len(args)} arguments", f"call it as {fname}{sig}")
             base = self.pointer_arg(args[0], node)
             if ast.unparse(args[0]) in self.const_arrays:
                 raise self.refuse(node, f"an atomic on the constant array '{ast.unparse(args[0])}'")
+            if data == "compare_and_swap":  # numba's cas on element 0 of a 1-D array
+                return (f"h_atomic(C, 'cas', {base}, 0, {self.expr(args[2], mv)}, {mv}, {line}, "
+                        f"{self.expr(args[1], mv)})")
             idx = self._index_arg(args[1], mv)
             if data == "cas":
                 return (f"h_atomic(C, 'cas', {base}, {idx}, {self.expr(args[3], mv)}, {mv}, {line}, "
@@ -831,11 +900,15 @@ class Codegen:
             return f"{helper}(C, {mv}, {op!r}, {', '.join(vals)}, {line})"
         if kind in ("grid", "gridsize"):
             nd = self.names.ndim(node)
-            if nd != 1:
-                raise self.refuse(node, f"{fname}({nd}) as a single value", f"unpack it: i, j = {fname}({nd})")
+            if nd != 1:  # a tuple
+                return "(" + "".join(f"{c}, " for c in self.grid_code(kind, nd)) + ")"
             return self.grid_code(kind, 1)[0]
         if kind == "math" and data.result == "split":
             raise self.refuse(node, f"{fname}() as a single value", f"unpack it: a, b = {fname}(x)")
+        if kind == "unknown":
+            self.names.resolve(node.func)  # says why the name does not resolve, if it does not
+            raise self.refuse(node, f"calling {fname}",
+                              "kernels can call @simt.device functions, simt math/atomic functions and numpy scalar types")
         vals = [self.expr(a, mv) for a in args]
         if kind == "math" and len(vals) == data.nargs:
             return f"h_math({self._obj(data)}, {', '.join(vals)})"
@@ -917,14 +990,20 @@ class Compiler:
         return Compiled(env["_kernel" if kind == "kernel" else "_device"], code, len(params), written, gen.shared_bytes,
                         gen.ret_arity, gen.grid_sync, gen.iterates, gen.local_bytes)
 
-    def device(self, dev: Any, node: ast.AST, caller: front.Source) -> Compiled:
+    def device(self, dev: Any, node: ast.AST, caller: front.Source, statics: dict[str, Any]) -> Compiled:
+        """dev compiled with the parameters in `statics` bound to those compile-time values (once per set)."""
+        key = front.static_key(statics)
+        hit = dev.compiled.get(key)
+        if hit is not None:
+            return hit
         if dev in self._active:
             chain = " -> ".join(d.fn.__name__ for d in [*self._active, dev])
             raise SimtError(f"{caller.where(node)}: recursion ({chain}) is not supported in simt device functions")
-        if dev.compiled is None:
-            self._active.append(dev)
-            try:
-                dev.compiled = self.build(front.Source(dev.fn, "device function"), "device", dev.params())
-            finally:
-                self._active.pop()
-        return dev.compiled
+        self._active.append(dev)
+        try:
+            params = {n: t for n, t in dev.params().items() if n not in statics}
+            built = self.build(front.Source(dev.fn, "device function", statics), "device", params)
+        finally:
+            self._active.pop()
+        dev.compiled[key] = built
+        return built

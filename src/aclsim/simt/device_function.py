@@ -43,7 +43,9 @@ class DeviceFunction:
 
     def __init__(self, fn: Any) -> None:
         self.fn = fn
-        self.compiled: Any = None  # compiler.Compiled, built by the first kernel that calls it
+        # compiler.Compiled per set of compile-time arguments (front.static_key), built by the kernels that call it
+        self.compiled: dict[tuple, Any] = {}
+        self.source: Any = None  # front.Source, parsed once
         functools.update_wrapper(self, fn)
 
     def params(self) -> dict[str, Any]:

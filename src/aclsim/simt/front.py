@@ -82,6 +82,7 @@ def _register() -> None:
     for op in lang.ATOMIC_OPS:
         add(getattr(lang, f"atomic_{op}"), "atomic", op)
     add(lang.atomic_cas, "atomic", "cas")
+    add(lang.atomic_compare_and_swap, "atomic", "compare_and_swap")
     for name, fn in MATH.items():
         add(getattr(lang, name), "math", fn)
         if hasattr(math, name):
@@ -105,9 +106,12 @@ _register()
 
 
 class Source:
-    """A function's parsed source with the offsets that map ast lines back to the file."""
+    """A function's parsed source with the offsets that map ast lines back to the file.
 
-    def __init__(self, fn: Any, what: str) -> None:
+    `bound`: parameters of a device function bound to compile-time values by its caller (see
+    Names.static); they resolve like globals, ahead of every other scope."""
+
+    def __init__(self, fn: Any, what: str, bound: dict[str, Any] | None = None) -> None:
         self.fn = fn
         self.name = fn.__name__
         try:
@@ -122,7 +126,7 @@ class Source:
         self.node = node
         self.offset = first - 1
         closure = dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__ or ()), strict=False))
-        self.scope = [closure, fn.__globals__, vars(builtins)]
+        self.scope = [bound or {}, closure, fn.__globals__, vars(builtins)]
 
     def line(self, node: ast.AST) -> int:
         return getattr(node, "lineno", 1) + self.offset
@@ -180,6 +184,40 @@ def written_pointers(node: ast.FunctionDef) -> set[str]:
     return out
 
 
+def _numeric(obj: Any) -> bool:
+    """A number, or a tuple of numbers (nested): a constant a kernel may read."""
+    if type(obj) is tuple:
+        return all(map(_numeric, obj))
+    return type(obj) in (int, float, bool, complex) or isinstance(obj, (np.integer, np.floating, np.bool_))
+
+
+NOT_STATIC = object()  # Names.static: the argument is a run-time value
+
+
+def device_params(dev: DeviceFunction) -> list[tuple[str, bool]]:
+    """(name, may be bound to a compile-time value) of each parameter of a device function: those that
+    carry no annotation and are never assigned in its body may."""
+    if dev.source is None:
+        dev.source = Source(dev.fn, "device function")
+    assigned = assigned_names(dev.source.node)
+    typed = dev.params()
+    return [(a.arg, typed[a.arg] is None and a.arg not in assigned) for a in dev.source.node.args.args]
+
+
+def static_key(bound: dict[str, Any]) -> tuple:
+    """A hashable key of a device function's bound parameters (1, 1.0 and True stay apart)."""
+    def key(v: Any) -> Any:
+        if type(v) is tuple:
+            return ("tuple", *map(key, v))
+        try:
+            hash(v)
+        except TypeError:
+            return ("id", id(v))
+        return (type(v), v)
+
+    return tuple(sorted((n, key(v)) for n, v in bound.items()))
+
+
 class Names:
     """Name resolution and refusals of one kernel or device function (`kind`), with its parameters."""
 
@@ -204,7 +242,7 @@ class Names:
 
     def global_value(self, node: ast.expr) -> Any:
         obj = self.resolve(node)
-        if type(obj) in (int, float, bool) or isinstance(obj, (np.integer, np.floating, np.bool_)):
+        if _numeric(obj):
             return obj
         raise self.refuse(node, f"the global '{ast.unparse(node)}' (a {type(obj).__name__})",
                           "kernels may read numeric constants, call @simt.device functions and simt/math functions")
@@ -243,6 +281,36 @@ class Names:
             return -self.constant(node.operand)
         obj = self.resolve(node)
         return int(obj) if isinstance(obj, np.integer) else obj
+
+    def static(self, node: ast.expr) -> Any:
+        """The compile-time value of a device-function argument, or NOT_STATIC: literals, global names
+        (types, functions, intrinsics, device functions, numeric constants) and tuples of them, as numba
+        specializes a device function on such arguments (a dtype or shape passed down to shared.array,
+        cuda.atomic.add passed as a function)."""
+        if isinstance(node, ast.Tuple):
+            vals = [self.static(e) for e in node.elts]
+            return NOT_STATIC if any(v is NOT_STATIC for v in vals) else tuple(vals)
+        if isinstance(node, ast.Constant):
+            return node.value if type(node.value) in (int, float, bool, complex, str) or node.value is None \
+                else NOT_STATIC
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            root = node
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if not isinstance(root, ast.Name) or root.id in self.locals:
+                return NOT_STATIC
+            try:
+                obj = self.resolve(node)
+            except SimtError:
+                return NOT_STATIC
+            return NOT_STATIC if isinstance(obj, (np.ndarray, lang._Index)) else obj
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)):
+            try:
+                v = self.constant(node)
+            except (SimtError, TypeError):
+                return NOT_STATIC
+            return v if type(v) in (int, float) else NOT_STATIC
+        return NOT_STATIC
 
     def ndim(self, call: ast.Call) -> int:
         name = ast.unparse(call.func)

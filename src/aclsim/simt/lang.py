@@ -204,7 +204,7 @@ grid = _intrinsic(
 )
 gridsize = _intrinsic("gridsize", "gridsize(ndim): the number of threads of the grid, blockDim * gridDim (per dimension)")
 
-ATOMIC_OPS = ("add", "sub", "max", "min", "and", "or", "xor", "exch")
+ATOMIC_OPS = ("add", "sub", "max", "min", "and", "or", "xor", "exch", "inc", "dec", "nanmax", "nanmin")
 atomic_add = _intrinsic("atomic_add", "atomic_add(array, index, value) -> old value: array[index] += value")
 atomic_sub = _intrinsic("atomic_sub", "atomic_sub(array, index, value) -> old value: array[index] -= value")
 atomic_max = _intrinsic("atomic_max", "atomic_max(array, index, value) -> old value")
@@ -213,6 +213,12 @@ atomic_and = _intrinsic("atomic_and", "atomic_and(array, index, value) -> old va
 atomic_or = _intrinsic("atomic_or", "atomic_or(array, index, value) -> old value")
 atomic_xor = _intrinsic("atomic_xor", "atomic_xor(array, index, value) -> old value")
 atomic_exch = _intrinsic("atomic_exch", "atomic_exch(array, index, value) -> old value: array[index] = value")
+atomic_inc = _intrinsic("atomic_inc", "atomic_inc(array, index, value) -> old value: old >= value ? 0 : old + 1")
+atomic_dec = _intrinsic("atomic_dec", "atomic_dec(array, index, value) -> old value: old == 0 or old > value ? value : old - 1")
+atomic_nanmax = _intrinsic("atomic_nanmax", "atomic_nanmax(array, index, value) -> old value; a NaN operand is ignored")
+atomic_nanmin = _intrinsic("atomic_nanmin", "atomic_nanmin(array, index, value) -> old value; a NaN operand is ignored")
+atomic_compare_and_swap = _intrinsic(
+    "atomic_compare_and_swap", "atomic_compare_and_swap(array, compare, value) -> old value of array[0] (numba's form)")
 atomic_cas = _intrinsic(
     "atomic_cas", "atomic_cas(array, index, compare, value) -> old value; stores value where old == compare"
 )

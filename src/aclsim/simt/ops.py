@@ -516,6 +516,10 @@ def assign(C: Any, m: Any, new: Any, old: Any) -> Any:
         return new
     if m is False:
         return old
+    if type(new) is tuple or type(old) is tuple:  # a tuple: each element merges
+        if type(new) is not tuple or type(old) is not tuple or len(new) != len(old):
+            raise TypeError("a variable holds a tuple in some threads and another value in others")
+        return tuple(assign(C, m, a, b) for a, b in zip(new, old, strict=True))
     new, old = val(new), val(old)
     dt = default_dtype(common_type(dtype_of(old), dtype_of(new)))
     out = np.empty(C.N, dt)
