@@ -3,6 +3,8 @@ numba programs write beyond the basics of test_simt_cuda.py."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -170,3 +172,98 @@ def test_a_missing_atomic_is_named_not_its_array_argument():
         k[1, 1](np.zeros(2))
     with pytest.raises(AttributeError, match=r"cuda.atomic.mul is not emulated by aclsim; available: .*nanmax"):
         cuda.atomic.mul  # noqa: B018
+
+
+# ------------------------------------------------------------------------------------ intrinsics
+@cuda.jit("void(int64[:], uint32[:], int32, uint64)")
+def bit_tricks(out, out_u, x, y):
+    out[0] = cuda.popc(x)
+    out[1] = cuda.clz(x)  # on int32: 32-bit width, as the signature fixes x's type
+    out[2] = cuda.ffs(x)
+    out[3] = cuda.popc(y)
+    out[4] = cuda.clz(y)
+    out[5] = x.bit_count()
+    out_u[0] = cuda.brev(np.uint32(x))
+    out[6] = cuda.selp(x > 5, 1, 2)
+
+
+def test_bit_intrinsics_work_on_the_width_of_the_signature_types():
+    out, out_u = np.zeros(7, np.int64), np.zeros(1, np.uint32)
+    bit_tricks[1, 1](out, out_u, 0x00100000 | 0x30, (1 << 40) | 7)  # Python ints, converted as declared
+    assert out.tolist() == [3, 11, 5, 4, 23, 3, 1]
+    assert out_u[0] == int(f"{0x00100030:032b}"[::-1], 2)
+
+
+@cuda.jit
+def rounding(x, out):
+    i = cuda.grid(1)
+    out[i, 0] = round(x[i])
+    out[i, 1] = round(x[i], 1)
+    out[i, 2] = pow(x[i], 2)
+    out[i, 3] = cuda.fma(x[i], 2.0, 1.0)
+    out[i, 4] = cuda.cbrt(x[i])
+    out[i, 5] = math.degrees(x[i]) + math.radians(x[i])
+    out[i, 6] = math.nextafter(x[i], math.inf)
+
+
+def test_round_pow_fma_cbrt_and_angle_conversions():
+    x = np.array([0.5, 1.5, 2.25, -2.5, 8.0])
+    out = np.zeros((5, 7))
+    rounding[1, 5](x, out)
+    np.testing.assert_array_equal(out[:, 0], [0, 2, 2, -2, 8])  # ties to even, as Python
+    np.testing.assert_array_equal(out[:, 1], np.round(x, 1))
+    np.testing.assert_array_equal(out[:, 2], x**2)
+    np.testing.assert_array_equal(out[:, 3], x * 2 + 1)
+    np.testing.assert_allclose(out[:, 4], np.cbrt(x))
+    np.testing.assert_allclose(out[:, 5], np.degrees(x) + np.radians(x))
+    np.testing.assert_array_equal(out[:, 6], np.nextafter(x, np.inf))
+
+
+@cuda.jit
+def half_math(a, b, out):
+    i = cuda.grid(1)
+    out[i, 0] = cuda.fp16.hadd(a[i], b[i])
+    out[i, 1] = cuda.fp16.hmul(a[i], b[i])
+    out[i, 2] = cuda.fp16.hfma(a[i], b[i], a[i])
+    out[i, 3] = cuda.fp16.hneg(a[i])
+    out[i, 4] = cuda.fp16.hmax(a[i], b[i])
+    out[i, 5] = cuda.fp16.hlt(a[i], b[i])
+
+
+def test_fp16_functions_compute_in_half_precision():
+    rng = np.random.default_rng(4)
+    a, b = rng.random(8).astype(np.float16), rng.random(8).astype(np.float16)
+    out = np.zeros((8, 6), np.float16)
+    half_math[1, 8](a, b, out)
+    np.testing.assert_array_equal(out[:, 0], a + b)
+    np.testing.assert_array_equal(out[:, 1], a * b)
+    np.testing.assert_array_equal(out[:, 2], (a.astype(np.float32) * b + a).astype(np.float16))
+    np.testing.assert_array_equal(out[:, 3], -a)
+    np.testing.assert_array_equal(out[:, 4], np.maximum(a, b))
+    np.testing.assert_array_equal(out[:, 5], a < b)
+
+
+# ------------------------------------------------------------------------------------ the kernel object
+@cuda.jit
+def scale(x, f):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] *= f
+
+
+def test_kernel_object_api_py_func_forall_specialize_overloads():
+    assert scale.py_func.__name__ == "scale" and scale.extensions == []
+    x = np.arange(300.0)
+    scale.forall(300)(x, 2.0)
+    np.testing.assert_array_equal(x, np.arange(300.0) * 2)
+    s = scale.specialize(x, 2.0)
+    s[3, 128](x, 0.5)
+    np.testing.assert_array_equal(x, np.arange(300.0))
+    assert len(scale.overloads) == 1
+    with pytest.raises(TypeError, match="No matching definition"):
+        s[1, 1](np.zeros(3, np.float32), 1.0)
+
+
+def test_a_launch_configuration_is_checked_when_indexed():
+    with pytest.raises(SimtError, match="block dimension must be between 1"):
+        scale[1, 0]

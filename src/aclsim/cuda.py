@@ -36,9 +36,9 @@ from . import api
 from .errors import AclError
 from .runtime import get_runtime
 from .runtime.gm import array_of, has_array_interface
-from .simt import lang, xoroshiro
+from .simt import lang, ntype, xoroshiro
 from .simt.device_function import DeviceFunction
-from .simt.kernel import Kernel
+from .simt.kernel import Kernel, _dims
 from .simt.lang import (
     ArrayType,
     SimtError,
@@ -92,40 +92,87 @@ def _ensure_device() -> None:
 
 
 def jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:
-    """`@cuda.jit`, `@cuda.jit("void(float32[:])")`, `@cuda.jit(device=True)`: a kernel or device function.
+    """`@cuda.jit`, `@cuda.jit("void(float32[:], int32)")`, `@cuda.jit(device=True)`: a kernel or device function.
 
-    Signatures are accepted and not needed: kernels specialize on the argument types of each launch.
+    Without a signature a kernel specializes on the argument types of each launch; with signatures (a
+    string, numba types, or a list of them) its parameters take those types, as numba's do.
     Performance options (fastmath, opt, lineinfo, ...) change nothing here; others are refused.
     """
     unknown = set(options) - _OPTIONS
     if unknown:
         raise SimtError(f"cuda.jit: the option(s) {sorted(unknown)} are not emulated by aclsim")
+    sigs = None
+    if func_or_sig is not None and not (callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple))):
+        sigs = ntype.parse_signatures(func_or_sig) if not device else None
 
     def wrap(fn: Any) -> Any:
-        return DeviceFunction(fn) if device else CudaKernel(fn)
+        return DeviceFunction(fn) if device else CudaKernel(fn, sigs)
 
-    if callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)):
+    if sigs is None and callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)):
         return wrap(func_or_sig)
     return wrap
 
 
 class CudaKernel:
-    """A `@cuda.jit` kernel: `kernel[griddim, blockdim](*args)` or `[griddim, blockdim, stream]`."""
+    """A `@cuda.jit` kernel: `kernel[griddim, blockdim](*args)` or `[griddim, blockdim, stream, sharedmem]`.
 
-    def __init__(self, fn: Any) -> None:
-        self.fn = fn
+    Like numba's dispatcher it has `py_func`, `specialize(*args)`, `forall(n)`, `overloads`
+    (the specializations made so far, by argument types), `signatures` and `extensions`."""
+
+    def __init__(self, fn: Any, signatures: list[tuple[Any, ...]] | None = None) -> None:
+        self.fn = self.py_func = fn
         self.params = list(inspect.signature(fn).parameters)
+        self.signatures = signatures or []
+        for sig in self.signatures:
+            if len(sig) != len(self.params):
+                raise SimtError(f"cuda.jit: the signature of {fn.__name__} has {len(sig)} argument types "
+                                f"for its {len(self.params)} parameters")
         self._specs: dict[tuple, _Specialized] = {}
+        self.extensions: list[Any] = []
         functools.update_wrapper(self, fn)
+
+    @property
+    def overloads(self) -> dict[tuple, Any]:
+        return dict(self._specs)
 
     def __getitem__(self, config: Any) -> Any:
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             raise SimtError(f"launch as {self.fn.__name__}[griddim, blockdim](...) (optionally stream, sharedmem)")
-        return functools.partial(self._launch, *config[:2], config[2] if len(config) > 2 else 0,
+        griddim, blockdim = config[:2]
+        _check_config(griddim, blockdim)
+        return functools.partial(self._launch, griddim, blockdim, config[2] if len(config) > 2 else 0,
                                  config[3] if len(config) > 3 else 0)
 
     def __call__(self, *args: Any) -> None:
         raise SimtError(f"kernel {self.fn.__name__} needs a launch configuration: {self.fn.__name__}[griddim, blockdim](...)")
+
+    def forall(self, ntasks: int, tpb: int = 0, stream: Any = 0, sharedmem: int = 0) -> Any:
+        """`kernel.forall(n)(*args)`: a 1-D launch of at least n threads (numba picks the block size; 128 here)."""
+        tpb = int(tpb) or 128
+        return self[max(1, (int(ntasks) + tpb - 1) // tpb), tpb, stream, sharedmem]
+
+    def specialize(self, *args: Any) -> CudaKernel:
+        """A kernel fixed to the types of these arguments (numba's dispatcher.specialize)."""
+        types = self._types(list(args))
+        k = CudaKernel(self.fn, [types])
+        k._specs = {types: self._spec(types)}
+        return k
+
+    def _types(self, dev_args: list) -> tuple:
+        types = tuple(_typeof(name, a) for name, a in zip(self.params, dev_args, strict=True))
+        if not self.signatures:
+            return types
+        for sig in self.signatures:
+            if ntype.matches(sig, types):
+                return sig
+        raise TypeError(f"No matching definition for argument type(s) {', '.join(map(str, types))} of kernel "
+                        f"{self.fn.__name__} (signatures: {self.signatures})")
+
+    def _spec(self, types: tuple) -> _Specialized:
+        spec = self._specs.get(types)
+        if spec is None:
+            spec = self._specs[types] = _Specialized(self.fn, dict(zip(self.params, types, strict=True)))
+        return spec
 
     def _launch(self, griddim: Any, blockdim: Any, stream: Any, sharedmem: int, *args: Any) -> None:
         if len(args) != len(self.params):
@@ -139,10 +186,7 @@ class CudaKernel:
                 copies.append((a, d))
                 a = d
             dev_args.append(a)
-        types = tuple(_typeof(name, a) for name, a in zip(self.params, dev_args, strict=True))
-        spec = self._specs.get(types)
-        if spec is None:
-            spec = self._specs[types] = _Specialized(self.fn, dict(zip(self.params, types, strict=True)))
+        spec = self._spec(self._types(dev_args))
         spec[griddim, blockdim, _stream_of(stream), sharedmem](*dev_args)
         if copies:
             get_runtime().synchronize_device()
@@ -150,6 +194,12 @@ class CudaKernel:
                 if host.flags.writeable:
                     host[...] = d.copy_to_host()
                 d.free()
+
+
+def _check_config(griddim: Any, blockdim: Any) -> None:
+    """numba validates the launch configuration when the kernel is indexed, not when it is called."""
+    _dims(griddim, "grid")
+    _dims(blockdim, "block")
 
 
 class _Specialized(Kernel):
@@ -161,6 +211,8 @@ class _Specialized(Kernel):
 
 def _typeof(name: str, a: Any) -> Any:
     """numba's typeof for a launch argument: arrays by (dtype, ndim), Python int/float as int64/float64."""
+    if isinstance(a, np.ndarray):  # a host array: typed as its device copy will be
+        return ArrayType(a.dtype, a.ndim)
     if has_array_interface(a):
         ref = array_of(a)
         if ref.shape is None:
@@ -267,8 +319,10 @@ def is_available() -> bool:
     return True
 
 
-# Warp functions (cuda.shfl_sync, cuda.ballot_sync, cuda.activemask, ...).
-globals().update({_n: getattr(lang, _n) for _n in lang.WARP_FUNCTIONS})
+# Warp functions (cuda.shfl_sync, cuda.ballot_sync, cuda.activemask, ...), bit intrinsics (cuda.popc,
+# clz, ffs, brev), cuda.selp, cuda.fma, cuda.cbrt and cuda.fp16.
+_KERNEL_NAMES = (*lang.WARP_FUNCTIONS, *lang.BIT_FUNCTIONS, "selp", "fma", "cbrt", "fp16")
+globals().update({_n: getattr(lang, _n) for _n in _KERNEL_NAMES})
 
 
 def __getattr__(name: str) -> Any:
@@ -281,5 +335,5 @@ __all__ = [
     "gridDim", "gridsize", "is_available", "jit", "laneid", "local", "pinned", "pinned_array", "pinned_array_like",
     "shared", "stream", "synchronize", "syncthreads", "syncthreads_and", "syncthreads_count", "syncthreads_or",
     "threadIdx", "threadfence", "threadfence_block", "threadfence_system", "to_device", "warpsize",
-    *lang.WARP_FUNCTIONS,
+    *_KERNEL_NAMES,
 ]

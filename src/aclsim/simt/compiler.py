@@ -38,6 +38,7 @@ HELPERS: dict[str, Any] = {
     "h_activemask": warp.activemask, "h_syncwarp": warp.syncwarp, "h_rng": xoroshiro.draw,
     "h_padd": arrays.ptr_add, "h_rebind": arrays.rebind, "h_sub": arrays.subview, "h_part": ops.part, "h_complex": ops.make_complex,
     "h_len": arrays.length, "h_unpack": arrays.unpack,
+    "h_bits": ops.bits, "h_selp": ops.selp, "h_round": ops.round_, "h_fp16": ops.fp16,
 }
 # The generated namespace is hygienic by construction: every name comes from exactly one of these
 # disjoint families, so no generated name can equal a helper or a user name.
@@ -844,6 +845,10 @@ class Codegen:
     def call(self, node: ast.Call, mv: str) -> str:
         if node.keywords:
             raise self.refuse(node, "keyword arguments in a call")
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "bit_count" and self._local_root(node.func.value):
+            if node.args:  # x.bit_count(): int.bit_count of a kernel value
+                raise self.refuse(node, f"{ast.unparse(node.func)} with arguments")
+            return f"h_bits('popc', {self.expr(node.func.value, mv)})"
         kind, data = self.names.intrinsic(node.func)
         fname = ast.unparse(node.func)
         args = node.args
@@ -918,6 +923,14 @@ class Codegen:
             return f"h_abs({vals[0]})"
         if kind == "rsqrt" and len(vals) == 1:
             return f"h_rsqrt({vals[0]})"
+        if kind == "bits" and len(vals) == 1:
+            return f"h_bits({data!r}, {vals[0]})"
+        if kind == "fp16" and len(vals) == lang.FP16_FUNCTIONS[data]:
+            return f"h_fp16({data!r}, {', '.join(vals)})"
+        if kind == "selp" and len(vals) == 3:
+            return f"h_selp({', '.join(vals)})"
+        if kind == "round" and len(vals) in (1, 2):
+            return f"h_round({', '.join(vals)})"
         if kind == "fma" and len(vals) == 3:
             return f"h_fma({', '.join(vals)})"
         if kind == "cast" and len(vals) == 2 and data.kind == "c":
@@ -928,7 +941,7 @@ class Codegen:
             raise self.refuse(node, f"{fname}() inside an expression", "call it as a statement")
         if kind == "range":
             raise self.refuse(node, "range() outside a for loop")
-        if kind in ("math", "minmax", "abs", "rsqrt", "fma", "cast"):
+        if kind in ("math", "minmax", "abs", "rsqrt", "fma", "cast", "bits", "selp", "round", "fp16"):
             raise self.refuse(node, f"{fname} with {len(vals)} argument(s)")
         if kind == "local":
             raise self.refuse(node, f"calling the local variable '{fname}'")

@@ -91,6 +91,14 @@ def _register() -> None:
         add(uf, "math", MATH[name])
     add(lang.rsqrt, "rsqrt")
     add(lang.fma, "fma")
+    for name in lang.BIT_FUNCTIONS:
+        add(getattr(lang, name), "bits", name)
+    add(int.bit_count, "bits", "popc")  # x.bit_count() is resolved by the back ends (a method of a value)
+    add(lang.selp, "selp")
+    for name in lang.FP16_FUNCTIONS:
+        add(getattr(lang.fp16, name), "fp16", name)
+    add(builtins.round, "round")
+    add(builtins.pow, "math", MATH["pow"])
     for obj in (lang.min, builtins.min, np.minimum):
         add(obj, "minmax", np.minimum)
     for obj in (lang.max, builtins.max, np.maximum):

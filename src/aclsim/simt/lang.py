@@ -227,6 +227,35 @@ atomic_cas = _intrinsic(
 for _name in MATH:
     globals()[_name] = _intrinsic(_name, f"{_name}{'(x)' if MATH[_name].nargs == 1 else '(x, y)'}: math.{_name} per thread")
 rsqrt = _intrinsic("rsqrt", "rsqrt(x) = 1 / sqrt(x)")
+# Bit intrinsics (CUDA's __popc, __clz, __ffs, __brev; numba's cuda.popc & co), on the integer's own width.
+BIT_FUNCTIONS = {
+    "popc": "popc(x): the number of bits set",
+    "clz": "clz(x): the number of leading zero bits (of x's width)",
+    "ffs": "ffs(x): the position of the lowest bit set, from 1 (0 if none)",
+    "brev": "brev(x): the bits in reverse order",
+}
+for _f, _doc in BIT_FUNCTIONS.items():
+    globals()[_f] = _intrinsic(_f, _doc)
+# Half-precision intrinsics (CUDA's cuda_fp16.h, numba's cuda.fp16): the operands become float16 first.
+FP16_FUNCTIONS = {
+    **{n: 2 for n in ("hadd", "hsub", "hmul", "hdiv", "heq", "hne", "hge", "hgt", "hle", "hlt", "hmax", "hmin")},
+    **{n: 1 for n in ("hneg", "habs", "hsin", "hcos", "hlog", "hlog2", "hlog10", "hexp", "hexp2", "hexp10", "hsqrt",
+                      "hrsqrt", "hceil", "hfloor", "hrcp", "htrunc", "hrint")},
+    "hfma": 3,
+}
+
+
+class _Fp16:
+    """`cuda.fp16.hadd(a, b)` & co (see FP16_FUNCTIONS)."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"cuda.fp16.{name} is not emulated by aclsim; available: {', '.join(FP16_FUNCTIONS)}")
+
+
+fp16 = _Fp16()
+for _f, _n in FP16_FUNCTIONS.items():
+    setattr(fp16, _f, _intrinsic(_f, f"fp16.{_f}: {_n} operand(s) as float16"))
+selp = _intrinsic("selp", "selp(p, a, b): a where p is true, else b")
 fma = _intrinsic("fma", "fma(a, b, c) = a * b + c")
 min = _intrinsic("min", "min(a, b, ...) with C conversions")
 max = _intrinsic("max", "max(a, b, ...) with C conversions")

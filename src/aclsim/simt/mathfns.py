@@ -90,6 +90,7 @@ _TABLE = [
     MathFn("copysign", 2, np.copysign), MathFn("fmod", 2, np.fmod),
     MathFn("remainder", 2, _elementwise(_remainder, 2)),
     MathFn("ldexp", 2, np.ldexp, args="float,int"),
+    MathFn("degrees", 1, np.degrees), MathFn("radians", 1, np.radians), MathFn("nextafter", 2, np.nextafter),
 ]
 MATH: dict[str, MathFn] = {f.name: f for f in _TABLE}
 

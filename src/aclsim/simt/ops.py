@@ -346,6 +346,95 @@ def fma(a: Any, b: Any, c: Any) -> Any:
     return binop("add", binop("mul", a, b), c)
 
 
+# ---------------------------------------------------------------------------- bits, selection, rounding
+_POPC8 = np.array([bin(i).count("1") for i in range(256)], np.uint8)
+_REV8 = np.array([int(f"{i:08b}"[::-1], 2) for i in range(256)], np.uint8)
+
+
+def _bit_length(u: ND) -> ND:
+    """The bit length of every element of an unsigned array (0 for 0)."""
+    n = np.zeros(u.shape, np.int64)
+    x = u.copy()
+    for s in (32, 16, 8, 4, 2, 1):
+        if s >= u.dtype.itemsize * 8:
+            continue
+        big = x >= (np.uint64(1) << np.uint64(s)).astype(u.dtype)
+        n += np.where(big, s, 0)
+        x = np.where(big, x >> u.dtype.type(s), x)
+    return n + (x != 0)
+
+
+def bits(op: str, v: Any) -> Any:
+    """popc, clz, ffs, brev of an integer on its own width (a Python int counts as its 32-bit C type):
+    popc and clz keep the type, ffs gives uint32 (CUDA's __ffs), brev the unsigned type of the width."""
+    v = val(v)
+    d = dtype_of(v)
+    if d is WEAK_INT:
+        v, d = cast(v, I32), I32
+    if d is WEAK_FLOAT or d is WEAK_COMPLEX or d.kind not in "biu":
+        raise TypeError(f"{op}() needs an integer, got {d}")
+    if d.kind == "b":
+        v, d = cast(v, np.dtype(np.uint8)), np.dtype(np.uint8)
+    width = d.itemsize * 8
+    ud = np.dtype(f"u{d.itemsize}")
+    a = np.asarray(v)
+    u = np.ascontiguousarray(a.astype(d, copy=False)).view(ud)
+    if op == "popc":
+        r = _POPC8[u.reshape(-1).view(np.uint8)].reshape(*u.shape, d.itemsize).sum(axis=-1).astype(d)
+    elif op == "clz":
+        r = (width - _bit_length(u)).astype(d)
+    elif op == "ffs":
+        low = u & (~u + ud.type(1))  # the lowest bit set alone
+        r = _bit_length(low).astype(np.uint32)
+    else:  # brev
+        r = _REV8[u.reshape(-1).view(np.uint8)].reshape(*u.shape, d.itemsize)[..., ::-1].copy().view(ud).reshape(u.shape)
+    return r if type(v) is ND else r[()]
+
+
+_F16 = np.dtype(np.float16)
+_FP16_BIN = {"hadd": "add", "hsub": "sub", "hmul": "mul", "hdiv": "truediv"}
+_FP16_CMP = {"heq": "eq", "hne": "ne", "hge": "ge", "hgt": "gt", "hle": "le", "hlt": "lt"}
+_FP16_UFUNC = {"hsin": np.sin, "hcos": np.cos, "hlog": np.log, "hlog2": np.log2, "hlog10": np.log10, "hexp": np.exp,
+               "hexp2": np.exp2, "hsqrt": np.sqrt, "hceil": np.ceil, "hfloor": np.floor, "htrunc": np.trunc,
+               "hrint": np.rint, "hneg": np.negative, "habs": np.absolute, "hrcp": np.reciprocal,
+               "hmax": np.maximum, "hmin": np.minimum}
+
+
+def fp16(op: str, *args: Any) -> Any:
+    """numba's cuda.fp16 functions: every operand converted to float16, the result float16 (bool for
+    the comparisons)."""
+    xs = [cast(val(a), _F16) for a in args]
+    if op in _FP16_BIN:
+        return binop(_FP16_BIN[op], *xs)
+    if op in _FP16_CMP:
+        return compare(_FP16_CMP[op], *xs)
+    if op == "hfma":
+        return cast(np.add(np.multiply(xs[0], xs[1], dtype=np.float32), xs[2], dtype=np.float32), _F16)  # one rounding
+    if op == "hexp10":
+        return np.power(_F16.type(10), xs[0])
+    if op == "hrsqrt":
+        return np.reciprocal(np.sqrt(xs[0]))
+    return _FP16_UFUNC[op](*xs)
+
+
+def selp(p: Any, a: Any, b: Any) -> Any:
+    """numba's cuda.selp(p, a, b): a where p, else b (both already evaluated)."""
+    return select(p, a, b)
+
+
+def round_(x: Any, ndigits: Any = None) -> Any:
+    """round(x) to the nearest integer, ties to even, as an int64 (Python's and numba's round);
+    round(x, n) to n decimals, keeping the float type."""
+    x = val(x)
+    d = dtype_of(x)
+    if ndigits is None:
+        if d is WEAK_INT or (d is not WEAK_FLOAT and d is not WEAK_COMPLEX and d.kind in "iub"):
+            return x
+        return cast(np.rint(x), np.dtype(np.int64))
+    n = int(val(ndigits))
+    return np.round(x, n) if d is not WEAK_FLOAT else float(np.round(x, n))
+
+
 # ---------------------------------------------------------------------------- masks
 def count_mask(a: ND) -> Any:
     """Normalize a bool array mask: False if no lane, True if every lane."""

@@ -1,0 +1,110 @@
+"""numba's typing for the numba.cuda face: kernel signatures and the types of launch arguments.
+
+A `@cuda.jit("void(float32[:], int32)")` signature fixes a kernel's parameter types as numba's does:
+arrays by element type and number of dimensions (the layout, `[::1]`, is not needed here), scalars by
+type, so a Python int passed for an `int32` parameter is an int32 in the kernel. Signatures are read
+from numba's strings (with its short names: f4, i8, u1, b1, c8, ...) or numba's own type objects
+(`numba.void(numba.float32[:])`), recognized without importing numba.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from .ctype import numba_dtype
+from .lang import ArrayType, SimtError
+
+# numba's names of scalar types (numba.core.types.__init__: the aliases) -> numpy names.
+_ALIASES = {
+    "b1": "bool", "boolean": "bool", "bool_": "bool", "bool": "bool",
+    "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64", "u1": "uint8", "u2": "uint16", "u4": "uint32",
+    "u8": "uint64", "f2": "float16", "f4": "float32", "f8": "float64", "c8": "complex64", "c16": "complex128",
+    "intp": "int64", "uintp": "uint64", "intc": "int32", "uintc": "uint32", "byte": "uint8", "char": "int8",
+    "uchar": "uint8", "short": "int16", "ushort": "uint16", "int_": "int64", "uint": "uint64", "long_": "int64",
+    "ulong": "uint64", "longlong": "int64", "ulonglong": "uint64", "float_": "float32", "double": "float64",
+    "float": "float64", "int": "int64", "complex": "complex128",
+}
+
+
+def _scalar(name: str) -> np.dtype:
+    name = _ALIASES.get(name, name)
+    try:
+        d = np.dtype(name)
+    except TypeError:
+        d = None
+    if d is None or d.kind not in "biufc":
+        raise SimtError(f"cuda.jit: the type {name!r} in a signature is not a scalar type aclsim knows")
+    return d
+
+
+def _split(text: str) -> list[str]:
+    """Split at the commas outside brackets."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur)
+    return [p.strip() for p in out]
+
+
+def _arg_from_text(text: str) -> Any:
+    m = re.fullmatch(r"(\w+)\s*(?:\[(.*)\])?", text)
+    if m is None:
+        raise SimtError(f"cuda.jit: cannot read the argument type {text!r} of a signature")
+    d = _scalar(m.group(1))
+    if m.group(2) is None:
+        return d
+    return ArrayType(d, len(_split(m.group(2))))
+
+
+def _arg_from_numba(t: Any) -> Any:
+    if hasattr(t, "ndim") and hasattr(t, "dtype"):  # numba's Array type
+        d = numba_dtype(t.dtype)
+        if d is None:
+            raise SimtError(f"cuda.jit: arrays of {t.dtype} are not emulated by aclsim")
+        return ArrayType(d, t.ndim)
+    d = numba_dtype(t)
+    if d is None:
+        raise SimtError(f"cuda.jit: the argument type {t} of a signature is not emulated by aclsim")
+    return d
+
+
+def parse_signatures(sig: Any) -> list[tuple[Any, ...]]:
+    """The parameter types of each signature given to cuda.jit (a string, a numba signature, a tuple of
+    argument types, or a list of those)."""
+    if isinstance(sig, list):
+        return [s for one in sig for s in parse_signatures(one)]
+    if isinstance(sig, str):
+        m = re.fullmatch(r"\s*(\w*)\s*\((.*)\)\s*", sig, re.S)
+        if m is None:
+            raise SimtError(f"cuda.jit: cannot read the signature {sig!r}; write it as 'void(float32[:], int32)'")
+        return [tuple(_arg_from_text(a) for a in _split(m.group(2)))]
+    if isinstance(sig, tuple):
+        return [tuple(_arg_from_numba(a) if not isinstance(a, str) else _arg_from_text(a) for a in sig)]
+    if hasattr(sig, "args"):  # numba's Signature
+        return [tuple(_arg_from_numba(a) for a in sig.args)]
+    raise SimtError(f"cuda.jit: cannot read the signature {sig!r}")
+
+
+def matches(types: tuple[Any, ...], launch: tuple[Any, ...]) -> bool:
+    """Whether arguments typed `launch` (by typeof) can be passed to parameters of `types`: arrays must
+    agree exactly, a scalar converts to any scalar type (numba casts it)."""
+    if len(types) != len(launch):
+        return False
+    for t, a in zip(types, launch, strict=True):
+        if isinstance(t, ArrayType) != isinstance(a, ArrayType):
+            return False
+        if isinstance(t, ArrayType) and t != a:
+            return False
+    return True
