@@ -6,8 +6,10 @@ lists and this checkout of aclsim, editable), then runs the cudapy tests twice, 
 NUMBA_ENABLE_CUDASIM=1 (numba.cuda's testing helpers need no GPU that way):
 
   sim     as shipped: `cuda` is numba's CUDA simulator (the baseline);
-  aclsim  with only the import `from numba import cuda` of each test module rewritten, at import
-          time, to `from aclsim.simt import cuda` (nothing of numba-cuda is copied or edited on disk).
+  aclsim  with only the cuda imports of each test module rewritten, at import time: `from numba
+          import cuda` to `from aclsim.simt import cuda`, and `from numba.cuda import jit, ...` to take
+          from the face the names it has (numba's types, `from numba.cuda import float32`, stay
+          numba's). Nothing of numba-cuda is copied or edited on disk.
 
 A test counts as *kernel-writing* when, on the simulator, it compiles a `cuda.jit` kernel or device
 function or launches a kernel. The bar is: of the kernel-writing tests the simulator passes, how
@@ -103,19 +105,28 @@ class _Loader:
 
 
 def rewrite_import(src: str) -> str:
-    """`from numba import cuda[, x, ...]` -> `from aclsim.simt import cuda` (+ `from numba import x, ...`)."""
+    """`from numba import cuda[, x]` -> `from aclsim.simt import cuda` (+ `from numba import x`), and
+    `from numba.cuda import jit, float32` -> the names the face has from it (jit), the rest from numba
+    (float32: numba's own types stay numba's, as in a user's program)."""
+    import aclsim.cuda as face
+
+    def names_of(text: str) -> list[str]:
+        return [n.strip() for n in text.strip("()").replace("\n", " ").split(",") if n.strip()]
 
     def sub(m: re.Match) -> str:
-        indent, names = m.group(1), [n.strip() for n in m.group(2).strip("()").split(",") if n.strip()]
-        if "cuda" not in names:
-            return m.group(0)
-        rest = [n for n in names if n != "cuda"]
-        out = f"{indent}from aclsim.simt import cuda"
+        indent, module, names = m.group(1), m.group(2), names_of(m.group(3))
+        if module == "numba":
+            ours = [n for n in names if n == "cuda"]
+            out = [f"{indent}from aclsim.simt import cuda"] if ours else []
+        else:
+            ours = [n for n in names if " as " not in n and hasattr(face, n)]
+            out = [f"{indent}from aclsim.cuda import {', '.join(ours)}"] if ours else []
+        rest = [n for n in names if n not in ours]
         if rest:
-            out += f"\n{indent}from numba import {', '.join(rest)}"
-        return out
+            out.append(f"{indent}from {module} import {', '.join(rest)}")
+        return "\n".join(out) if ours else m.group(0)
 
-    return re.sub(r"^([ \t]*)from numba import ([^\n(]+|\([^)]*\))", sub, src, flags=re.M)
+    return re.sub(r"^([ \t]*)from (numba|numba\.cuda) import ([^\n(]+|\([^)]*\))", sub, src, flags=re.M)
 
 
 def pytest_addoption(parser: Any) -> None:

@@ -267,3 +267,32 @@ def test_kernel_object_api_py_func_forall_specialize_overloads():
 def test_a_launch_configuration_is_checked_when_indexed():
     with pytest.raises(SimtError, match="block dimension must be between 1"):
         scale[1, 0]
+
+
+# ------------------------------------------------------------------------------------ device arrays
+def test_device_arrays_take_element_and_slice_assignment_like_numba():
+    d = cuda.to_device(np.arange(10.0))
+    d[3] = -1.0
+    d[5:8] = cuda.to_device(np.array([7.0, 8.0, 9.0]))
+    d[::4] = 0.5
+    assert d[3] == -1.0 and d[9] == 9.0
+    np.testing.assert_array_equal(d.copy_to_host(), [0.5, 1, 2, -1, 0.5, 7, 8, 9, 0.5, 9])
+    d[:0] = cuda.to_device(np.zeros(0))  # an empty slice is fine
+
+
+@cuda.jit
+def copy2d(src, dst):
+    i, j = cuda.grid(2)
+    if i < dst.shape[0] and j < dst.shape[1]:
+        dst[i, j] = src[i, j]
+
+
+def test_fortran_order_transposes_and_flags():
+    host = np.asfortranarray(np.arange(12.0).reshape(3, 4))
+    d = cuda.to_device(host)
+    assert d.flags["F_CONTIGUOUS"] and not d.flags["C_CONTIGUOUS"]
+    np.testing.assert_array_equal(d.copy_to_host(), host)
+    out = cuda.device_array((4, 3), order="F")
+    copy2d[(1, 1), (8, 8)](d.T, out)  # a transposed view as a kernel argument
+    np.testing.assert_array_equal(out.copy_to_host(), host.T)
+    assert cuda.device_array_like(host).flags["F_CONTIGUOUS"]
