@@ -296,3 +296,41 @@ def test_fortran_order_transposes_and_flags():
     copy2d[(1, 1), (8, 8)](d.T, out)  # a transposed view as a kernel argument
     np.testing.assert_array_equal(out.copy_to_host(), host.T)
     assert cuda.device_array_like(host).flags["F_CONTIGUOUS"]
+
+
+# ------------------------------------------------------------------------------------ functions as values
+import operator  # noqa: E402
+
+OPS = (operator.add, operator.mul, operator.truediv, operator.lt)
+
+
+def make(op):
+    @cuda.jit
+    def apply(a, b, out):
+        i = cuda.grid(1)
+        out[i] = op(a[i], b[i])
+
+    return apply
+
+
+def jitted_twice(x):
+    return 2 * x
+
+
+twice = cuda.jit(jitted_twice)  # a kernel object called from a kernel: a device function, as in numba
+
+
+@cuda.jit
+def calls_a_kernel_object(out, x):
+    out[0] = twice(x)
+
+
+def test_operator_module_functions_and_jitted_functions_are_callable_in_kernels():
+    a, b = np.array([3.0, 4.0]), np.array([2.0, 8.0])
+    for op in OPS:
+        out = np.zeros(2)
+        make(op)[1, 2](a, b, out)
+        np.testing.assert_array_equal(out, op(a, b))
+    out = np.zeros(1, np.int64)
+    calls_a_kernel_object[1, 1](out, 21)
+    assert out[0] == 42

@@ -131,6 +131,7 @@ class CudaKernel:
                                 f"for its {len(self.params)} parameters")
         self._specs: dict[tuple, _Specialized] = {}
         self.extensions: list[Any] = []
+        self.__simt_device__ = DeviceFunction(fn)  # called from another kernel, it is a device function
         functools.update_wrapper(self, fn)
 
     @property

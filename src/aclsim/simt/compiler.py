@@ -923,6 +923,9 @@ class Codegen:
             return f"h_abs({vals[0]})"
         if kind == "rsqrt" and len(vals) == 1:
             return f"h_rsqrt({vals[0]})"
+        if kind == "pyop" and len(vals) == (1 if data[0] == "un" else 2):
+            helper = {"bin": "h_bin", "cmp": "h_cmp", "un": "h_un"}[data[0]]
+            return f"{helper}({data[1]!r}, {', '.join(vals)})"
         if kind == "bits" and len(vals) == 1:
             return f"h_bits({data!r}, {vals[0]})"
         if kind == "fp16" and len(vals) == lang.FP16_FUNCTIONS[data]:
@@ -941,7 +944,7 @@ class Codegen:
             raise self.refuse(node, f"{fname}() inside an expression", "call it as a statement")
         if kind == "range":
             raise self.refuse(node, "range() outside a for loop")
-        if kind in ("math", "minmax", "abs", "rsqrt", "fma", "cast", "bits", "selp", "round", "fp16"):
+        if kind in ("math", "minmax", "abs", "rsqrt", "fma", "cast", "bits", "selp", "round", "fp16", "pyop"):
             raise self.refuse(node, f"{fname} with {len(vals)} argument(s)")
         if kind == "local":
             raise self.refuse(node, f"calling the local variable '{fname}'")

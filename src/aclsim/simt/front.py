@@ -98,6 +98,12 @@ def _register() -> None:
     for name in lang.FP16_FUNCTIONS:
         add(getattr(lang.fp16, name), "fp16", name)
     add(builtins.round, "round")
+    for op in BINOPS.values():  # the operator module: operator.add(a, b) is a + b
+        add(getattr(operator, {"and": "and_", "or": "or_"}.get(op, op)), "pyop", ("bin", op))
+    for op in CMPOPS.values():
+        add(getattr(operator, op), "pyop", ("cmp", op))
+    for name, op in (("neg", "neg"), ("pos", "pos"), ("invert", "invert"), ("not_", "not")):
+        add(getattr(operator, name), "pyop", ("un", op))
     add(builtins.pow, "math", MATH["pow"])
     for obj in (lang.min, builtins.min, np.minimum):
         add(obj, "minmax", np.minimum)
@@ -197,6 +203,23 @@ def _numeric(obj: Any) -> bool:
     if type(obj) is tuple:
         return all(map(_numeric, obj))
     return type(obj) in (int, float, bool, complex) or isinstance(obj, (np.integer, np.floating, np.bool_))
+
+
+_AS_DEVICE: dict[int, tuple[Any, DeviceFunction]] = {}
+
+
+def device_of(obj: Any) -> DeviceFunction | None:
+    """A jitted function called from a kernel runs as a device function, as numba's dispatchers do: a
+    face's kernel object (its `__simt_device__`) or a numba dispatcher (@numba.njit: its `py_func`)."""
+    dev = getattr(obj, "__simt_device__", None)
+    if dev is not None:
+        return dev
+    if type(obj).__module__.startswith("numba.") and callable(getattr(obj, "py_func", None)):
+        hit = _AS_DEVICE.get(id(obj))
+        if hit is None or hit[0] is not obj:
+            hit = _AS_DEVICE[id(obj)] = (obj, DeviceFunction(obj.py_func))
+        return hit[1]
+    return None
 
 
 NOT_STATIC = object()  # Names.static: the argument is a run-time value
@@ -342,6 +365,9 @@ class Names:
             return hit
         if isinstance(obj, DeviceFunction):
             return ("device", obj)
+        dev = device_of(obj)
+        if dev is not None:
+            return ("device", dev)
         dt = scalar_dtype(obj)
         if dt is not None:
             return ("cast", dt)
