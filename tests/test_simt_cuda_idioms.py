@@ -334,3 +334,58 @@ def test_operator_module_functions_and_jitted_functions_are_callable_in_kernels(
     out = np.zeros(1, np.int64)
     calls_a_kernel_object[1, 1](out, 21)
     assert out[0] == 42
+
+
+# ------------------------------------------------------------------------------------ cmath
+import cmath  # noqa: E402
+
+
+@cuda.jit("complex128(complex128)", device=True)
+def csqrt_log(z):
+    return cmath.sqrt(z) + cmath.log(z)
+
+
+@cuda.jit
+def complex_math(z, out, flags, parts):
+    i = cuda.grid(1)
+    out[i, 0] = csqrt_log(z[i])
+    out[i, 1] = cmath.tanh(z[i])
+    out[i, 2] = cmath.rect(abs(z[i]), cmath.phase(z[i]))
+    flags[i] = cmath.isfinite(z[i])
+    r, phi = cmath.polar(z[i])
+    parts[i, 0] = r
+    parts[i, 1] = phi
+
+
+def test_cmath_follows_pythons_cmath_special_values_included():
+    z = np.array([1 + 2j, -3 + 0j, 0j, complex(np.inf, 1), complex(np.nan, 0), -1e-300j, 4j])
+    out = np.zeros((z.size, 3), np.complex128)
+    flags, parts = np.zeros(z.size, np.bool_), np.zeros((z.size, 2))
+    complex_math[1, z.size](z, out, flags, parts)
+    for k, v in enumerate(z):
+        try:
+            expected = cmath.sqrt(v) + cmath.log(v)
+        except ValueError:  # log(0): C's clog gives -inf
+            expected = complex(-np.inf, 0)
+        np.testing.assert_equal(out[k, 0], expected)
+        np.testing.assert_equal(out[k, 1], cmath.tanh(v))
+        np.testing.assert_equal(out[k, 2], cmath.rect(abs(v), cmath.phase(v)))
+        assert flags[k] == cmath.isfinite(v)
+        np.testing.assert_equal(tuple(parts[k]), cmath.polar(v))
+
+
+@cuda.jit("float32(float32, int32)", device=True)
+def scaled(x, k):
+    return x * k + 0.1  # the result converts to float32, as the signature declares
+
+
+@cuda.jit
+def calls_typed(x, out):
+    i = cuda.grid(1)
+    out[i] = scaled(x[i], 3.9)  # 3.9 converts to the declared int32: 3
+
+
+def test_a_device_function_signature_converts_arguments_and_result():
+    x, out = np.arange(4.0), np.zeros(4)
+    calls_typed[1, 4](x, out)
+    np.testing.assert_array_equal(out, (x.astype(np.float32) * 3 + np.float32(0.1)).astype(np.float32))

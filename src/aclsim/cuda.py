@@ -104,15 +104,17 @@ def jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:
     if unknown:
         raise SimtError(f"cuda.jit: the option(s) {sorted(unknown)} are not emulated by aclsim")
     sigs = None
-    if func_or_sig is not None and not (callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple))):
-        sigs = ntype.parse_signatures(func_or_sig) if not device else None
+    is_fn = callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)) \
+        and not type(func_or_sig).__module__.startswith("numba.")
+    if func_or_sig is not None and not is_fn:
+        sigs = ntype.parse_full(func_or_sig)
 
     def wrap(fn: Any) -> Any:
-        return DeviceFunction(fn) if device else CudaKernel(fn, sigs)
+        if device:  # a device function keeps the first signature's types (numba compiles each)
+            return DeviceFunction(fn, sigs[0] if sigs else None)
+        return CudaKernel(fn, [args for args, _ in sigs] if sigs else None)
 
-    if sigs is None and callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)):
-        return wrap(func_or_sig)
-    return wrap
+    return wrap(func_or_sig) if is_fn else wrap
 
 
 class CudaKernel:

@@ -23,6 +23,7 @@ import numpy as np
 from . import arrays, front, lang, ops, warp, xoroshiro
 from .ctype import element_dtype
 from .lang import SimtError
+from .mathfns import CMATH
 
 _FUSABLE = (ast.Add, ast.Sub, ast.Mult)  # `p[i] = a op b` may compute straight into memory
 
@@ -38,7 +39,7 @@ HELPERS: dict[str, Any] = {
     "h_activemask": warp.activemask, "h_syncwarp": warp.syncwarp, "h_rng": xoroshiro.draw,
     "h_padd": arrays.ptr_add, "h_rebind": arrays.rebind, "h_sub": arrays.subview, "h_part": ops.part, "h_complex": ops.make_complex,
     "h_len": arrays.length, "h_unpack": arrays.unpack,
-    "h_bits": ops.bits, "h_selp": ops.selp, "h_round": ops.round_, "h_fp16": ops.fp16,
+    "h_bits": ops.bits, "h_selp": ops.selp, "h_round": ops.round_, "h_fp16": ops.fp16, "h_cmath": ops.cmath_call,
 }
 # The generated namespace is hygienic by construction: every name comes from exactly one of these
 # disjoint families, so no generated name can equal a helper or a user name.
@@ -81,6 +82,7 @@ class Codegen:
         self.amask = "m"
         self.deferred: set[str] = set()
         self.ret_arity: int | None = 0  # device functions: 0 nothing returned yet, None a value, n a tuple
+        self.restype: Any = None  # device functions: a declared return type
 
     # -- output ---------------------------------------------------------------------------
     def emit(self, text: str) -> None:
@@ -135,6 +137,8 @@ class Codegen:
             if self.ret_arity:
                 self.lines.insert(self._rv_at, "    " + "; ".join(f"r_val{k} = h_U" for k in range(self.ret_arity)))
                 self.emit("return (" + "".join(f"r_val{k}, " for k in range(self.ret_arity)) + ")")
+            elif self.restype is not None:  # a declared return type: the result converts to it
+                self.emit(f"return h_to(r_val, {self._obj(self.restype)}) if r_val is not h_U else r_val")
             else:
                 self.emit("return r_val")
         return "\n".join(out_head + self.lines) + "\n"
@@ -795,6 +799,8 @@ class Codegen:
                 arity = self.device_call(node)[0].ret_arity
                 if arity is None:  # it returns a tuple held in a variable: checked when it runs
                     arity, code = n, f"h_unpack({code}, {n})"
+            elif kind == "cmath" and CMATH[data][2] == "split":
+                arity, code = 2, self.call(node, "m")
             elif kind == "math" and data.result == "split":
                 if len(node.args) != 1 or node.keywords:
                     raise self.refuse(node, f"{ast.unparse(node.func)} with these arguments", "pass one value")
@@ -923,6 +929,8 @@ class Codegen:
             return f"h_abs({vals[0]})"
         if kind == "rsqrt" and len(vals) == 1:
             return f"h_rsqrt({vals[0]})"
+        if kind == "cmath" and (len(vals) == CMATH[data][0] or (data == "log" and len(vals) == 2)):
+            return f"h_cmath({data!r}, {', '.join(vals)})"
         if kind == "pyop" and len(vals) == (1 if data[0] == "un" else 2):
             helper = {"bin": "h_bin", "cmp": "h_cmp", "un": "h_un"}[data[0]]
             return f"{helper}({data[1]!r}, {', '.join(vals)})"
@@ -944,7 +952,7 @@ class Codegen:
             raise self.refuse(node, f"{fname}() inside an expression", "call it as a statement")
         if kind == "range":
             raise self.refuse(node, "range() outside a for loop")
-        if kind in ("math", "minmax", "abs", "rsqrt", "fma", "cast", "bits", "selp", "round", "fp16", "pyop"):
+        if kind in ("math", "minmax", "abs", "rsqrt", "fma", "cast", "bits", "selp", "round", "fp16", "pyop", "cmath"):
             raise self.refuse(node, f"{fname} with {len(vals)} argument(s)")
         if kind == "local":
             raise self.refuse(node, f"calling the local variable '{fname}'")
@@ -993,8 +1001,9 @@ class Compiler:
     def __init__(self) -> None:
         self._active: list[Any] = []
 
-    def build(self, src: front.Source, kind: str, params: dict[str, Any]) -> Compiled:
+    def build(self, src: front.Source, kind: str, params: dict[str, Any], restype: Any = None) -> Compiled:
         gen = Codegen(src, self, kind, params)
+        gen.restype = restype
         code = gen.function()
         env = dict(HELPERS)
         env.update(gen.consts)
@@ -1018,7 +1027,7 @@ class Compiler:
         self._active.append(dev)
         try:
             params = {n: t for n, t in dev.params().items() if n not in statics}
-            built = self.build(front.Source(dev.fn, "device function", statics), "device", params)
+            built = self.build(front.Source(dev.fn, "device function", statics), "device", params, dev.restype)
         finally:
             self._active.pop()
         dev.compiled[key] = built

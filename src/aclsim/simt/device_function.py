@@ -41,15 +41,28 @@ def params_of(fn: Any, what: str, require: bool) -> dict[str, Any]:
 class DeviceFunction:
     """A `@simt.device` helper, callable from kernels and other device functions."""
 
-    def __init__(self, fn: Any) -> None:
+    def __init__(self, fn: Any, signature: tuple[tuple[Any, ...], Any] | None = None) -> None:
+        """`signature`: (parameter types, return type or None), as numba's cuda.jit("f4(f4, i4)", device=True)
+        fixes them: arguments convert to the parameter types, the result to the return type."""
         self.fn = fn
+        self.signature = signature
         # compiler.Compiled per set of compile-time arguments (front.static_key), built by the kernels that call it
         self.compiled: dict[tuple, Any] = {}
         self.source: Any = None  # front.Source, parsed once
         functools.update_wrapper(self, fn)
 
     def params(self) -> dict[str, Any]:
+        if self.signature is not None:
+            names = list(inspect.signature(self.fn).parameters)
+            if len(names) != len(self.signature[0]):
+                raise SimtError(f"device function {self.fn.__name__}: its signature has {len(self.signature[0])} "
+                                f"argument types for {len(names)} parameters")
+            return dict(zip(names, self.signature[0], strict=True))
         return params_of(self.fn, "device function", require=False)
+
+    @property
+    def restype(self) -> Any:
+        return self.signature[1] if self.signature is not None else None
 
     def __call__(self, *args: Any) -> Any:
         raise SimtError(f"@simt.device function {self.fn.__name__} can only be called from a kernel")

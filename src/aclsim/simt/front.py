@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import cmath
 import inspect
 import math
 import operator
@@ -27,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from . import lang
+from . import lang, mathfns
 from .ctype import scalar_dtype
 from .device_function import DeviceFunction
 from .lang import SimtError
@@ -98,6 +99,8 @@ def _register() -> None:
     for name in lang.FP16_FUNCTIONS:
         add(getattr(lang.fp16, name), "fp16", name)
     add(builtins.round, "round")
+    for name in mathfns.CMATH:
+        add(getattr(cmath, name), "cmath", name)
     for op in BINOPS.values():  # the operator module: operator.add(a, b) is a + b
         add(getattr(operator, {"and": "and_", "or": "or_"}.get(op, op)), "pyop", ("bin", op))
     for op in CMPOPS.values():

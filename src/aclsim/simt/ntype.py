@@ -83,17 +83,28 @@ def _arg_from_numba(t: Any) -> Any:
 def parse_signatures(sig: Any) -> list[tuple[Any, ...]]:
     """The parameter types of each signature given to cuda.jit (a string, a numba signature, a tuple of
     argument types, or a list of those)."""
+    return [args for args, _ in parse_full(sig)]
+
+
+def parse_full(sig: Any) -> list[tuple[tuple[Any, ...], np.dtype | None]]:
+    """(parameter types, return type or None for void/unspecified) of each signature."""
     if isinstance(sig, list):
-        return [s for one in sig for s in parse_signatures(one)]
+        return [s for one in sig for s in parse_full(one)]
     if isinstance(sig, str):
         m = re.fullmatch(r"\s*(\w*)\s*\((.*)\)\s*", sig, re.S)
         if m is None:
             raise SimtError(f"cuda.jit: cannot read the signature {sig!r}; write it as 'void(float32[:], int32)'")
-        return [tuple(_arg_from_text(a) for a in _split(m.group(2)))]
+        ret = m.group(1)
+        return [(tuple(_arg_from_text(a) for a in _split(m.group(2))),
+                 None if ret in ("", "void", "none") else _scalar(ret))]
     if isinstance(sig, tuple):
-        return [tuple(_arg_from_numba(a) if not isinstance(a, str) else _arg_from_text(a) for a in sig)]
+        return [(tuple(_arg_from_numba(a) if not isinstance(a, str) else _arg_from_text(a) for a in sig), None)]
     if hasattr(sig, "args"):  # numba's Signature
-        return [tuple(_arg_from_numba(a) for a in sig.args)]
+        ret = getattr(sig, "return_type", None)
+        return [(tuple(_arg_from_numba(a) for a in sig.args),
+                 None if ret is None or str(ret) in ("none", "void") else _arg_from_numba(ret))]
+    if type(sig).__module__.startswith("numba."):  # a bare type: one argument
+        return [((_arg_from_numba(sig),), None)]
     raise SimtError(f"cuda.jit: cannot read the signature {sig!r}")
 
 

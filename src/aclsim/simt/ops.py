@@ -31,7 +31,7 @@ from .ctype import (
     dtype_of,
     wrap_int32,
 )
-from .mathfns import MathFn
+from .mathfns import CMATH, MathFn, cmath_apply
 
 _M32 = (1 << 32) - 1
 ND = np.ndarray
@@ -312,6 +312,29 @@ def math_call(fn: MathFn, *args: Any) -> Any:
     if fn.result == "split":
         return float(r[0]), (int(r[1]) if r[1].dtype.kind == "i" else float(r[1]))
     return float(r)
+
+
+_C64, _C128 = np.dtype(np.complex64), np.dtype(np.complex128)
+
+
+def cmath_call(name: str, *args: Any) -> Any:
+    """cmath.<name>: arguments become complex (float32 and complex64: complex64; otherwise complex128;
+    rect takes two reals), results have that precision (phase and polar the real type, predicates bool)."""
+    xs = [val(a) for a in args]
+    single = all(type(k) is np.dtype and ((k.kind == "f" and k.itemsize <= 4) or k == _C64) for k in map(dtype_of, xs))
+    ct = _C64 if single else _C128
+    ft = F32 if single else np.dtype(np.float64)
+    conv = np.float64 if name == "rect" else np.complex128
+    out = cmath_apply(name, [np.asarray(x.real if name == "rect" and np.iscomplexobj(x) else x).astype(conv)
+                             for x in xs])
+    scalar = all(type(x) is not ND for x in xs)
+    kind = CMATH[name][2]
+    if kind == "split":
+        parts = (np.array([p[0] for p in np.ravel(out)], ft), np.array([p[1] for p in np.ravel(out)], ft))
+        return tuple(p[0] if scalar else p for p in parts)
+    rt = {"complex": ct, "float": ft, "bool": BOOL}[kind]
+    r = np.asarray(out.tolist() if np.ndim(out) else out[()]).astype(rt)
+    return r[()] if scalar else r
 
 
 def rsqrt(v: Any) -> Any:
