@@ -389,3 +389,41 @@ def test_a_device_function_signature_converts_arguments_and_result():
     x, out = np.arange(4.0), np.zeros(4)
     calls_typed[1, 4](x, out)
     np.testing.assert_array_equal(out, (x.astype(np.float32) * 3 + np.float32(0.1)).astype(np.float32))
+
+
+# ------------------------------------------------------------------------------------ slices
+@cuda.jit
+def slices(x, out, n_out):
+    dyn = cuda.shared.array(0, dtype=np.int32)
+    i = cuda.threadIdx.x
+    dyn[i] = i * 10
+    cuda.syncthreads()
+    tail = dyn[2:]  # a view of dynamic shared memory
+    rev = dyn[::-1]
+    mine = x[i:]  # element 0 differs per thread
+    row = out[i, :]
+    row[0] = tail[0] + rev[0]
+    row[1] = mine[0] + len(tail)
+    n_out[i] = mine.shape[0]
+    cuda.atomic.add(out[:, 2], i, 5)
+
+
+def test_slices_of_shared_and_device_arrays_are_views():
+    x = np.arange(8.0)
+    out, n_out = np.zeros((8, 3)), np.zeros(8, np.int64)
+    slices[1, 8, 0, 8 * 4](x, out, n_out)
+    np.testing.assert_array_equal(out[:, 0], 20 + 70)
+    np.testing.assert_array_equal(out[:, 1], x + 6)
+    np.testing.assert_array_equal(n_out, 8 - np.arange(8))
+    np.testing.assert_array_equal(out[:, 2], 5)
+
+
+def test_an_index_through_a_slice_is_checked_against_the_slice():
+    @cuda.jit
+    def past(x):
+        v = x[2:4]
+        v[2] = 1.0  # element 4 of x exists, element 2 of v does not
+
+    with pytest.raises(aclsim.AclError, match=r"index 2 out of bounds"):
+        past[1, 1](np.zeros(8))
+        cuda.synchronize()

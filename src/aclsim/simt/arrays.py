@@ -65,6 +65,9 @@ class ArrayArg:
         self.off = off  # elements from the pointer to element [0, ...] (per lane for a row of a row view)
         self.extents: tuple = ()  # the hidden launch values it was made from (make_array)
         self.dtype = ptr.dtype
+        if any(type(n) is ND for n in shape):  # a slice whose length differs per thread (a[i:])
+            self.size, self.contiguous, self.span = None, False, 1 << 62
+            return
         self.size = math.prod(shape)
         self.contiguous = strides == c_strides(shape)
         self.span = sum((n - 1) * abs(st) for n, st in zip(shape, strides, strict=True))  # largest |offset|
@@ -193,6 +196,73 @@ def subview(C: Any, A: Any, idx: Any, m: Any, line: int) -> ArrayArg:
     return ArrayArg(A.name, A.ptr, A.shape[k:], A.strides[k:], off)
 
 
+def _flat1d(A: Any) -> Any:
+    """A local or constant array as a 1-D array over the same elements (what a view's flat index reads)."""
+    if len(A.shape) == 1:
+        return A
+    B = object.__new__(type(A))
+    B.name, B.dtype, B.size, B.data, B.shape = A.name, A.dtype, A.size, A.data, (A.size,)
+    return B
+
+
+def _normalize(part: slice, n: int) -> tuple[Any, Any, int]:
+    """(start, length, step) of a slice over a dimension of n elements, as Python's slice.indices
+    does; start and stop may differ per thread (int64 arrays), the step may not."""
+    step = 1 if part.step is None else val(part.step)
+    if type(step) is ND:
+        raise TypeError("a slice whose step differs between threads")
+    step = int(step)
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    lo, hi = (0, n) if step > 0 else (-1, n - 1)
+
+    def bound(v: Any, default: int) -> Any:
+        if v is None:
+            return default
+        v = val(v)
+        v = np.asarray(v).astype(np.int64)
+        v = np.where(v < 0, v + n, v)
+        return np.clip(v, lo, hi)
+
+    start = bound(part.start, 0 if step > 0 else n - 1)
+    stop = bound(part.stop, n if step > 0 else -1)
+    length = np.maximum(0, (stop - start + step - (1 if step > 0 else -1)) // step)
+    return start, length, step
+
+
+def slice_view(C: Any, A: Any, parts: tuple, m: Any, line: int) -> ArrayArg:
+    """a[i:j], a[::2], a[i, :], dynsmem[1:] ... in a kernel: a view of a device, shared, local or constant
+    array (a device array whose element 0 and length may differ per thread)."""
+    if type(A) is ArrayArg:
+        base, off, shape, strides = A.ptr, A.off, A.shape, A.strides
+    elif type(A) is memory.SharedArr or type(A) in _OWN:
+        base = A if type(A) is memory.SharedArr else _flat1d(A)
+        off, shape, strides = None, A.shape, c_strides(A.shape)
+    else:
+        raise TypeError(f"slicing '{getattr(A, 'name', '?')}': only arrays with a shape can be sliced "
+                        "(use pointer arithmetic, p + k, on a simt.Ptr)")
+    if len(parts) > len(shape):
+        raise TypeError(f"'{A.name}' has {len(shape)} dimension(s), sliced with {len(parts)}")
+    new_shape, new_strides, start_of = [], [], 0
+    for k, p in enumerate(parts):
+        if type(p) is slice:
+            start, length, step = _normalize(p, shape[k])
+            start_of = binop("add", start_of, binop("mul", start, strides[k]))
+            new_shape.append(int(length) if np.ndim(length) == 0 else length)
+            new_strides.append(strides[k] * step)
+        else:  # an index: checked against its dimension, the dimension dropped
+            lead = ArrayArg(A.name, base, (shape[k],), (strides[k],))
+            start_of = binop("add", start_of, _flat(C, lead, p, m, line, "a slice", lead.strides))
+    new_shape += list(shape[len(parts):])
+    new_strides += list(strides[len(parts):])
+    start_of = val(start_of)
+    start_of = int(start_of) if np.ndim(start_of) == 0 else start_of
+    if off is not None:
+        start_of = binop("add", np.asarray(start_of, np.int64), np.asarray(val(off), np.int64))
+    zero = type(start_of) is int and start_of == 0
+    return ArrayArg(A.name, base, tuple(new_shape), tuple(new_strides), None if zero else start_of)
+
+
 class PtrView:
     """`p + k` for a pointer parameter p: the same allocation from element k on (k may differ per lane)."""
 
@@ -245,7 +315,7 @@ def _flat(C: Any, A: Any, idx: Any, m: Any, line: int, what: str, strides: tuple
         kind = v.dtype.kind if isinstance(v, (ND, np.generic)) else ("f" if type(v) is float else "i")
         if kind not in "iub":
             raise TypeError(f"the index in {what} must be an integer, got {getattr(v, 'dtype', type(v).__name__)}")
-    if not any(type(v) is ND for v in vals):  # uniform: plain Python arithmetic
+    if not any(type(v) is ND for v in vals) and not any(type(n) is ND for n in A.shape):  # uniform: Python ints
         ints = [int(v) for v in vals]
         if any(not 0 <= i < n for i, n in zip(ints, A.shape, strict=True)):
             lane = C.lane0 if m is True else C.lane0 + int(np.argmax(mask_array(C.N, m)))
@@ -288,6 +358,8 @@ def load(C: Any, A: Any, idx: Any, m: Any, line: int) -> Any:
     if type(A) is memory.PtrArg:
         return memory.load(C, A, idx, m, line)
     if type(A) is ArrayArg:
+        if type(A.ptr) in _OWN:
+            return load(C, A.ptr, _array_flat(C, A, idx, m, line, "load"), m, line)
         return memory.load(C, A.ptr, _array_flat(C, A, idx, m, line, "load"), m, line)
     if type(A) is PtrView:
         return memory.load(C, A.ptr, binop("add", A.off, idx), m, line)
@@ -308,6 +380,8 @@ def load(C: Any, A: Any, idx: Any, m: Any, line: int) -> Any:
 
 def store(C: Any, A: Any, idx: Any, value: Any, m: Any, line: int) -> None:
     if type(A) is ArrayArg:
+        if type(A.ptr) in _OWN:
+            return store(C, A.ptr, _array_flat(C, A, idx, m, line, "store"), value, m, line)
         return memory.store(C, A.ptr, _array_flat(C, A, idx, m, line, "store"), value, m, line)
     if type(A) is PtrView:
         return memory.store(C, A.ptr, binop("add", A.off, idx), value, m, line)
@@ -350,6 +424,8 @@ def atomic(C: Any, op: str, A: Any, idx: Any, value: Any, m: Any, line: int, com
     """Atomics on a local array are plain read-modify-writes (only the thread itself sees it)."""
     if type(A) is ArrayArg:
         flat = _array_flat(C, A, idx, m, line, f"atomic_{op}")
+        if type(A.ptr) in _OWN:
+            return atomic(C, op, A.ptr, flat, value, m, line, compare)
         return memory.atomic(C, op, A.ptr, flat, value, m, line, compare)
     if type(A) is PtrView:
         return memory.atomic(C, op, A.ptr, binop("add", A.off, idx), value, m, line, compare)

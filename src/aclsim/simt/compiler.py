@@ -37,7 +37,7 @@ HELPERS: dict[str, Any] = {
     "h_atomic": arrays.atomic, "h_upd": arrays.update, "h_U": ops.UNDEF, "h_arr": arrays.make_array, "h_shape": arrays.shape_of,
     "h_size": arrays.size_of, "h_ndim": arrays.ndim_of, "h_vote": warp.vote, "h_shfl": warp.shuffle,
     "h_activemask": warp.activemask, "h_syncwarp": warp.syncwarp, "h_rng": xoroshiro.draw,
-    "h_padd": arrays.ptr_add, "h_rebind": arrays.rebind, "h_sub": arrays.subview, "h_part": ops.part, "h_complex": ops.make_complex,
+    "h_padd": arrays.ptr_add, "h_slice": arrays.slice_view, "h_rebind": arrays.rebind, "h_sub": arrays.subview, "h_part": ops.part, "h_complex": ops.make_complex,
     "h_len": arrays.length, "h_unpack": arrays.unpack,
     "h_bits": ops.bits, "h_selp": ops.selp, "h_round": ops.round_, "h_fp16": ops.fp16, "h_cmath": ops.cmath_call,
 }
@@ -246,9 +246,18 @@ class Codegen:
         nidx = self._tuple_arity(node.slice) or 1
         return isinstance(t, lang.ArrayType) and nidx < t.ndim
 
+    @staticmethod
+    def _is_slice(node: ast.expr) -> bool:
+        """Whether node is a[i:j] (or a[i, :], ...): a view of an array."""
+        if not isinstance(node, ast.Subscript):
+            return False
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        return any(isinstance(p, ast.Slice) for p in parts)
+
     def is_pointer(self, node: ast.expr) -> bool:
-        """Whether node is a pointer or array: a name of one, a row a[i] of an array, or pointer +/- integer."""
-        if self._is_row(node):
+        """Whether node is a pointer or array: a name of one, a row a[i] of an array, a slice a[i:j] of an
+        array, or pointer +/- integer."""
+        if self._is_row(node) or self._is_slice(node):
             return True
         if isinstance(node, ast.Name):
             return node.id in self.ptrs or node.id in self.array_names
@@ -260,6 +269,18 @@ class Codegen:
         """Code for a pointer expression (p, p + k, k + p, p - k) evaluated in the lanes of mask mv."""
         if isinstance(node, ast.Name):
             return f"v_{node.id}"
+        if isinstance(node, ast.Subscript) and self._is_slice(node):
+            if not isinstance(node.value, ast.Name) or node.value.id not in self.locals:
+                raise self.refuse(node, f"slicing '{ast.unparse(node.value)}'", "slice an array")
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            code = []
+            for p in parts:
+                if isinstance(p, ast.Slice):
+                    ends = [self.expr(e, mv) if e is not None else "None" for e in (p.lower, p.upper, p.step)]
+                    code.append(f"slice({', '.join(ends)})")
+                else:
+                    code.append(self.expr(p, mv))
+            return f"h_slice(C, v_{node.value.id}, ({''.join(c + ', ' for c in code)}), {mv}, {self.src.line(node)})"
         if isinstance(node, ast.Subscript):
             base, idx = self.subscript_parts(node, mv=mv)
             return f"h_sub(C, {base}, {idx}, {mv}, {self.src.line(node)})"
@@ -632,6 +653,9 @@ class Codegen:
                 return f"{self.attribute(node.value)}[{k}]"
             if isinstance(node.value, (ast.Name, ast.Attribute)) and not self._local_root(node.value):
                 return self.const(self._constant_item(node))
+            if self._is_slice(node):
+                raise self.refuse(node, f"the slice '{ast.unparse(node)}' as a value",
+                                  f"bind it to a name (v = {ast.unparse(node)}) and index that")
             if self._is_row(node):
                 raise self.refuse(node, f"the row '{ast.unparse(node)}' as a value",
                                   f"bind it to a name (row = {ast.unparse(node)}) and index that")
@@ -965,6 +989,8 @@ class Codegen:
         return self.expr(node, mv)
 
     def pointer_arg(self, node: ast.expr, call: ast.AST) -> str:
+        if self._is_slice(node) or self._is_row(node):
+            return self.pointer(node)
         if isinstance(node, ast.Name) and node.id in self.locals:
             if self.kind == "kernel" and node.id not in self.ptrs and node.id not in self.array_names:
                 raise self.refuse(call, f"an atomic on the scalar '{node.id}'", "pass a simt.Ptr parameter or shared array")
