@@ -427,3 +427,25 @@ def test_an_index_through_a_slice_is_checked_against_the_slice():
     with pytest.raises(aclsim.AclError, match=r"index 2 out of bounds"):
         past[1, 1](np.zeros(8))
         cuda.synchronize()
+
+
+# ------------------------------------------------------------------------------------ tuple arguments
+from collections import namedtuple  # noqa: E402
+
+Point = namedtuple("Point", ("x", "y"))
+
+
+@cuda.jit
+def tuple_args(out, t, p, empty):
+    out[0] = t[0] + t[2]
+    out[1] = len(t) + len(empty)
+    out[2] = p.x * p.y
+    out[3] = t[1][1]
+
+
+def test_tuples_and_named_tuples_are_kernel_arguments():
+    out = np.zeros(4)
+    tuple_args[1, 1](out, (1, (2.5, 3.5), 4), Point(3, 4.0), ())
+    assert out.tolist() == [5, 3, 12, 3.5]
+    tuple_args[1, 1](out, (10, (0, 1), 20), Point(1, 1), ())  # other values: another specialization
+    assert out.tolist() == [30, 3, 1, 1]

@@ -176,7 +176,10 @@ class CudaKernel:
     def _spec(self, types: tuple) -> _Specialized:
         spec = self._specs.get(types)
         if spec is None:
-            spec = self._specs[types] = _Specialized(self.fn, dict(zip(self.params, types, strict=True)))
+            named = dict(zip(self.params, types, strict=True))
+            spec = self._specs[types] = _Specialized(
+                self.fn, {n: t for n, t in named.items() if not isinstance(t, ntype.Static)},
+                {n: t.value for n, t in named.items() if isinstance(t, ntype.Static)})
         return spec
 
     def _launch(self, griddim: Any, blockdim: Any, stream: Any, sharedmem: int, *args: Any) -> None:
@@ -191,7 +194,10 @@ class CudaKernel:
                 copies.append((a, d))
                 a = d
             dev_args.append(a)
-        spec = self._spec(self._types(dev_args))
+        types = self._types(dev_args)
+        spec = self._spec(types)
+        if spec.bound:  # tuples are part of the specialization, not launch values
+            dev_args = [a for a, t in zip(dev_args, types, strict=True) if not isinstance(t, ntype.Static)]
         spec[griddim, blockdim, _stream_of(stream), sharedmem](*dev_args)
         if copies:
             get_runtime().synchronize_device()
@@ -210,8 +216,8 @@ def _check_config(griddim: Any, blockdim: Any) -> None:
 class _Specialized(Kernel):
     """One specialization of a `@cuda.jit` kernel: its parameter types come from the launch arguments."""
 
-    def __init__(self, fn: Any, declared: dict[str, Any]) -> None:
-        super().__init__(fn, declared)
+    def __init__(self, fn: Any, declared: dict[str, Any], bound: dict[str, Any]) -> None:
+        super().__init__(fn, declared, bound)
 
 
 def _typeof(name: str, a: Any) -> Any:
@@ -233,8 +239,10 @@ def _typeof(name: str, a: Any) -> Any:
         return np.dtype(np.complex128)
     if isinstance(a, (np.integer, np.floating, np.bool_, np.complexfloating)):
         return a.dtype
+    if ntype.is_constant_tuple(a):
+        return ntype.Static(a)
     raise SimtError(f"kernel argument '{name}': a {type(a).__name__} cannot be passed to a kernel here "
-                    "(device arrays, numpy arrays, ints, floats and numpy scalars can)")
+                    "(device arrays, numpy arrays, numbers and tuples of numbers can)")
 
 
 def _stream_of(stream: Any) -> Any:

@@ -651,7 +651,7 @@ class Codegen:
                 if type(k) is not int:
                     raise self.refuse(node, f"'{ast.unparse(node)}' with a non-constant index")
                 return f"{self.attribute(node.value)}[{k}]"
-            if isinstance(node.value, (ast.Name, ast.Attribute)) and not self._local_root(node.value):
+            if isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript)) and not self._local_root(node.value):
                 return self.const(self._constant_item(node))
             if self._is_slice(node):
                 raise self.refuse(node, f"the slice '{ast.unparse(node)}' as a value",
@@ -687,13 +687,13 @@ class Codegen:
         return None
 
     def _local_root(self, node: ast.expr) -> bool:
-        while isinstance(node, ast.Attribute):
+        while isinstance(node, (ast.Attribute, ast.Subscript)):
             node = node.value
         return not isinstance(node, ast.Name) or node.id in self.locals
 
     def _constant_item(self, node: ast.Subscript) -> Any:
-        """t[k] of a global (or bound) tuple with a constant k."""
-        t = self.names.global_value(node.value)
+        """t[k] of a global (or bound) tuple with a constant k (t itself may be such an item)."""
+        t = self._constant_item(node.value) if isinstance(node.value, ast.Subscript) else self.names.global_value(node.value)
         try:
             k = self.names.constant(node.slice)
             return t[k]
@@ -883,6 +883,12 @@ class Codegen:
         fname = ast.unparse(node.func)
         args = node.args
         line = self.src.line(node)
+        if kind == "len" and len(args) == 1 and isinstance(args[0], (ast.Name, ast.Attribute, ast.Subscript)) \
+                and not self._local_root(args[0].value if isinstance(args[0], ast.Subscript) else args[0]):
+            v = self._constant_item(args[0]) if isinstance(args[0], ast.Subscript) else self.names.global_value(args[0])
+            if type(v) is not tuple:
+                raise self.refuse(node, f"len({ast.unparse(args[0])}) of a {type(v).__name__}")
+            return self.const(len(v))
         if kind == "len":
             if len(args) != 1 or not isinstance(args[0], ast.Name) or args[0].id not in self.locals:
                 raise self.refuse(node, f"len({', '.join(ast.unparse(a) for a in args)})", "len() takes one array or tuple")

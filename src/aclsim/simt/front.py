@@ -203,7 +203,7 @@ def written_pointers(node: ast.FunctionDef) -> set[str]:
 
 def _numeric(obj: Any) -> bool:
     """A number, or a tuple of numbers (nested): a constant a kernel may read."""
-    if type(obj) is tuple:
+    if isinstance(obj, tuple):  # named tuples too
         return all(map(_numeric, obj))
     return type(obj) in (int, float, bool, complex) or isinstance(obj, (np.integer, np.floating, np.bool_))
 

@@ -53,8 +53,11 @@ def _dims(v: Any, what: str) -> tuple[int, int, int]:
 class Kernel:
     """A `@simt.kernel`: launch it with `kernel[grid, block](*args)` or `kernel[grid, block, stream](*args)`."""
 
-    def __init__(self, fn: Any, declared: dict[str, Any] | None = None) -> None:
+    def __init__(self, fn: Any, declared: dict[str, Any] | None = None, bound: dict[str, Any] | None = None) -> None:
+        """`bound`: parameters fixed to compile-time values (the cuda face's tuple arguments); the launch
+        passes the others."""
         self.fn = fn
+        self.bound = bound or {}
         self.name = fn.__name__
         self.file = _source_file(fn)
         # as written (simt.Array parameters); `declared` is given by specializations (aclsim.cuda)
@@ -76,7 +79,8 @@ class Kernel:
             if self._refusal is not None:
                 raise self._refusal.with_traceback(None) from None
             try:
-                self.compiled = compiler.Compiler().build(front.Source(self.fn, "kernel"), "kernel", self.declared)
+                self.compiled = compiler.Compiler().build(front.Source(self.fn, "kernel", self.bound), "kernel",
+                                                          self.declared)
             except SimtError as e:  # the message names the kernel line: the compiler's frames would only bury it
                 self._refusal = e
                 raise e.with_traceback(None) from None

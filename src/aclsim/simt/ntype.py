@@ -119,3 +119,34 @@ def matches(types: tuple[Any, ...], launch: tuple[Any, ...]) -> bool:
         if isinstance(t, ArrayType) and t != a:
             return False
     return True
+
+
+class Static:
+    """A launch argument numba types by value here (a tuple or named tuple of numbers): the kernel is
+    specialized with the parameter bound to it, as a constant."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self.key = (type(value), _key(value))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Static) and other.key == self.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __repr__(self) -> str:
+        return f"{type(self.value).__name__}{self.value!r}"
+
+
+def _key(v: Any) -> Any:
+    if isinstance(v, tuple):
+        return (type(v), tuple(_key(x) for x in v))
+    return (type(v), v)
+
+
+def is_constant_tuple(v: Any) -> bool:
+    """A tuple (named or not, nested) of numbers: what a kernel can take by value."""
+    if isinstance(v, tuple):
+        return all(is_constant_tuple(x) for x in v)
+    return isinstance(v, (bool, int, float, complex, np.number, np.bool_))
