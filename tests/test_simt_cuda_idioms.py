@@ -449,3 +449,28 @@ def test_tuples_and_named_tuples_are_kernel_arguments():
     assert out.tolist() == [5, 3, 12, 3.5]
     tuple_args[1, 1](out, (10, (0, 1), 20), Point(1, 1), ())  # other values: another specialization
     assert out.tolist() == [30, 3, 1, 1]
+
+
+# ------------------------------------------------------------------------------------ iterators
+@cuda.jit
+def iterate(x, y, out):
+    acc = 0.0
+    for v in x:
+        acc += v
+    for i, v in enumerate(x, 1):
+        acc += i * v
+    for a, b in zip(x, y):  # noqa: B905 (the shorter one bounds the loop)
+        acc += a * b
+    for i, (a, b) in enumerate(zip(x, y)):  # noqa: B905
+        acc -= i + a + b
+    out[0] = acc
+
+
+def test_loops_over_arrays_enumerate_and_zip():
+    x, y = np.arange(1.0, 6.0), np.array([2.0, 3.0, 4.0])
+    out = np.zeros(1)
+    iterate[1, 1](x, y, out)
+    pairs = list(zip(x[:3], y, strict=True))
+    expected = x.sum() + sum(i * v for i, v in enumerate(x, 1)) + sum(a * b for a, b in pairs) \
+        - sum(i + a + b for i, (a, b) in enumerate(pairs))
+    assert out[0] == expected

@@ -488,6 +488,16 @@ class Codegen:
     def for_(self, s: ast.For) -> None:
         if s.orelse:
             raise self.refuse(s, "'for ... else'")
+        counter = f"_k{self.ntmp + 1}"
+        loop = front.range_loop(self.names, s, counter)
+        if loop is not None:  # for v in a / enumerate / zip: a range loop over an index
+            self.ntmp += 1
+            self.locals.add(counter)
+            for n in ast.walk(ast.Module(loop.body[: len(loop.body) - len(s.body)], [])):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                    self.locals.add(n.id)
+            self.emit(f"v_{counter} = h_U")
+            s = loop
         if not isinstance(s.target, ast.Name):
             raise self.refuse(s, "a loop target that is not a single name")
         if s.target.id in self.ptrs or s.target.id in self.array_names:

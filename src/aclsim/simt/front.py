@@ -115,6 +115,8 @@ def _register() -> None:
     for obj in (lang.abs, builtins.abs, np.abs):
         add(obj, "abs")
     add(builtins.range, "range")
+    add(builtins.enumerate, "iter", "enumerate")
+    add(builtins.zip, "iter", "zip")
     add(builtins.len, "len")
     add(builtins.print, "print")
 
@@ -250,6 +252,55 @@ def static_key(bound: dict[str, Any]) -> tuple:
         return (type(v), v)
 
     return tuple(sorted((n, key(v)) for n, v in bound.items()))
+
+
+def range_loop(names: Names, s: ast.For, counter: str) -> ast.For | None:
+    """`for v in a`, `for i, v in enumerate(a[, start])`, `for x, y in zip(a, b)` (nested as numba allows)
+    as the range loop they mean: `for counter in range(len(a)): v = a[counter]; ...`. None when s
+    already iterates over range() or over something else (the caller refuses it)."""
+    it = s.iter
+    if isinstance(it, ast.Call) and names.intrinsic(it.func)[0] == "range":
+        return None
+    k = ast.Name(counter, ast.Load())
+
+    def items(target: ast.expr, src: ast.expr) -> tuple[list[ast.stmt], list[ast.expr]] | None:
+        """The assignments binding target for element k of src, and the lengths that bound the loop."""
+        if isinstance(src, ast.Call) and not src.keywords:
+            kind, data = names.intrinsic(src.func)
+            if kind == "iter" and data == "enumerate" and 1 <= len(src.args) <= 2:
+                if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
+                    return None
+                inner = items(target.elts[1], src.args[0])
+                if inner is None:
+                    return None
+                index = ast.BinOp(k, ast.Add(), src.args[1]) if len(src.args) == 2 else k
+                return [ast.Assign([target.elts[0]], index), *inner[0]], inner[1]
+            if kind == "iter" and data == "zip" and src.args:
+                if not (isinstance(target, ast.Tuple) and len(target.elts) == len(src.args)):
+                    return None
+                stmts, lengths = [], []
+                for t, a in zip(target.elts, src.args, strict=True):
+                    one = items(t, a)
+                    if one is None:
+                        return None
+                    stmts += one[0]
+                    lengths += one[1]
+                return stmts, lengths
+            return None
+        if isinstance(src, ast.Name) and src.id in names.locals:  # an array
+            return [ast.Assign([target], ast.Subscript(src, k, ast.Load()))], \
+                [ast.Call(ast.Name("len", ast.Load()), [src], [])]
+        return None
+
+    found = items(s.target, it)
+    if found is None:
+        return None
+    stmts, lengths = found
+    stop = lengths[0] if len(lengths) == 1 else ast.Call(ast.Name("min", ast.Load()), lengths, [])
+    loop = ast.For(ast.Name(counter, ast.Store()), ast.Call(ast.Name("range", ast.Load()), [stop], []),
+                   stmts + s.body, [])
+    ast.copy_location(loop, s)
+    return ast.fix_missing_locations(loop)  # the generated nodes report the loop's line
 
 
 class Names:
