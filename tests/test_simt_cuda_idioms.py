@@ -474,3 +474,47 @@ def test_loops_over_arrays_enumerate_and_zip():
     expected = x.sum() + sum(i * v for i, v in enumerate(x, 1)) + sum(a * b for a, b in pairs) \
         - sum(i + a + b for i, (a, b) in enumerate(pairs))
     assert out[0] == expected
+
+
+# ------------------------------------------------------------------------------------ records
+particle = np.dtype([("pos", np.float64, 3), ("mass", np.float32), ("id", np.int32)], align=True)
+
+
+@cuda.jit
+def step(ps, dt, total):
+    i = cuda.grid(1)
+    if i < ps.shape[0]:
+        p = ps[i]  # one record, bound to a name
+        for k in range(3):
+            ps[i].pos[k] += dt * ps[i]["mass"]
+        p.id = i * 10
+        cuda.atomic.add(total, 0, ps[i].mass)
+
+
+@cuda.jit
+def record_arg(r, out):
+    out[0] = r.mass * 2
+    out[1] = r.pos[2]
+    r.id = 99  # written back to the host record, as numba does
+
+
+@cuda.jit
+def copy_records(ps):
+    ps[1] = ps[0]
+
+
+def test_record_arrays_and_record_arguments():
+    ps = np.zeros(5, particle)
+    ps["mass"] = np.arange(5)
+    ps["pos"] = np.arange(15.0).reshape(5, 3)
+    total = np.zeros(1, np.float32)
+    step[1, 8](ps, 0.5, total)
+    np.testing.assert_array_equal(ps["pos"], np.arange(15.0).reshape(5, 3) + 0.5 * np.arange(5)[:, None])
+    np.testing.assert_array_equal(ps["id"], np.arange(5) * 10)
+    assert total[0] == 10
+    out = np.zeros(2)
+    rec = ps[3]
+    record_arg[1, 1](rec, out)
+    assert out.tolist() == [6.0, ps["pos"][3, 2]] and ps["id"][3] == 99
+    copy_records[1, 1](ps)
+    assert ps[1].tobytes() == ps[0].tobytes()

@@ -409,7 +409,7 @@ def test_conditions_on_thread_ranges(a, b):
 
 
 def test_pointer_element_types_are_numbers():
-    with pytest.raises(simt.SimtError, match="integer, float and complex element types only"):
+    with pytest.raises(simt.SimtError, match=r"integer, float and complex element types \(and records of them\) only"):
         simt.Ptr[np.dtype("U4")]
     assert simt.Ptr[np.complex64].dtype == np.complex64
 

@@ -189,8 +189,8 @@ class CudaKernel:
         copies = []  # host numpy arrays: copied in, and back after the kernel, as numba does
         dev_args = []
         for a in args:
-            if isinstance(a, np.ndarray):
-                d = to_device(a)
+            if isinstance(a, np.ndarray) or (isinstance(a, np.void) and a.dtype.names is not None):
+                d = to_device(a)  # a record goes as a one-record device array, as numba passes it
                 copies.append((a, d))
                 a = d
             dev_args.append(a)
@@ -202,9 +202,18 @@ class CudaKernel:
         if copies:
             get_runtime().synchronize_device()
             for host, d in copies:
-                if host.flags.writeable:
-                    host[...] = d.copy_to_host().reshape(host.shape)
+                _copy_back(host, d)
                 d.free()
+
+
+def _copy_back(host: Any, d: DeviceNDArray) -> None:
+    """After a launch, a host argument gets what the kernel left in its device copy (as numba does)."""
+    out = d.copy_to_host()
+    if isinstance(host, np.void):  # a record (a view into its array when it came from one)
+        for name in host.dtype.names:
+            host[name] = out[name]
+    elif host.flags.writeable:
+        host[...] = out.reshape(host.shape)
 
 
 def _check_config(griddim: Any, blockdim: Any) -> None:
@@ -224,11 +233,15 @@ def _typeof(name: str, a: Any) -> Any:
     """numba's typeof for a launch argument: arrays by (dtype, ndim), Python int/float as int64/float64."""
     if isinstance(a, np.ndarray):  # a host array: typed as its device copy will be
         return ArrayType(a.dtype, a.ndim)
+    if isinstance(a, np.void) and a.dtype.names is not None:  # a record
+        return ArrayType(a.dtype, 0)
     if has_array_interface(a):
         ref = array_of(a)
         if ref.shape is None:
             raise SimtError(f"kernel argument '{name}': a typed pointer without a shape; pass a device array")
-        return ArrayType(ref.dtype, len(ref.shape))
+        own = getattr(a, "dtype", None)  # records: the object's dtype names the fields, the typestr does not
+        dtype = own if isinstance(own, np.dtype) and own.names is not None else ref.dtype
+        return ArrayType(dtype, len(ref.shape))
     if isinstance(a, bool):
         return np.dtype(np.bool_)
     if isinstance(a, int):

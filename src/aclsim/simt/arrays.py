@@ -94,8 +94,9 @@ def expand_args(kname: str, declared: dict[str, Any], args: tuple) -> list[Any]:
             raise SimtError(f"kernel {kname}: argument '{name}' must be a device array ({t}), got {type(a).__name__}"
                             + ("; copy it to the device first (aclsim.to_device)" if isinstance(a, np.ndarray) else ""))
         ref = array_of(a)
-        if ref.shape is None or ref.dtype != t.dtype or len(ref.shape) != t.ndim:
-            what = "a pointer without a shape" if ref.shape is None else f"a {len(ref.shape)}-D {ref.dtype} array"
+        dtype = _dtype_of(a, ref)
+        if ref.shape is None or dtype != t.dtype or len(ref.shape) != t.ndim:
+            what = "a pointer without a shape" if ref.shape is None else f"a {len(ref.shape)}-D {dtype} array"
             raise SimtError(f"kernel {kname}: argument '{name}' is {what}; the kernel takes {t}")
         isz = t.dtype.itemsize
         if ref.strides is None:
@@ -107,6 +108,14 @@ def expand_args(kname: str, declared: dict[str, Any], args: tuple) -> list[Any]:
             strides = tuple(s // isz for s in ref.strides)
         extents += [*ref.shape, *strides]
     return [*args, *(np.int64(e) for e in extents)]
+
+
+def _dtype_of(a: Any, ref: Any) -> np.dtype:
+    """An array argument's element type: the interface's typestr, or the object's own dtype when that is a
+    record type (a typestr such as |V32 does not name the fields)."""
+    own = getattr(a, "dtype", None)
+    return own if isinstance(own, np.dtype) and own.names is not None and own.itemsize == ref.dtype.itemsize \
+        else ref.dtype
 
 
 def make_array(ptr: Any, extents: tuple[int, ...]) -> ArrayArg:
@@ -169,7 +178,7 @@ def _array_flat(C: Any, A: ArrayArg, idx: Any, m: Any, line: int, what: str) -> 
             a, b = (0, C.N) if m is True else (m.start, m.stop)
             if lo + k * (b - 1) < A.shape[0] and lo + k * a >= 0:
                 return idx if A.off is None else binop("add", idx, A.off)  # keeps the slice fast path
-    if A.off is None and A.span < 1 << 31 and min(A.strides) >= 0:  # a[row, k], a[x, ty + i * TPB], ...
+    if A.off is None and A.span < 1 << 31 and min(A.strides, default=0) >= 0:  # a[row, k], a[x, ty + i * TPB], ...
         flat = memory.affine_flat(C, A.shape, A.strides, idx)
         if flat is not None:
             return flat
@@ -187,7 +196,7 @@ def subview(C: Any, A: Any, idx: Any, m: Any, line: int) -> ArrayArg:
         raise TypeError(f"'{getattr(A, 'name', '?')}' has no rows (only device-array parameters do)")
     parts = idx if type(idx) is tuple else (idx,)
     k = len(parts)
-    if k >= len(A.shape):
+    if k >= len(A.shape) + (A.dtype.names is not None):  # (a record array's a[i] is one record)
         raise TypeError(f"'{A.name}' has {len(A.shape)} dimension(s): a[...] with {k} indices is an element")
     lead = ArrayArg(A.name, A.ptr, A.shape[:k], A.strides[:k])
     off = _flat(C, lead, idx, m, line, "a row", lead.strides)
@@ -261,6 +270,36 @@ def slice_view(C: Any, A: Any, parts: tuple, m: Any, line: int) -> ArrayArg:
         start_of = binop("add", np.asarray(start_of, np.int64), np.asarray(val(off), np.int64))
     zero = type(start_of) is int and start_of == 0
     return ArrayArg(A.name, base, tuple(new_shape), tuple(new_strides), None if zero else start_of)
+
+
+def record_field(C: Any, A: Any, idx: Any, fname: str, m: Any, line: int) -> ArrayArg:
+    """Field `fname` of the record A[idx] (A a record array, or one record with idx ()): a 0-d view for a
+    scalar field, an n-d view for an array field, over the field's own typed pointer."""
+    if type(A) is not ArrayArg or A.dtype.names is None:
+        raise TypeError(f"'{getattr(A, 'name', '?')}' holds no records")
+    fdt, foff = A.dtype.fields[fname][:2]
+    isz, fsz = A.dtype.itemsize, fdt.base.itemsize
+    if isz % fsz or foff % fsz:
+        raise TypeError(f"field '{fname}' of the records of '{A.name}' is not aligned to its {fdt.base} elements "
+                        "(a packed record: make the dtype with align=True)")
+    rec: Any = 0
+    if A.shape:
+        rec = _flat(C, ArrayArg(A.name, A.ptr, A.shape, A.strides), idx, m, line, "a record", A.strides)
+    if A.off is not None:
+        rec = binop("add", np.asarray(rec, np.int64), np.asarray(val(A.off), np.int64))
+    off = binop("mul", rec, isz // fsz) if type(rec) is not int else rec * (isz // fsz)
+    return ArrayArg(f"{A.name}.{fname}", A.ptr.field(fname), fdt.shape, c_strides(fdt.shape),
+                    None if type(off) is int and off == 0 else off)
+
+
+def record_copy(C: Any, dst: Any, di: Any, src: Any, si: Any, m: Any, line: int) -> None:
+    """dst[di] = src[si] for records: every field, element by element."""
+    if dst.dtype != src.dtype:
+        raise TypeError(f"copying a record of {src.dtype} into one of {dst.dtype}")
+    for name in dst.dtype.names:
+        d, s_ = record_field(C, dst, di, name, m, line), record_field(C, src, si, name, m, line)
+        for k in np.ndindex(*d.shape):
+            store(C, d, k, load(C, s_, k, m, line), m, line)
 
 
 class PtrView:

@@ -37,7 +37,8 @@ HELPERS: dict[str, Any] = {
     "h_atomic": arrays.atomic, "h_upd": arrays.update, "h_U": ops.UNDEF, "h_arr": arrays.make_array, "h_shape": arrays.shape_of,
     "h_size": arrays.size_of, "h_ndim": arrays.ndim_of, "h_vote": warp.vote, "h_shfl": warp.shuffle,
     "h_activemask": warp.activemask, "h_syncwarp": warp.syncwarp, "h_rng": xoroshiro.draw,
-    "h_padd": arrays.ptr_add, "h_slice": arrays.slice_view, "h_rebind": arrays.rebind, "h_sub": arrays.subview, "h_part": ops.part, "h_complex": ops.make_complex,
+    "h_padd": arrays.ptr_add, "h_slice": arrays.slice_view, "h_recfield": arrays.record_field,
+    "h_reccopy": arrays.record_copy, "h_rebind": arrays.rebind, "h_sub": arrays.subview, "h_part": ops.part, "h_complex": ops.make_complex,
     "h_len": arrays.length, "h_unpack": arrays.unpack,
     "h_bits": ops.bits, "h_selp": ops.selp, "h_round": ops.round_, "h_fp16": ops.fp16, "h_cmath": ops.cmath_call,
 }
@@ -73,6 +74,7 @@ class Codegen:
         self.local_bytes = 0  # per thread, declared here and in the device functions called
         self.grid_groups: set[str] = set()  # names bound to this_grid()
         self.tuple_names: dict[str, int] = {}  # names bound to tuples of a known length
+        self.record_names: dict[str, Any] = {}  # names bound to one record (r = a[i]): its 0-d ArrayType
         self.ptr_locals = False  # whether a local name is bound to a pointer or array
         self.grid_sync = False  # whether this function (or one it calls) syncs the grid
         self.iterates = False  # whether this function (or one it calls) has a loop
@@ -246,6 +248,42 @@ class Codegen:
         nidx = self._tuple_arity(node.slice) or 1
         return isinstance(t, lang.ArrayType) and nidx < t.ndim
 
+    def record_field(self, node: ast.expr, mv: str = "m") -> tuple[str, np.dtype] | None:
+        """r.f / r['f'] / a[i].f / a[i]['f'] of a record parameter r or record-array parameter a: the code
+        of the field's view at that record (h_recfield) and the field's dtype; None for anything else."""
+        if isinstance(node, ast.Attribute):
+            base, fname = node.value, node.attr
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            base, fname = node.value, node.slice.value
+        else:
+            return None
+        arr = base if isinstance(base, ast.Name) else base.value if isinstance(base, ast.Subscript) else None
+        t = self._array_type(arr)
+        if not (isinstance(t, lang.ArrayType) and t.dtype.names is not None and arr.id in self.ptrs):
+            return None
+        if isinstance(base, ast.Subscript) and (self._tuple_arity(base.slice) or 1) != t.ndim:
+            return None
+        if isinstance(base, ast.Name) and t.ndim != 0:
+            return None
+        if fname not in t.dtype.names:
+            raise self.refuse(node, f"the field '{fname}' (the records of '{arr.id}' have {', '.join(t.dtype.names)})")
+        idx = self._index_arg(base.slice, mv) if isinstance(base, ast.Subscript) else "()"
+        return f"h_recfield(C, v_{arr.id}, {idx}, {fname!r}, {mv}, {self.src.line(node)})", t.dtype.fields[fname][0]
+
+    def _array_type(self, node: Any) -> Any:
+        """The ArrayType of an array parameter, or of a name bound to one record (r = a[i])."""
+        if not isinstance(node, ast.Name):
+            return None
+        return self.params.get(node.id) or self.record_names.get(node.id)
+
+    def _is_record(self, node: ast.expr) -> bool:
+        """Whether node is a whole record: a record parameter, or a[i] of a record array with every index."""
+        arr = node if isinstance(node, ast.Name) else node.value if isinstance(node, ast.Subscript) else None
+        t = self._array_type(arr)
+        if not (isinstance(t, lang.ArrayType) and t.dtype.names is not None):
+            return False
+        return t.ndim == 0 if node is arr else (self._tuple_arity(node.slice) or 1) == t.ndim
+
     @staticmethod
     def _is_slice(node: ast.expr) -> bool:
         """Whether node is a[i:j] (or a[i, :], ...): a view of an array."""
@@ -257,7 +295,10 @@ class Codegen:
     def is_pointer(self, node: ast.expr) -> bool:
         """Whether node is a pointer or array: a name of one, a row a[i] of an array, a slice a[i:j] of an
         array, or pointer +/- integer."""
-        if self._is_row(node) or self._is_slice(node):
+        if self._is_row(node) or self._is_slice(node) or (isinstance(node, ast.Subscript) and self._is_record(node)):
+            return True
+        field = self.record_field(node) if isinstance(node, (ast.Attribute, ast.Subscript)) else None
+        if field is not None and field[1].shape:
             return True
         if isinstance(node, ast.Name):
             return node.id in self.ptrs or node.id in self.array_names
@@ -269,6 +310,9 @@ class Codegen:
         """Code for a pointer expression (p, p + k, k + p, p - k) evaluated in the lanes of mask mv."""
         if isinstance(node, ast.Name):
             return f"v_{node.id}"
+        field = self.record_field(node, mv) if isinstance(node, (ast.Attribute, ast.Subscript)) else None
+        if field is not None:
+            return field[0]
         if isinstance(node, ast.Subscript) and self._is_slice(node):
             if not isinstance(node.value, ast.Name) or node.value.id not in self.locals:
                 raise self.refuse(node, f"slicing '{ast.unparse(node.value)}'", "slice an array")
@@ -328,13 +372,24 @@ class Codegen:
             for tgt, (t, is_ptr) in zip(target.elts, tmps, strict=False):
                 self.assign_value(tgt, t, s, is_ptr)
             return
+        if self._is_record(target) and self._is_record(value):  # a[i] = a[j], a[0] = r: every field
+            parts = []
+            for side in (target, value):
+                arr = side if isinstance(side, ast.Name) else side.value
+                parts += [f"v_{arr.id}", self._index_arg(side.slice, "m") if isinstance(side, ast.Subscript) else "()"]
+            self.emit(f"h_reccopy(C, {', '.join(parts)}, m, {self.src.line(s)})")
+            return
         if self.is_pointer(value):
+            if isinstance(target, ast.Name) and self._is_record(value):
+                self.record_names[target.id] = lang.ArrayType(self._array_type(
+                    value if isinstance(value, ast.Name) else value.value).dtype, 0)
             self.assign_value(target, self.pointer(value), s, True)
             return
         if isinstance(target, ast.Subscript) and self._tuple_arity(value):
             raise self.refuse(s, f"storing the {self._tuple_arity(value)} values of '{ast.unparse(value)}' "
                               "into one array element", "unpack it (a, b = ...) and store each value into its own element")
-        if isinstance(target, ast.Subscript) and isinstance(value, ast.BinOp) and type(value.op) in _FUSABLE:
+        if isinstance(target, ast.Subscript) and isinstance(value, ast.BinOp) and type(value.op) in _FUSABLE \
+                and self.record_field(target) is None and self.record_field(target.value) is None:
             base, idx = self.subscript_parts(target, write=True)
             a, pending = self.fusable_operand(value.left, True)
             b, _ = self.fusable_operand(value.right, not pending)  # at most one operand stays pending
@@ -369,6 +424,14 @@ class Codegen:
             self.emit(f"v_{target.id} = h_asg(C, {self.amask}, {code}, v_{target.id})")
             if self.amask != "m":
                 self.deferred.add(target.id)
+        elif self.record_field(target) is not None:  # r.f = v, a[i].f = v, r['f'] = v
+            view, fdt = self.record_field(target)
+            if fdt.shape:
+                raise self.refuse(s, f"assigning to the array field '{ast.unparse(target)}'", "assign its elements")
+            self.emit(f"h_st(C, {view}, (), {code}, m, {self.src.line(s)})")
+        elif isinstance(target, ast.Subscript) and self.record_field(target.value) is not None:  # r.h[k] = v
+            view = self.record_field(target.value)[0]
+            self.emit(f"h_st(C, {view}, {self._index_arg(target.slice, 'm')}, {code}, m, {self.src.line(s)})")
         elif isinstance(target, ast.Subscript):
             base, idx = self.subscript_parts(target, write=True)
             self.emit(f"h_st(C, {base}, {idx}, {code}, m, {self.src.line(s)})")
@@ -380,6 +443,14 @@ class Codegen:
         if op is None:
             raise self.refuse(s, f"the operator {type(s.op).__name__}")
         v = self.expr(s.value, "m")
+        field = self.record_field(s.target) or (self.record_field(s.target.value) if isinstance(s.target, ast.Subscript)
+                                                 else None)
+        if field is not None:  # r.f += v, r.h[k] += v
+            idx = "()" if self.record_field(s.target) else self._index_arg(s.target.slice, "m")
+            t, line = self.tmp(), self.src.line(s)
+            self.emit(f"{t} = {field[0]}")
+            self.emit(f"h_st(C, {t}, {idx}, h_bin({op!r}, h_ld(C, {t}, {idx}, m, {line}), {v}), m, {line})")
+            return
         if isinstance(s.target, ast.Name):
             name = s.target.id
             if name in self.ptrs or name in self.array_names:
@@ -641,7 +712,7 @@ class Codegen:
         if isinstance(node, ast.Name):
             return self.name(node)
         if isinstance(node, ast.Attribute):
-            return self.attribute(node)
+            return self.attribute(node, mv)
         if isinstance(node, ast.BinOp):
             op = front.BINOPS.get(type(node.op))
             if op is None:
@@ -656,6 +727,14 @@ class Codegen:
         if isinstance(node, ast.IfExp):
             return self.ifexp(node, mv)
         if isinstance(node, ast.Subscript):
+            value = self.field_value(node, mv)  # r['f']
+            if value is not None:
+                return value
+            field = self.record_field(node.value, mv)  # r.h[k]: an element of an array field
+            if field is not None:
+                return f"h_ld(C, {field[0]}, {self._index_arg(node.slice, mv)}, {mv}, {self.src.line(node)})"
+            if self._is_record(node):
+                raise self.refuse(node, f"the record '{ast.unparse(node)}' as a value", "read its fields")
             if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":  # a.shape[k]
                 k = self.names.constant(node.slice)
                 if type(k) is not int:
@@ -781,7 +860,19 @@ class Codegen:
             return self.special(obj)
         return self.const(self.names.global_value(node))
 
-    def attribute(self, node: ast.Attribute) -> str:
+    def field_value(self, node: ast.expr, mv: str) -> str | None:
+        """The value of a scalar record field (None when node is not a record field)."""
+        field = self.record_field(node, mv)
+        if field is None:
+            return None
+        if field[1].shape:
+            raise self.refuse(node, f"the array field '{ast.unparse(node)}' as a value", "index it, or bind it to a name")
+        return f"h_ld(C, {field[0]}, (), {mv}, {self.src.line(node)})"
+
+    def attribute(self, node: ast.Attribute, mv: str = "m") -> str:
+        value = self.field_value(node, mv)
+        if value is not None:
+            return value
         if isinstance(node.value, ast.Name) and node.value.id in self.locals:
             name = node.value.id
             if node.attr in ("shape", "size", "ndim") and (name in self.ptrs or name in self.array_names

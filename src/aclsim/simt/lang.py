@@ -55,8 +55,9 @@ class PtrType:
 
     def __init__(self, dtype: Any) -> None:
         self.dtype = np.dtype(dtype)
-        if self.dtype.kind not in "biufc":
-            raise SimtError(f"simt.Ptr[{self.dtype}]: kernels handle bool, integer, float and complex element types only")
+        if self.dtype.kind not in "biufc" and self.dtype.names is None:
+            raise SimtError(f"simt.Ptr[{self.dtype}]: kernels handle bool, integer, float and complex element types "
+                            "(and records of them) only")
 
     def __repr__(self) -> str:
         return f"simt.Ptr[{self.dtype}]"
@@ -74,11 +75,13 @@ class ArrayType:
 
     def __init__(self, dtype: Any, ndim: int) -> None:
         self.dtype = np.dtype(dtype)
-        if self.dtype.kind not in "biufc":
-            raise SimtError(f"simt.Array[{self.dtype}, ...]: kernels handle bool, integer, float and complex element types only")
-        if type(ndim) is not int or ndim < 1:
+        record = self.dtype.names is not None
+        if self.dtype.kind not in "biufc" and not record:
+            raise SimtError(f"simt.Array[{self.dtype}, ...]: kernels handle bool, integer, float and complex element "
+                            "types, and records of them, only")
+        if type(ndim) is not int or ndim < (0 if record else 1):
             raise SimtError(f"simt.Array[{self.dtype}, {ndim!r}]: the number of dimensions must be an int >= 1")
-        self.ndim = ndim
+        self.ndim = ndim  # 0: one record (a record argument)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ArrayType) and (other.dtype, other.ndim) == (self.dtype, self.ndim)
