@@ -518,3 +518,67 @@ def test_record_arrays_and_record_arguments():
     assert out.tolist() == [6.0, ps["pos"][3, 2]] and ps["id"][3] == 99
     copy_records[1, 1](ps)
     assert ps[1].tobytes() == ps[0].tobytes()
+
+
+# ------------------------------------------------------------------------------------ launch arguments
+@cuda.jit
+def set_three(a):
+    a[0] = 3
+
+
+def test_in_out_and_inout_choose_the_copies_back():
+    a = np.zeros(1, np.int64)
+    set_three[1, 1](cuda.In(a))  # copied in only
+    assert a[0] == 0
+    set_three[1, 1](cuda.InOut(a))
+    assert a[0] == 3
+    b = np.zeros(1, np.int64)
+    set_three[1, 1](cuda.Out(b))
+    assert b[0] == 3
+
+
+@cuda.jit("void(int64[:], int32)")
+def store_int32(out, x):
+    out[0] = x
+
+
+def test_a_python_int_converts_to_the_signature_type_as_numba_casts():
+    out = np.zeros(1, np.int64)
+    store_int32[1, 1](out, 0xFFFFFFFF)  # int32: wraps to -1
+    assert out[0] == -1
+
+
+import enum  # noqa: E402
+
+
+class Color(enum.IntEnum):
+    red = 1
+    green = 2
+
+
+class Shape(enum.Enum):
+    circle = 10
+
+
+WEIGHTS = (0.5, 1.5, 2.5)
+
+
+@cuda.jit("double(double[:], int64)", device=True)
+def weighted(a, i):  # an array parameter in a device-function signature passes through
+    return a[i] * WEIGHTS[i]
+
+
+@cuda.jit
+def enums_and_constant_tuples(a, out):
+    acc = 0.0
+    for i, w in enumerate(WEIGHTS):  # a loop over a module-level tuple
+        acc += w + weighted(a, i)
+    out[0] = acc
+    out[1] = Color.green + (1 if Shape.circle == Shape.circle else 0)
+
+
+def test_enum_members_and_loops_over_constant_tuples():
+    a, out = np.array([1.0, 2.0, 3.0]), np.zeros(2)
+    enums_and_constant_tuples[1, 1](a, out)
+    assert out[0] == sum(WEIGHTS) + (a * np.array(WEIGHTS)).sum()
+    assert out[1] == 3

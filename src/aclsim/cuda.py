@@ -38,7 +38,7 @@ from .errors import AclError
 from .runtime import get_runtime
 from .runtime.gm import array_of, has_array_interface
 from .simt import lang, ntype, xoroshiro
-from .simt.ctype import element_dtype
+from .simt.ctype import cast, element_dtype
 from .simt.device_function import DeviceFunction
 from .simt.kernel import Kernel, _dims
 from .simt.lang import (
@@ -186,24 +186,61 @@ class CudaKernel:
         if len(args) != len(self.params):
             raise SimtError(f"kernel {self.fn.__name__} takes {len(self.params)} arguments, got {len(args)}")
         _ensure_device()
-        copies = []  # host numpy arrays: copied in, and back after the kernel, as numba does
+        copies = []  # host arrays: copied in, and back after the kernel (cuda.In: not back), as numba does
         dev_args = []
         for a in args:
+            for ext in self.extensions:  # numba's launch-argument extensions
+                a = ext.prepare_args(None, a, stream=stream, retr=[])[1]
+            direction, a = _direction(a)
             if isinstance(a, np.ndarray) or (isinstance(a, np.void) and a.dtype.names is not None):
                 d = to_device(a)  # a record goes as a one-record device array, as numba passes it
-                copies.append((a, d))
+                if direction != "in":
+                    copies.append((a, d))
                 a = d
             dev_args.append(a)
         types = self._types(dev_args)
         spec = self._spec(types)
-        if spec.bound:  # tuples are part of the specialization, not launch values
-            dev_args = [a for a, t in zip(dev_args, types, strict=True) if not isinstance(t, ntype.Static)]
+        dev_args = [a if not isinstance(t, np.dtype) else _numba_cast(a, t) for a, t in zip(dev_args, types, strict=True)
+                    if not isinstance(t, ntype.Static)]  # tuples are part of the specialization, not launch values
         spec[griddim, blockdim, _stream_of(stream), sharedmem](*dev_args)
         if copies:
             get_runtime().synchronize_device()
             for host, d in copies:
                 _copy_back(host, d)
                 d.free()
+
+
+class In:
+    """`cuda.In(ary)`: a host array the kernel only reads (copied to the device, not back)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class Out(In):
+    """`cuda.Out(ary)`: a host array the kernel writes (copied back after the launch)."""
+
+
+class InOut(In):
+    """`cuda.InOut(ary)`: copied in and back (what a plain host array gets)."""
+
+
+def _direction(a: Any) -> tuple[str, Any]:
+    """("in" | "out" | "inout", the array) of a launch argument wrapped in cuda.In/Out/InOut (numba's own
+    wrappers too); plain arguments are "inout"."""
+    name = type(a).__name__
+    if isinstance(a, In) or (name in ("In", "Out", "InOut") and type(a).__module__.startswith("numba.")
+                             and hasattr(a, "value")):
+        return name.lower(), a.value
+    return "inout", a
+
+
+def _numba_cast(a: Any, t: np.dtype) -> Any:
+    """A number passed for a scalar parameter of type t converts as numba casts it (an integer wraps to
+    the parameter's width when a signature declares a narrower type)."""
+    if isinstance(a, bool | int | float | complex) or (isinstance(a, np.generic) and a.dtype != t):
+        return cast(a.item() if isinstance(a, np.generic) else a, t)
+    return a
 
 
 def _copy_back(host: Any, d: DeviceNDArray) -> None:
@@ -463,7 +500,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "DeviceNDArray",
+    "DeviceNDArray", "In", "InOut", "Out",
     "atomic", "blockDim", "blockIdx", "cg", "const", "random", "default_stream", "device_array", "device_array_like", "event", "grid",
     "gridDim", "gridsize", "is_available", "jit", "laneid", "local", "pinned", "pinned_array", "pinned_array_like",
     "shared", "stream", "synchronize", "syncthreads", "syncthreads_and", "syncthreads_count", "syncthreads_or",

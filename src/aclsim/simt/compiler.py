@@ -741,6 +741,13 @@ class Codegen:
                     raise self.refuse(node, f"'{ast.unparse(node)}' with a non-constant index")
                 return f"{self.attribute(node.value)}[{k}]"
             if isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript)) and not self._local_root(node.value):
+                try:
+                    k = self.names.constant(node.slice)
+                except SimtError:  # a constant tuple indexed at run time (a loop over it): the same k in every thread
+                    t = self.names.global_value(node.value) if not isinstance(node.value, ast.Subscript) \
+                        else self._constant_item(node.value)
+                    return f"h_ld(C, {self._obj(t)}, {self.expr(node.slice, mv)}, {mv}, {self.src.line(node)})"
+                del k
                 return self.const(self._constant_item(node))
             if self._is_slice(node):
                 raise self.refuse(node, f"the slice '{ast.unparse(node)}' as a value",
@@ -964,14 +971,12 @@ class Codegen:
             raise self.refuse(node, f"calling {ast.unparse(node.func)} with {len(node.args)} arguments "
                               f"(it takes {len(params)})")
         statics: dict[str, Any] = {}
-        runtime = []
         for (pname, may_bind), a in zip(params, node.args, strict=True):
             v = self.names.static(a) if may_bind else front.NOT_STATIC
-            if v is front.NOT_STATIC:
-                runtime.append(a)
-            else:
+            if v is not front.NOT_STATIC:
                 statics[pname] = v
-        return self.compiler.device(dev, node, self.src, statics), runtime
+        fn, kept = self.compiler.device(dev, node, self.src, statics)
+        return fn, [a for (pname, _), a in zip(params, node.args, strict=True) if pname not in kept]
 
     def call(self, node: ast.Call, mv: str) -> str:
         if node.keywords:
@@ -1128,8 +1133,20 @@ class Compiled:
         self.written = written  # pointer parameters the function stores to (directly or via device calls)
 
 
+class _Recursive:
+    """A device function's call to itself (directly or through others): its compiled form, looked up when
+    the call runs (the function is still being compiled where the call is generated)."""
+
+    def __init__(self, dev: Any, key: tuple) -> None:
+        self.dev, self.key = dev, key
+
+    def __call__(self, *args: Any) -> Any:
+        return self.dev.compiled[self.key].pyfunc(*args)
+
+
 class Compiler:
-    """Compiles kernels and the device functions they call (each once; recursion is refused)."""
+    """Compiles kernels and the device functions they call (each once per set of compile-time arguments;
+    a recursive call runs the function being compiled)."""
 
     def __init__(self) -> None:
         self._active: list[Any] = []
@@ -1148,20 +1165,27 @@ class Compiler:
         return Compiled(env["_kernel" if kind == "kernel" else "_device"], code, len(params), written, gen.shared_bytes,
                         gen.ret_arity, gen.grid_sync, gen.iterates, gen.local_bytes)
 
-    def device(self, dev: Any, node: ast.AST, caller: front.Source, statics: dict[str, Any]) -> Compiled:
-        """dev compiled with the parameters in `statics` bound to those compile-time values (once per set)."""
+    def device(self, dev: Any, node: ast.AST, caller: front.Source, statics: dict[str, Any]) -> tuple[Compiled, set]:
+        """dev compiled with the parameters in `statics` bound to those compile-time values (once per set),
+        and the names of the parameters so bound (a recursive call passes its numbers at run time)."""
+        if any(d is dev for d, _ in self._active):  # recursion: numbers are not part of the specialization
+            statics = {n: v for n, v in statics.items() if not front.is_number(v)}
         key = front.static_key(statics)
         hit = dev.compiled.get(key)
         if hit is not None:
-            return hit
-        if dev in self._active:
-            chain = " -> ".join(d.fn.__name__ for d in [*self._active, dev])
-            raise SimtError(f"{caller.where(node)}: recursion ({chain}) is not supported in simt device functions")
-        self._active.append(dev)
+            return hit, set(statics)
+        if (dev, key) in self._active:  # recursion: calls go to the compiled form once it is built
+            return Compiled(_Recursive(dev, key), "", len(dev.params()) - len(statics), set(), 0,
+                            iterates=True), set(statics)
+        if sum(d is dev for d, _ in self._active) > 8:  # compile-time arguments that change at every level
+            chain = " -> ".join(d.fn.__name__ for d, _ in [*self._active, (dev, key)])
+            raise SimtError(f"{caller.where(node)}: recursion ({chain}) with other compile-time arguments at each "
+                            "level is not supported in simt device functions")
+        self._active.append((dev, key))
         try:
             params = {n: t for n, t in dev.params().items() if n not in statics}
             built = self.build(front.Source(dev.fn, "device function", statics), "device", params, dev.restype)
         finally:
             self._active.pop()
         dev.compiled[key] = built
-        return built
+        return built, set(statics)

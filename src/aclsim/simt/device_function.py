@@ -57,7 +57,8 @@ class DeviceFunction:
             if len(names) != len(self.signature[0]):
                 raise SimtError(f"device function {self.fn.__name__}: its signature has {len(self.signature[0])} "
                                 f"argument types for {len(names)} parameters")
-            return dict(zip(names, self.signature[0], strict=True))
+            # arrays pass through as they are (their shape and strides come with them)
+            return {n: None if isinstance(t, ArrayType) else t for n, t in zip(names, self.signature[0], strict=True)}
         return params_of(self.fn, "device function", require=False)
 
     @property

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import builtins
 import cmath
+import enum
 import inspect
 import math
 import operator
@@ -227,6 +228,10 @@ def device_of(obj: Any) -> DeviceFunction | None:
     return None
 
 
+def is_number(v: Any) -> bool:
+    return type(v) in (int, float, bool, complex) or isinstance(v, (np.number, np.bool_))
+
+
 NOT_STATIC = object()  # Names.static: the argument is a run-time value
 
 
@@ -252,6 +257,13 @@ def static_key(bound: dict[str, Any]) -> tuple:
         return (type(v), v)
 
     return tuple(sorted((n, key(v)) for n, v in bound.items()))
+
+
+def _lookup(names: Names, name: str) -> Any:
+    try:
+        return names.src.lookup(name)
+    except KeyError:
+        return None
 
 
 def range_loop(names: Names, s: ast.For, counter: str) -> ast.For | None:
@@ -287,7 +299,8 @@ def range_loop(names: Names, s: ast.For, counter: str) -> ast.For | None:
                     lengths += one[1]
                 return stmts, lengths
             return None
-        if isinstance(src, ast.Name) and src.id in names.locals:  # an array
+        if isinstance(src, ast.Name) and (src.id in names.locals or isinstance(_lookup(names, src.id), tuple)):
+            # an array, or a constant tuple
             return [ast.Assign([target], ast.Subscript(src, k, ast.Load()))], \
                 [ast.Call(ast.Name("len", ast.Load()), [src], [])]
         return None
@@ -327,6 +340,8 @@ class Names:
 
     def global_value(self, node: ast.expr) -> Any:
         obj = self.resolve(node)
+        if isinstance(obj, enum.Enum) and _numeric(obj.value):  # numba compares enum members by value
+            return obj.value
         if _numeric(obj):
             return obj
         raise self.refuse(node, f"the global '{ast.unparse(node)}' (a {type(obj).__name__})",
