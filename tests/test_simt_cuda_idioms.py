@@ -582,3 +582,50 @@ def test_enum_members_and_loops_over_constant_tuples():
     enums_and_constant_tuples[1, 1](a, out)
     assert out[0] == sum(WEIGHTS) + (a * np.array(WEIGHTS)).sum()
     assert out[1] == 3
+
+
+# ------------------------------------------------------------------------------------ more numba habits
+nested = np.dtype([("v", np.int16, (3,)), ("w", np.float32)], align=True)
+
+
+@cuda.jit
+def nested_fields(src, dst, out):
+    dst[0]["v"] = src[1]["v"]  # an array field assigned an array field
+    out[0] = src.w[1] + src.v[0, 2]  # the field of every record: an array view
+    z = complex(out[0], 1.0)
+    out[1] = z.conjugate().imag
+    flag = out[0] > 0
+    if flag is True and z is not None:
+        out[2] = 1
+
+
+def test_array_fields_whole_field_views_conjugate_and_identity_tests():
+    src = np.zeros(2, nested)
+    src["v"] = [[1, 2, 3], [4, 5, 6]]
+    src["w"] = [0.5, 1.5]
+    dst, out = np.zeros(1, nested), np.zeros(3)
+    nested_fields[1, 1](src, dst, out)
+    assert dst["v"][0].tolist() == [4, 5, 6]
+    assert out.tolist() == [1.5 + 3, -1.0, 1.0]
+
+
+@cuda.jit(["void(float64[:], float32, float32)", "void(float64[:], float64, float64)"])
+def add_to(r, x, y):
+    r[0] = x + y
+
+
+def test_the_best_signature_is_chosen_as_numba_does():
+    r = np.zeros(1)
+    add_to[1, 1](r, np.float32(1), np.float32(2**-25))  # float32 + float32
+    assert r[0] == 1.0
+    add_to[1, 1](r, 1, 2**-25)  # Python numbers: the float64 signature
+    assert r[0] == 1.0000000298023224
+
+
+def test_launch_configuration_errors_are_numbas():
+    with pytest.raises(ValueError, match=r"griddim must be a sequence of 1, 2 or 3 integers, got \[1, 2, 3, 4\]"):
+        add_to[(1, 2, 3, 4), 1]
+    with pytest.raises(TypeError, match=r"blockdim must be a sequence of integers, got \[3.0\]"):
+        add_to[2, 3.0]
+    with pytest.raises(ValueError, match="launch configuration was not specified"):
+        add_to(np.zeros(1), 1.0, 2.0)

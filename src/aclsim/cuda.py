@@ -110,8 +110,8 @@ def jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:
         sigs = ntype.parse_full(func_or_sig)
 
     def wrap(fn: Any) -> Any:
-        if device:  # a device function keeps the first signature's types (numba compiles each)
-            return DeviceFunction(fn, sigs[0] if sigs else None)
+        if device:  # one signature fixes the types; with several, the call's own types decide (as numba picks)
+            return DeviceFunction(fn, sigs[0] if sigs and len(sigs) == 1 else None)
         return CudaKernel(fn, [args for args, _ in sigs] if sigs else None)
 
     return wrap(func_or_sig) if is_fn else wrap
@@ -149,7 +149,8 @@ class CudaKernel:
                                  config[3] if len(config) > 3 else 0)
 
     def __call__(self, *args: Any) -> None:
-        raise SimtError(f"kernel {self.fn.__name__} needs a launch configuration: {self.fn.__name__}[griddim, blockdim](...)")
+        raise ValueError(f"launch configuration was not specified: launch kernel {self.fn.__name__} as "
+                         f"{self.fn.__name__}[griddim, blockdim](...)")
 
     def forall(self, ntasks: int, tpb: int = 0, stream: Any = 0, sharedmem: int = 0) -> Any:
         """`kernel.forall(n)(*args)`: a 1-D launch of at least n threads (numba picks the block size; 128 here)."""
@@ -167,9 +168,9 @@ class CudaKernel:
         types = tuple(_typeof(name, a) for name, a in zip(self.params, dev_args, strict=True))
         if not self.signatures:
             return types
-        for sig in self.signatures:
-            if ntype.matches(sig, types):
-                return sig
+        sig = ntype.best(self.signatures, types)
+        if sig is not None:
+            return sig
         raise TypeError(f"No matching definition for argument type(s) {', '.join(map(str, types))} of kernel "
                         f"{self.fn.__name__} (signatures: {self.signatures})")
 
@@ -254,7 +255,15 @@ def _copy_back(host: Any, d: DeviceNDArray) -> None:
 
 
 def _check_config(griddim: Any, blockdim: Any) -> None:
-    """numba validates the launch configuration when the kernel is indexed, not when it is called."""
+    """numba validates the launch configuration when the kernel is indexed, with its exception types and
+    messages (ValueError for the number of dimensions, TypeError for non-integers)."""
+    for name, dim in (("griddim", griddim), ("blockdim", blockdim)):
+        parts = [dim] if isinstance(dim, (int, np.integer, float)) else list(dim) \
+            if isinstance(dim, (tuple, list)) else [dim]
+        if not 1 <= len(parts) <= 3:
+            raise ValueError(f"{name} must be a sequence of 1, 2 or 3 integers, got {parts!r}")
+        if not all(isinstance(p, (int, np.integer)) and not isinstance(p, bool) for p in parts):
+            raise TypeError(f"{name} must be a sequence of integers, got {parts!r}")
     _dims(griddim, "grid")
     _dims(blockdim, "block")
 

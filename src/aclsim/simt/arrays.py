@@ -282,6 +282,11 @@ def record_field(C: Any, A: Any, idx: Any, fname: str, m: Any, line: int) -> Arr
     if isz % fsz or foff % fsz:
         raise TypeError(f"field '{fname}' of the records of '{A.name}' is not aligned to its {fdt.base} elements "
                         "(a packed record: make the dtype with align=True)")
+    if idx is None:  # the field of every record: an array over A's shape, then the field's own
+        k = isz // fsz
+        return ArrayArg(f"{A.name}.{fname}", A.ptr.field(fname), A.shape + fdt.shape,
+                        tuple(st * k for st in A.strides) + c_strides(fdt.shape),
+                        None if A.off is None else binop("mul", A.off, k))
     rec: Any = 0
     if A.shape:
         rec = _flat(C, ArrayArg(A.name, A.ptr, A.shape, A.strides), idx, m, line, "a record", A.strides)
@@ -290,6 +295,14 @@ def record_field(C: Any, A: Any, idx: Any, fname: str, m: Any, line: int) -> Arr
     off = binop("mul", rec, isz // fsz) if type(rec) is not int else rec * (isz // fsz)
     return ArrayArg(f"{A.name}.{fname}", A.ptr.field(fname), fdt.shape, c_strides(fdt.shape),
                     None if type(off) is int and off == 0 else off)
+
+
+def view_copy(C: Any, dst: Any, src: Any, m: Any, line: int) -> None:
+    """dst[...] = src for two array views of the same shape (an array field assigned an array)."""
+    if type(src) is not ArrayArg or tuple(dst.shape) != tuple(src.shape):
+        raise TypeError(f"assigning an array of shape {getattr(src, 'shape', '?')} to '{dst.name}' of shape {dst.shape}")
+    for k in np.ndindex(*dst.shape):
+        store(C, dst, k, load(C, src, k, m, line), m, line)
 
 
 def record_copy(C: Any, dst: Any, di: Any, src: Any, si: Any, m: Any, line: int) -> None:

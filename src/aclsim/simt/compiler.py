@@ -38,9 +38,9 @@ HELPERS: dict[str, Any] = {
     "h_size": arrays.size_of, "h_ndim": arrays.ndim_of, "h_vote": warp.vote, "h_shfl": warp.shuffle,
     "h_activemask": warp.activemask, "h_syncwarp": warp.syncwarp, "h_rng": xoroshiro.draw,
     "h_padd": arrays.ptr_add, "h_slice": arrays.slice_view, "h_recfield": arrays.record_field,
-    "h_reccopy": arrays.record_copy, "h_rebind": arrays.rebind, "h_sub": arrays.subview, "h_part": ops.part, "h_complex": ops.make_complex,
+    "h_reccopy": arrays.record_copy, "h_viewcopy": arrays.view_copy, "h_rebind": arrays.rebind, "h_sub": arrays.subview, "h_part": ops.part, "h_complex": ops.make_complex,
     "h_len": arrays.length, "h_unpack": arrays.unpack,
-    "h_bits": ops.bits, "h_selp": ops.selp, "h_round": ops.round_, "h_fp16": ops.fp16, "h_cmath": ops.cmath_call,
+    "h_bits": ops.bits, "h_selp": ops.selp, "h_round": ops.round_, "h_fp16": ops.fp16, "h_cmath": ops.cmath_call, "h_conj": ops.conjugate,
 }
 # The generated namespace is hygienic by construction: every name comes from exactly one of these
 # disjoint families, so no generated name can equal a helper or a user name.
@@ -263,12 +263,16 @@ class Codegen:
             return None
         if isinstance(base, ast.Subscript) and (self._tuple_arity(base.slice) or 1) != t.ndim:
             return None
-        if isinstance(base, ast.Name) and t.ndim != 0:
-            return None
+        if fname not in t.dtype.names and isinstance(node, ast.Attribute) and fname in ("shape", "size", "ndim"):
+            return None  # the array's own attributes
         if fname not in t.dtype.names:
             raise self.refuse(node, f"the field '{fname}' (the records of '{arr.id}' have {', '.join(t.dtype.names)})")
+        fdt = t.dtype.fields[fname][0]
+        if isinstance(base, ast.Name) and t.ndim != 0:  # a.f: the field of every record of a, an array view
+            return f"h_recfield(C, v_{arr.id}, None, {fname!r}, {mv}, {self.src.line(node)})", \
+                np.dtype((fdt.base, t.ndim * (1,) + fdt.shape))
         idx = self._index_arg(base.slice, mv) if isinstance(base, ast.Subscript) else "()"
-        return f"h_recfield(C, v_{arr.id}, {idx}, {fname!r}, {mv}, {self.src.line(node)})", t.dtype.fields[fname][0]
+        return f"h_recfield(C, v_{arr.id}, {idx}, {fname!r}, {mv}, {self.src.line(node)})", fdt
 
     def _array_type(self, node: Any) -> Any:
         """The ArrayType of an array parameter, or of a name bound to one record (r = a[i])."""
@@ -378,6 +382,13 @@ class Codegen:
                 arr = side if isinstance(side, ast.Name) else side.value
                 parts += [f"v_{arr.id}", self._index_arg(side.slice, "m") if isinstance(side, ast.Subscript) else "()"]
             self.emit(f"h_reccopy(C, {', '.join(parts)}, m, {self.src.line(s)})")
+            return
+        target_field = self.record_field(target) if isinstance(target, (ast.Attribute, ast.Subscript)) else None
+        if target_field is not None and target_field[1].shape:  # r.h = other array (or field): element by element
+            if not self.is_pointer(value):
+                raise self.refuse(s, f"assigning '{ast.unparse(value)}' to the array field '{ast.unparse(target)}'",
+                                  "assign an array of the same shape, or its elements one by one")
+            self.emit(f"h_viewcopy(C, {target_field[0]}, {self.pointer(value)}, m, {self.src.line(s)})")
             return
         if self.is_pointer(value):
             if isinstance(target, ast.Name) and self._is_record(value):
@@ -806,6 +817,8 @@ class Codegen:
         return False
 
     def compare(self, node: ast.Compare, mv: str) -> str:
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+            return self.identity(node, mv)
         for op in node.ops:
             if type(op) not in front.CMPOPS:
                 raise self.refuse(node, f"the comparison '{type(op).__name__}'", "use <, <=, >, >=, == or !=")
@@ -823,6 +836,20 @@ class Codegen:
         for p in parts[1:]:
             code = f"h_logical('and', {code}, {p})"
         return code
+
+    def identity(self, node: ast.Compare, mv: str) -> str:
+        """`x is None` (false for every kernel value, as numba types it) and `x is True` / `x is False`
+        (a comparison of booleans); `is not` the negation."""
+        right = node.comparators[0]
+        if not (isinstance(right, ast.Constant) and right.value in (None, True, False) and type(right.value) is not int):
+            raise self.refuse(node, f"'{ast.unparse(node)}'", "'is' compares with None, True or False only")
+        negate = isinstance(node.ops[0], ast.IsNot)
+        left = node.left
+        if right.value is None:
+            result = isinstance(left, ast.Constant) and left.value is None
+            return repr(result != negate)
+        code = f"h_cmp('eq', h_truth({self.expr(left, mv)}), {right.value!r})"
+        return f"h_un('not', {code})" if negate else code
 
     def boolop(self, node: ast.BoolOp, mv: str) -> str:
         name = "and" if isinstance(node.op, ast.And) else "or"
@@ -880,6 +907,8 @@ class Codegen:
         value = self.field_value(node, mv)
         if value is not None:
             return value
+        if node.attr in ("real", "imag") and not isinstance(node.value, (ast.Name, ast.Attribute)):
+            return f"h_part({self.expr(node.value, mv)}, {node.attr!r})"  # (x * y).real, z.conjugate().imag
         if isinstance(node.value, ast.Name) and node.value.id in self.locals:
             name = node.value.id
             if node.attr in ("shape", "size", "ndim") and (name in self.ptrs or name in self.array_names
@@ -981,6 +1010,9 @@ class Codegen:
     def call(self, node: ast.Call, mv: str) -> str:
         if node.keywords:
             raise self.refuse(node, "keyword arguments in a call")
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("conjugate", "conj") \
+                and self._local_root(node.func.value) and not node.args:
+            return f"h_conj({self.expr(node.func.value, mv)})"
         if isinstance(node.func, ast.Attribute) and node.func.attr == "bit_count" and self._local_root(node.func.value):
             if node.args:  # x.bit_count(): int.bit_count of a kernel value
                 raise self.refuse(node, f"{ast.unparse(node.func)} with arguments")

@@ -108,6 +108,22 @@ def parse_full(sig: Any) -> list[tuple[tuple[Any, ...], np.dtype | None]]:
     raise SimtError(f"cuda.jit: cannot read the signature {sig!r}")
 
 
+def best(signatures: list[tuple[Any, ...]], launch: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """The signature numba would pick for arguments typed `launch`: arrays must agree exactly; among
+    those, the most scalars of exactly their type, then the most converted safely (first on ties)."""
+    scored = []
+    for sig in signatures:
+        if not matches(sig, launch):
+            continue
+        exact = safe = 0
+        for t, a in zip(sig, launch, strict=True):
+            if isinstance(t, np.dtype) and isinstance(a, np.dtype):
+                exact += t == a
+                safe += bool(np.can_cast(a, t, "safe"))
+        scored.append((exact, safe, -len(scored), sig))
+    return max(scored, key=lambda x: x[:3])[3] if scored else None
+
+
 def matches(types: tuple[Any, ...], launch: tuple[Any, ...]) -> bool:
     """Whether arguments typed `launch` (by typeof) can be passed to parameters of `types`: arrays must
     agree exactly, a scalar converts to any scalar type (numba casts it)."""

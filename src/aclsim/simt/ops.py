@@ -263,6 +263,12 @@ def make_complex(re: Any, im: Any) -> Any:
     return out
 
 
+def conjugate(v: Any) -> Any:
+    """z.conjugate() (of a real value: itself)."""
+    v = val(v)
+    return v.conjugate() if type(v) is not ND or v.dtype.kind == "c" else v
+
+
 def part(v: Any, which: str) -> Any:
     """z.real / z.imag (of a real value: itself / 0 of its type)."""
     v = val(v)
