@@ -629,3 +629,34 @@ def test_launch_configuration_errors_are_numbas():
         add_to[2, 3.0]
     with pytest.raises(ValueError, match="launch configuration was not specified"):
         add_to(np.zeros(1), 1.0, 2.0)
+
+
+# ------------------------------------------------------------------------------------ closures, *args, keywords
+@cuda.jit(device=True)
+def apply_all(func, *args):
+    return func(*args)
+
+
+@cuda.jit(device=True)
+def scaled_sum(a, b, scale=10, offset=0.5):
+    return (a + b) * scale + offset
+
+
+@cuda.jit
+def closures(out):
+    base = 7  # a local assigned once from a literal: the nested function may use it
+
+    def add_base(x, y=1):
+        return x + y + base
+
+    out[0] = add_base(1)
+    out[1] = apply_all(add_base, 2, 3)
+    out[2] = scaled_sum(1, 2)
+    out[3] = scaled_sum(1, 2, offset=0.25)
+    out[4] = scaled_sum(b=2, a=1, scale=2)
+
+
+def test_nested_functions_varargs_keywords_and_defaults():
+    out = np.zeros(5)
+    closures[1, 1](out)
+    assert out.tolist() == [9, 12, 30.5, 30.25, 6.5]

@@ -85,6 +85,9 @@ class Codegen:
         self.deferred: set[str] = set()
         self.ret_arity: int | None = 0  # device functions: 0 nothing returned yet, None a value, n a tuple
         self.restype: Any = None  # device functions: a declared return type
+        self.nvar = 0  # device functions with *args: the number of extra arguments of this specialization
+        if src.node.args.vararg is not None:
+            self.locals.add(src.node.args.vararg.arg)
 
     # -- output ---------------------------------------------------------------------------
     def emit(self, text: str) -> None:
@@ -107,10 +110,14 @@ class Codegen:
     def function(self) -> str:
         node = self.src.node
         args = node.args
-        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
-            raise self.refuse(node, "*args, **kwargs, keyword-only or default parameters")
+        if self.kind == "kernel" and (args.vararg or args.defaults):
+            raise self.refuse(node, "*args or default parameters of a kernel")
+        if args.kwarg or args.kwonlyargs or args.posonlyargs:
+            raise self.refuse(node, "**kwargs, keyword-only or positional-only parameters")
         params = [a for a in args.args if a.arg in self.params]  # (device functions: less the bound ones)
         names = [f"v_{a.arg}" for a in params]
+        star = [f"v_{args.vararg.arg}_{k}" for k in range(self.nvar)] if args.vararg else []
+        names += star  # *args: one value per extra argument of this specialization
         arrays_in = [(a.arg, self.params[a.arg]) for a in params if isinstance(self.params[a.arg], lang.ArrayType)]
         extents = {n: [f"x_{n}_{k}" for k in range(2 * t.ndim)] for n, t in arrays_in}  # shape..., strides...
         names += [x for n, _ in arrays_in for x in extents[n]]
@@ -125,6 +132,8 @@ class Codegen:
                 self.emit(f"v_{a.arg} = h_to(v_{a.arg}, {self._obj(t)})")
         for n, _ in arrays_in:
             self.emit(f"v_{n} = h_arr(v_{n}, ({''.join(x + ', ' for x in extents[n])}))")
+        if args.vararg:
+            self.emit(f"v_{args.vararg.arg} = ({''.join(x + ', ' for x in star)})")
         if self.kind == "kernel":
             self.emit("m = True")
         else:  # report lines of a device function against its own file
@@ -163,7 +172,7 @@ class Codegen:
         line = self.src.line(s)
         if isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
             return  # docstring
-        if isinstance(s, ast.Pass):
+        if isinstance(s, ast.Pass) or id(s) in self.names.nested:  # (a nested def is a device function)
             return
         self.emit(f"C.line = {line}")
         if isinstance(s, ast.Assign):
@@ -996,20 +1005,69 @@ class Codegen:
         functions, constants, tuples of them: front.Names.static), and the arguments passed at run time."""
         dev = self.names.intrinsic(node.func)[1]
         params = front.device_params(dev)
-        if len(node.args) != len(params):
-            raise self.refuse(node, f"calling {ast.unparse(node.func)} with {len(node.args)} arguments "
-                              f"(it takes {len(params)})")
-        statics: dict[str, Any] = {}
-        for (pname, may_bind), a in zip(params, node.args, strict=True):
+        star = dev.source.node.args.vararg is not None
+        defaults: dict[str, Any] = {}
+        if node.keywords or len(node.args) < len(params):  # keywords and defaults: positional, as Python binds them
+            node, defaults = self._bind_call(node, dev, [p for p, _ in params])
+        given = len(node.args) + len(defaults)
+        if given != len(params) and not (star and given >= len(params)):
+            raise self.refuse(node, f"calling {ast.unparse(node.func)} with {given} arguments "
+                              f"(it takes {len(params)}{' or more' if star else ''})")
+        statics: dict[str, Any] = dict(defaults)  # a parameter left to its default: that compile-time value
+        for (pname, may_bind), a in zip(params, node.args, strict=False):
             v = self.names.static(a) if may_bind else front.NOT_STATIC
             if v is not front.NOT_STATIC:
                 statics[pname] = v
-        fn, kept = self.compiler.device(dev, node, self.src, statics)
-        return fn, [a for (pname, _), a in zip(params, node.args, strict=True) if pname not in kept]
+        extra = node.args[len(params):]
+        fn, kept = self.compiler.device(dev, node, self.src, statics, len(extra))
+        missing = [p for p in defaults if p not in kept]
+        if missing:
+            raise self.refuse(node, f"the default value of {', '.join(missing)} in a recursive call")
+        return fn, [a for (pname, _), a in zip(params, node.args, strict=False) if pname not in kept] + extra
+
+    def _bind_call(self, node: ast.Call, dev: Any, names: list[str]) -> tuple[ast.Call, dict[str, Any]]:
+        """A device-function call with its keyword arguments moved to their positions, and the values of
+        the parameters it leaves to their defaults (compile-time values)."""
+        if len(node.args) > len(names) and any(k.arg for k in node.keywords):
+            raise self.refuse(node, "keyword arguments after extra positional ones")
+        given: dict[str, ast.expr] = dict(zip(names, node.args, strict=False))
+        for k in node.keywords:
+            if k.arg is None or k.arg not in names or k.arg in given:
+                raise self.refuse(node, f"the keyword argument {k.arg!r} of {ast.unparse(node.func)}")
+            given[k.arg] = k.value
+        defaults = dict(zip(names[len(names) - len(dev.fn.__defaults__ or ()):], dev.fn.__defaults__ or (),
+                            strict=True))
+        if any(n not in given and n not in defaults for n in names):
+            missing = [n for n in names if n not in given and n not in defaults]
+            raise self.refuse(node, f"calling {ast.unparse(node.func)} without {', '.join(missing)}")
+        # the given arguments stay positional up to the first parameter left to its default
+        k = next((i for i, n in enumerate(names) if n not in given), len(names))
+        if any(n in given for n in names[k:]):
+            # a later parameter is given: pass the default in between as a value
+            pos = [given.get(n) or ast.Constant(defaults[n]) for n in names]
+            return ast.copy_location(ast.Call(node.func, pos + node.args[len(names):], []), node), {}
+        return ast.copy_location(ast.Call(node.func, [given[n] for n in names[:k]] + node.args[len(names):], []),
+                                 node), {n: defaults[n] for n in names[k:]}
+
+    def _expand_starred(self, node: ast.Call) -> ast.Call:
+        """f(*t) with t a tuple of known length: f(t[0], t[1], ...)."""
+        if not any(isinstance(a, ast.Starred) for a in node.args):
+            return node
+        args: list[ast.expr] = []
+        for a in node.args:
+            if not isinstance(a, ast.Starred):
+                args.append(a)
+                continue
+            n = self._tuple_arity(a.value) if isinstance(a.value, ast.Name) else None
+            if n is None:
+                raise self.refuse(a, f"'*{ast.unparse(a.value)}' of something not a tuple of known length")
+            args += [ast.copy_location(ast.Subscript(a.value, ast.Constant(k), ast.Load()), a) for k in range(n)]
+        return ast.copy_location(ast.Call(node.func, args, node.keywords), node)
 
     def call(self, node: ast.Call, mv: str) -> str:
-        if node.keywords:
-            raise self.refuse(node, "keyword arguments in a call")
+        node = self._expand_starred(node)
+        if node.keywords and self.names.intrinsic(node.func)[0] != "device":
+            raise self.refuse(node, "keyword arguments in a call", "keywords are accepted by device functions")
         if isinstance(node.func, ast.Attribute) and node.func.attr in ("conjugate", "conj") \
                 and self._local_root(node.func.value) and not node.args:
             return f"h_conj({self.expr(node.func.value, mv)})"
@@ -1183,9 +1241,12 @@ class Compiler:
     def __init__(self) -> None:
         self._active: list[Any] = []
 
-    def build(self, src: front.Source, kind: str, params: dict[str, Any], restype: Any = None) -> Compiled:
+    def build(self, src: front.Source, kind: str, params: dict[str, Any], restype: Any = None, nvar: int = 0) -> Compiled:
         gen = Codegen(src, self, kind, params)
         gen.restype = restype
+        gen.nvar = nvar
+        if src.node.args.vararg is not None:
+            gen.tuple_names[src.node.args.vararg.arg] = nvar
         code = gen.function()
         env = dict(HELPERS)
         env.update(gen.consts)
@@ -1197,12 +1258,14 @@ class Compiler:
         return Compiled(env["_kernel" if kind == "kernel" else "_device"], code, len(params), written, gen.shared_bytes,
                         gen.ret_arity, gen.grid_sync, gen.iterates, gen.local_bytes)
 
-    def device(self, dev: Any, node: ast.AST, caller: front.Source, statics: dict[str, Any]) -> tuple[Compiled, set]:
-        """dev compiled with the parameters in `statics` bound to those compile-time values (once per set),
-        and the names of the parameters so bound (a recursive call passes its numbers at run time)."""
+    def device(self, dev: Any, node: ast.AST, caller: front.Source, statics: dict[str, Any],
+               nvar: int = 0) -> tuple[Compiled, set]:
+        """dev compiled with the parameters in `statics` bound to those compile-time values (once per set;
+        nvar: the number of its *args), and the names of the parameters so bound (a recursive call passes
+        its numbers at run time)."""
         if any(d is dev for d, _ in self._active):  # recursion: numbers are not part of the specialization
             statics = {n: v for n, v in statics.items() if not front.is_number(v)}
-        key = front.static_key(statics)
+        key = (*front.static_key(statics), ("*", nvar))
         hit = dev.compiled.get(key)
         if hit is not None:
             return hit, set(statics)
@@ -1216,7 +1279,7 @@ class Compiler:
         self._active.append((dev, key))
         try:
             params = {n: t for n, t in dev.params().items() if n not in statics}
-            built = self.build(front.Source(dev.fn, "device function", statics), "device", params, dev.restype)
+            built = self.build(front.Source(dev.fn, "device function", statics), "device", params, dev.restype, nvar)
         finally:
             self._active.pop()
         dev.compiled[key] = built

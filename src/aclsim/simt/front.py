@@ -146,7 +146,7 @@ class Source:
         self.node = node
         self.offset = first - 1
         closure = dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__ or ()), strict=False))
-        self.scope = [bound or {}, closure, fn.__globals__, vars(builtins)]
+        self.scope = [dict(bound or {}), closure, fn.__globals__, vars(builtins)]
 
     def line(self, node: ast.AST) -> int:
         return getattr(node, "lineno", 1) + self.offset
@@ -242,7 +242,7 @@ def device_params(dev: DeviceFunction) -> list[tuple[str, bool]]:
         dev.source = Source(dev.fn, "device function")
     assigned = assigned_names(dev.source.node)
     typed = dev.params()
-    return [(a.arg, typed[a.arg] is None and a.arg not in assigned) for a in dev.source.node.args.args]
+    return [(a.arg, typed.get(a.arg) is None and a.arg not in assigned) for a in dev.source.node.args.args]
 
 
 def static_key(bound: dict[str, Any]) -> tuple:
@@ -322,6 +322,40 @@ class Names:
     def __init__(self, src: Source, kind: str, params: dict[str, Any]) -> None:
         self.src, self.kind = src, kind
         self.locals = assigned_names(src.node) | set(params)  # every other name is resolved at compile time
+        self.nested = self._nested_functions()
+
+    def _nested_functions(self) -> set[int]:
+        """`def inner(...)` at the top of the body: a device function (numba compiles closures too), made
+        from the same file so its source stays readable; it may use globals, the enclosing function's
+        compile-time values and its locals assigned once from a literal (`y = 10`). The ids of those
+        statements (the back ends skip them)."""
+        defs = [st for st in self.src.node.body if isinstance(st, ast.FunctionDef)]
+        if not defs:
+            return set()
+        once: dict[str, Any] = {}
+        counts: dict[str, int] = {}
+        for n in ast.walk(self.src.node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                counts[n.id] = counts.get(n.id, 0) + 1
+        for st in self.src.node.body:
+            if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
+                    and isinstance(st.value, ast.Constant) and counts.get(st.targets[0].id) == 1:
+                once[st.targets[0].id] = st.value.value
+        ns: dict[str, Any] = {}
+        for d in reversed(self.src.scope[:-1]):
+            ns.update(d)
+        ns.update(once)
+        for d in defs:
+            tree = ast.increment_lineno(ast.Module([d], []), self.src.offset)
+            try:
+                exec(compile(tree, self.src.file, "exec"), ns)
+            except Exception as e:
+                raise self.refuse(d, f"the nested function '{d.name}' ({type(e).__name__}: {e})") from None
+            obj = ns[d.name]
+            if not isinstance(obj, DeviceFunction) and device_of(obj) is None:
+                obj = ns[d.name] = DeviceFunction(obj)
+            self.src.scope[0][d.name] = obj
+        return {id(d) for d in defs}
 
     def refuse(self, node: ast.AST, what: str, hint: str = "") -> SimtError:
         return SimtError(
