@@ -660,3 +660,30 @@ def test_nested_functions_varargs_keywords_and_defaults():
     out = np.zeros(5)
     closures[1, 1](out)
     assert out.tolist() == [9, 12, 30.5, 30.25, 6.5]
+
+
+# ------------------------------------------------------------------------------------ raise
+class BadInput(Exception):
+    pass
+
+
+@cuda.jit(device=True)
+def check(v):
+    if v < 0:
+        raise BadInput("negative input")
+    return v
+
+
+@cuda.jit
+def checked_sqrt(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = math.sqrt(check(x[i]))
+
+
+def test_a_kernel_raise_reaches_the_host_as_the_exception_numba_raises():
+    out = np.zeros(4)
+    checked_sqrt[1, 4](np.array([1.0, 4.0, 9.0, 16.0]), out)
+    assert out.tolist() == [1, 2, 3, 4]
+    with pytest.raises(BadInput, match=r"^tid=\[2, 0, 0\] ctaid=\[0, 0, 0\]: negative input$"):
+        checked_sqrt[1, 4](np.array([1.0, 4.0, -9.0, -16.0]), out)

@@ -204,6 +204,14 @@ class CudaKernel:
         dev_args = [a if not isinstance(t, np.dtype) else _numba_cast(a, t) for a, t in zip(dev_args, types, strict=True)
                     if not isinstance(t, ntype.Static)]  # tuples are part of the specialization, not launch values
         spec[griddim, blockdim, _stream_of(stream), sharedmem](*dev_args)
+        if spec.compiled is not None and spec.compiled.raises:  # numba raises a kernel's exception at the launch
+            try:
+                get_runtime().synchronize_device()
+            except AclError:
+                raised, spec.raised = spec.raised, None
+                if raised is None:
+                    raise
+                raise raised.exc(raised.message) from None
         if copies:
             get_runtime().synchronize_device()
             for host, d in copies:

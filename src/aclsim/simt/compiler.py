@@ -86,6 +86,7 @@ class Codegen:
         self.ret_arity: int | None = 0  # device functions: 0 nothing returned yet, None a value, n a tuple
         self.restype: Any = None  # device functions: a declared return type
         self.nvar = 0  # device functions with *args: the number of extra arguments of this specialization
+        self.raises = False  # whether this function (or one it calls) has a raise statement
         if src.node.args.vararg is not None:
             self.locals.add(src.node.args.vararg.arg)
 
@@ -159,7 +160,7 @@ class Codegen:
         saved, start = self.ind, len(self.lines)
         for i, s in enumerate(stmts):
             self.stmt(s)
-            if isinstance(s, (ast.Break, ast.Continue, ast.Return)):
+            if isinstance(s, (ast.Break, ast.Continue, ast.Return, ast.Raise)):
                 break  # the rest of this block is unreachable
             if i + 1 < len(stmts) and front.may_exit(s):
                 self.emit("if m is not False:")
@@ -210,6 +211,8 @@ class Codegen:
             self.emit("m = False")
         elif isinstance(s, ast.Return):
             self.return_(s)
+        elif isinstance(s, ast.Raise):
+            self.raise_(s)
         elif isinstance(s, ast.Expr) and self._is_grid_sync(s.value):
             self.grid_sync = True
             self.emit(f"C.grid_sync(m, {line})")
@@ -694,6 +697,22 @@ class Codegen:
         self.emit(f"{self.ret} = h_mor(C.N, {self.ret}, m)")
         self.emit("m = False")
 
+    def raise_(self, s: ast.Raise) -> None:
+        """`raise Exc` / `raise Exc("message", ...)` with constant arguments: the launch fails with it."""
+        if s.exc is None or s.cause is not None:
+            raise self.refuse(s, "a bare 'raise' or 'raise ... from ...'")
+        call = s.exc if isinstance(s.exc, ast.Call) else None
+        cls = self.names.resolve(call.func if call else s.exc)
+        if not (isinstance(cls, type) and issubclass(cls, BaseException)) or (call and call.keywords):
+            raise self.refuse(s, f"'raise {ast.unparse(s.exc)}'", "raise an exception class with constant arguments")
+        try:
+            args = tuple(self.names.constant(a) for a in call.args) if call else ()
+        except SimtError:
+            raise self.refuse(s, f"'raise {ast.unparse(s.exc)}' with arguments that are not constants") from None
+        self.raises = True
+        self.emit(f"C.raise_(m, {self._obj(cls)}, {self._obj(args)}, {self.src.line(s)})")
+        self.emit("m = False")
+
     # -- conditions (masks) ---------------------------------------------------------------
     def cond(self, node: ast.expr, mv: str) -> str:
         """Code for the mask of lanes (among all) where `node` is true; may emit statements."""
@@ -1091,6 +1110,7 @@ class Codegen:
             return f"h_len(v_{args[0].id})"
         if kind == "device":
             fn, runtime = self.device_call(node)
+            self.raises |= fn.raises
             self.grid_sync |= fn.grid_sync
             self.iterates |= fn.iterates
             self.local_bytes += fn.local_bytes
@@ -1211,8 +1231,9 @@ class Compiled:
 
     def __init__(self, pyfunc: Any, source: str, nparams: int, written: set[str], shared_bytes: int,
                  ret_arity: int | None = None, grid_sync: bool = False, iterates: bool = False,
-                 local_bytes: int = 0) -> None:
+                 local_bytes: int = 0, raises: bool = False) -> None:
         self.pyfunc = pyfunc
+        self.raises = raises  # has a raise statement (here or in a device function it calls)
         self.grid_sync = grid_sync  # needs a cooperative launch: every block runs at once
         self.iterates = iterates  # has a loop (here or in a device function it calls)
         self.local_bytes = local_bytes  # local arrays per thread (bounds the lanes of a chunk)
@@ -1256,7 +1277,7 @@ class Compiler:
         if gen.ptr_locals:  # a store through an alias may write any pointer parameter
             written |= set(params)
         return Compiled(env["_kernel" if kind == "kernel" else "_device"], code, len(params), written, gen.shared_bytes,
-                        gen.ret_arity, gen.grid_sync, gen.iterates, gen.local_bytes)
+                        gen.ret_arity, gen.grid_sync, gen.iterates, gen.local_bytes, gen.raises)
 
     def device(self, dev: Any, node: ast.AST, caller: front.Source, statics: dict[str, Any],
                nvar: int = 0) -> tuple[Compiled, set]:

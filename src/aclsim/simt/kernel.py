@@ -20,7 +20,7 @@ from ..runtime.gm import GlobalMemory, address_of, has_array_interface
 from . import arrays, compiler, front, jit, reference
 from .device_function import params_of
 from .lang import PtrType, SimtError, dim3
-from .launchctx import LaunchContext
+from .launchctx import LaunchContext, UserRaise
 from .memory import PtrArg
 
 MAX_THREADS_PER_BLOCK = 2048  # GetSimtMaxThreadNum: "maximum number of SIMT threads ... (2048 currently)"
@@ -70,6 +70,7 @@ class Kernel:
                      for name, t in self.param_types.items()]
         self.compiled: compiler.Compiled | None = None
         self._refusal: SimtError | None = None  # a refused kernel is refused again without recompiling
+        self.raised: UserRaise | None = None  # the last launch's own raise, if it raised
         self._launchers: dict[Any, Launcher] = {}
         functools.update_wrapper(self, fn)
 
@@ -167,7 +168,11 @@ class Launcher:
             # hands the launch back (memory restored) wherever the numpy engine must decide.
             if compiled_jit is not None and not gm.observed() and compiled_jit.run(task, C, vals, compiled.written):
                 return
-            _execute(gm, task, C, compiled, vals)
+            try:
+                _execute(gm, task, C, compiled, vals)
+            except UserRaise as e:  # the kernel's own raise: kept for the face that raises it on the host
+                k.raised = e
+                raise
 
         # the pointers the door placed in a live allocation at submit (what frees must be ordered against)
         ptrs = tuple(v.addr for v in vals if type(v) is PtrArg and v.alloc is not None)

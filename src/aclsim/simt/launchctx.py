@@ -32,6 +32,15 @@ def _injective(shape: tuple[int, ...], strides: list[int]) -> bool:
     return True
 
 
+class UserRaise(KernelFault):
+    """A kernel's own `raise`: the launch fails (507015); the exception the program raised is `exc`
+    (its class) with `message` (the numba face raises it on the host, as numba does)."""
+
+    def __init__(self, exc: type, message: str, where: str) -> None:
+        super().__init__(f"{exc.__name__}: {message} (raised at {where})")
+        self.exc, self.message = exc, message
+
+
 class LaunchContext:
     """Geometry and per-chunk state of a launch; reused by later launches of the same configuration."""
 
@@ -332,6 +341,15 @@ class LaunchContext:
     def _thread_coords(self, lane: int) -> tuple[int, int, int]:
         t = lane % self.tpb
         return (t % self.bdx, (t // self.bdx) % self.bdy, t // (self.bdx * self.bdy))
+
+    def raise_(self, m: Any, exc: type, args: tuple, line: int) -> None:
+        """`raise exc(*args)` in the threads of m: the launch fails with it, naming the first such thread
+        as numba does ("tid=[x, y, z] ctaid=[x, y, z]: message")."""
+        if m is False:
+            return
+        lane = self.lane0 + (0 if m is True else int(np.argmax(mask_array(self.N, m))))
+        where = f"tid={list(self._thread_coords(lane))} ctaid={list(self._block_coords(lane))}"
+        raise UserRaise(exc, f"{where}: {args[0]}" if args else where, self.where(line))
 
     def describe(self, lane: int) -> str:
         """'block (x, y, z) thread (x, y, z)' of a global lane id."""
