@@ -280,7 +280,7 @@ class _Specialized(Kernel):
     """One specialization of a `@cuda.jit` kernel: its parameter types come from the launch arguments."""
 
     def __init__(self, fn: Any, declared: dict[str, Any], bound: dict[str, Any]) -> None:
-        super().__init__(fn, declared, bound)
+        super().__init__(fn, declared, bound, rules="numba")  # numba's typing (simt/ntype.py)
 
 
 def _typeof(name: str, a: Any) -> Any:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from . import arrays, front, lang, ops, warp, xoroshiro
+from . import arrays, front, lang, nops, ops, warp, xoroshiro
 from .ctype import element_dtype
 from .lang import SimtError
 from .mathfns import CMATH
@@ -42,6 +42,13 @@ HELPERS: dict[str, Any] = {
     "h_len": arrays.length, "h_unpack": arrays.unpack,
     "h_bits": ops.bits, "h_selp": ops.selp, "h_round": ops.round_, "h_fp16": ops.fp16, "h_cmath": ops.cmath_call, "h_conj": ops.conjugate,
 }
+HELPERS["h_start"] = ops.counter
+# Kernels of the numba.cuda face compute with numba's types (ntype): these helpers replace the C ones.
+NUMBA_HELPERS: dict[str, Any] = {
+    "h_bin": nops.binop, "h_cmp": nops.compare, "h_cmpm": nops.cmp_mask, "h_select": nops.select,
+    "h_minmax": nops.minmax, "h_math": nops.math_call, "h_fma": nops.fma, "h_asg": nops.assign,
+    "h_start": nops.counter,
+}
 # The generated namespace is hygienic by construction: every name comes from exactly one of these
 # disjoint families, so no generated name can equal a helper or a user name.
 #   v_<name>  a user variable or parameter       h_<name>  a helper above
@@ -59,7 +66,7 @@ class Codegen:
         self.src, self.compiler, self.kind = src, compiler, kind
         self.params = params  # name -> PtrType | np.dtype | None (device params may be untyped)
         self.ptrs = {n for n, t in params.items() if isinstance(t, (lang.PtrType, lang.ArrayType))}
-        self.names = front.Names(src, kind, params)
+        self.names = front.Names(src, kind, params, compiler.rules)
         self.locals = self.names.locals
         self.refuse = self.names.refuse
         self.array_names: set[str] = set()  # shared, local and constant arrays declared here
@@ -412,7 +419,8 @@ class Codegen:
             raise self.refuse(s, f"storing the {self._tuple_arity(value)} values of '{ast.unparse(value)}' "
                               "into one array element", "unpack it (a, b = ...) and store each value into its own element")
         if isinstance(target, ast.Subscript) and isinstance(value, ast.BinOp) and type(value.op) in _FUSABLE \
-                and self.record_field(target) is None and self.record_field(target.value) is None:
+                and self.compiler.rules == "c" and self.record_field(target) is None \
+                and self.record_field(target.value) is None:  # (C arithmetic computed into memory)
             base, idx = self.subscript_parts(target, write=True)
             a, pending = self.fusable_operand(value.left, True)
             b, _ = self.fusable_operand(value.right, not pending)  # at most one operand stays pending
@@ -486,7 +494,9 @@ class Codegen:
             t = self.tmp()
             line = self.src.line(s)
             self.emit(f"{t} = {idx}")
-            if self._impure(s.value):  # Python's order: the old value is read before the operand's loads
+            if self.compiler.rules != "c":  # numba's types: the old value, then the operation, then the store
+                self.emit(f"h_st(C, {base}, {t}, h_bin({op!r}, h_ld(C, {base}, {t}, m, {line}), {v}), m, {line})")
+            elif self._impure(s.value):  # Python's order: the old value is read before the operand's loads
                 self.emit(f"h_stb(C, {base}, {t}, {op!r}, h_ld(C, {base}, {t}, m, {line}), {v}, m, {line})")
             else:
                 self.emit(f"h_upd(C, {base}, {t}, {op!r}, {v}, m, {line})")
@@ -607,7 +617,7 @@ class Codegen:
         a, b, st, iv = self.tmp("a"), self.tmp("b"), self.tmp("s"), self.tmp("i")
         enter, live = self.tmp("me"), self.tmp("ml")
         self.emit(f"{a}, {b}, {st} = {start}, {stop}, {step}")
-        self.emit(f"{iv} = h_bin('add', {a}, h_bin('sub', {b}, {b}))")  # start in the common type of start/stop
+        self.emit(f"{iv} = h_start({a}, {b})")  # the counter's type: from start and stop
         self.emit(f"{enter} = m")
         self.emit(f"{live} = m")
         # A uniform loop (the same trip count in every lane, no lane leaving early) counts its trips
@@ -1234,6 +1244,7 @@ class Compiled:
                  local_bytes: int = 0, raises: bool = False) -> None:
         self.pyfunc = pyfunc
         self.raises = raises  # has a raise statement (here or in a device function it calls)
+        self.rules = "c"  # the typing rules it was compiled with ("c" or "numba")
         self.grid_sync = grid_sync  # needs a cooperative launch: every block runs at once
         self.iterates = iterates  # has a loop (here or in a device function it calls)
         self.local_bytes = local_bytes  # local arrays per thread (bounds the lanes of a chunk)
@@ -1259,7 +1270,9 @@ class Compiler:
     """Compiles kernels and the device functions they call (each once per set of compile-time arguments;
     a recursive call runs the function being compiled)."""
 
-    def __init__(self) -> None:
+    def __init__(self, rules: str = "c") -> None:
+        """rules: "c" (simt's C arithmetic, ctype/ops) or "numba" (the cuda face: ntype/nops)."""
+        self.rules = rules
         self._active: list[Any] = []
 
     def build(self, src: front.Source, kind: str, params: dict[str, Any], restype: Any = None, nvar: int = 0) -> Compiled:
@@ -1270,14 +1283,18 @@ class Compiler:
             gen.tuple_names[src.node.args.vararg.arg] = nvar
         code = gen.function()
         env = dict(HELPERS)
+        if self.rules == "numba":
+            env.update(NUMBA_HELPERS)
         env.update(gen.consts)
         filename = f"<simt {kind} {src.name} from {src.file}>"
         exec(compile(code, filename, "exec"), env)
         written = front.written_pointers(src.node)
         if gen.ptr_locals:  # a store through an alias may write any pointer parameter
             written |= set(params)
-        return Compiled(env["_kernel" if kind == "kernel" else "_device"], code, len(params), written, gen.shared_bytes,
-                        gen.ret_arity, gen.grid_sync, gen.iterates, gen.local_bytes, gen.raises)
+        out = Compiled(env["_kernel" if kind == "kernel" else "_device"], code, len(params), written, gen.shared_bytes,
+                       gen.ret_arity, gen.grid_sync, gen.iterates, gen.local_bytes, gen.raises)
+        out.rules = self.rules
+        return out
 
     def device(self, dev: Any, node: ast.AST, caller: front.Source, statics: dict[str, Any],
                nvar: int = 0) -> tuple[Compiled, set]:
@@ -1286,7 +1303,7 @@ class Compiler:
         its numbers at run time)."""
         if any(d is dev for d, _ in self._active):  # recursion: numbers are not part of the specialization
             statics = {n: v for n, v in statics.items() if not front.is_number(v)}
-        key = (*front.static_key(statics), ("*", nvar))
+        key = (*front.static_key(statics), ("*", nvar), ("rules", self.rules))
         hit = dev.compiled.get(key)
         if hit is not None:
             return hit, set(statics)

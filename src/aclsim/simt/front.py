@@ -204,6 +204,12 @@ def written_pointers(node: ast.FunctionDef) -> set[str]:
     return out
 
 
+def ntype_casts() -> dict[Any, np.dtype]:
+    from .ntype import CAST
+
+    return CAST
+
+
 def _numeric(obj: Any) -> bool:
     """A number, or a tuple of numbers (nested): a constant a kernel may read."""
     if isinstance(obj, tuple):  # named tuples too
@@ -319,8 +325,8 @@ def range_loop(names: Names, s: ast.For, counter: str) -> ast.For | None:
 class Names:
     """Name resolution and refusals of one kernel or device function (`kind`), with its parameters."""
 
-    def __init__(self, src: Source, kind: str, params: dict[str, Any]) -> None:
-        self.src, self.kind = src, kind
+    def __init__(self, src: Source, kind: str, params: dict[str, Any], rules: str = "c") -> None:
+        self.src, self.kind, self.rules = src, kind, rules
         self.locals = assigned_names(src.node) | set(params)  # every other name is resolved at compile time
         self.nested = self._nested_functions()
 
@@ -471,6 +477,8 @@ class Names:
         dev = device_of(obj)
         if dev is not None:
             return ("device", dev)
+        if self.rules == "numba" and obj in ntype_casts():
+            return ("cast", ntype_casts()[obj])  # int(x) is an int64 under numba's rules
         dt = scalar_dtype(obj)
         if dt is not None:
             return ("cast", dt)

@@ -53,11 +53,13 @@ def _dims(v: Any, what: str) -> tuple[int, int, int]:
 class Kernel:
     """A `@simt.kernel`: launch it with `kernel[grid, block](*args)` or `kernel[grid, block, stream](*args)`."""
 
-    def __init__(self, fn: Any, declared: dict[str, Any] | None = None, bound: dict[str, Any] | None = None) -> None:
+    def __init__(self, fn: Any, declared: dict[str, Any] | None = None, bound: dict[str, Any] | None = None,
+                 rules: str = "c") -> None:
         """`bound`: parameters fixed to compile-time values (the cuda face's tuple arguments); the launch
-        passes the others."""
+        passes the others. `rules`: the typing rules, "c" (simt) or "numba" (the cuda face)."""
         self.fn = fn
         self.bound = bound or {}
+        self.rules = rules
         self.name = fn.__name__
         self.file = _source_file(fn)
         # as written (simt.Array parameters); `declared` is given by specializations (aclsim.cuda)
@@ -80,8 +82,8 @@ class Kernel:
             if self._refusal is not None:
                 raise self._refusal.with_traceback(None) from None
             try:
-                self.compiled = compiler.Compiler().build(front.Source(self.fn, "kernel", self.bound), "kernel",
-                                                          self.declared)
+                self.compiled = compiler.Compiler(self.rules).build(front.Source(self.fn, "kernel", self.bound),
+                                                                    "kernel", self.declared)
             except SimtError as e:  # the message names the kernel line: the compiler's frames would only bury it
                 self._refusal = e
                 raise e.with_traceback(None) from None
@@ -156,7 +158,8 @@ class Launcher:
                 for (name, t, how), a in zip(k.plan, args, strict=False)]
         C = self.context
         if C is None:
-            C = self.context = LaunchContext(k.name, k.file, self.grid, self.block, self.shared_bytes)
+            C = self.context = LaunchContext(k.name, k.file, self.grid, self.block, self.shared_bytes,
+                                             signed=compiled.rules == "numba")
 
         compiled_jit = jit.select(k, compiled, C.nblocks * C.tpb)
 

@@ -44,8 +44,11 @@ class UserRaise(KernelFault):
 class LaunchContext:
     """Geometry and per-chunk state of a launch; reused by later launches of the same configuration."""
 
-    def __init__(self, name: str, file: str, grid: tuple, block: tuple, dyn_shared_bytes: int = 0) -> None:
+    def __init__(self, name: str, file: str, grid: tuple, block: tuple, dyn_shared_bytes: int = 0,
+                 signed: bool = False) -> None:
         self.name, self.file, self.kernel_file = name, file, file
+        # numba's rules (nops): thread-index values read back as signed 64-bit integers (not C's uint32)
+        self.signed = signed
         self.dyn_shared_bytes = dyn_shared_bytes
         self.grid, self.block = grid, block
         self.gx, self.gy, self.gz = grid
@@ -118,7 +121,12 @@ class LaunchContext:
                 for k, coef in terms:
                     base += np.uint32(coef) * self.comp(k) if coef != 1 else self.comp(k)
             self._terms[key] = base  # loop-invariant parts (row * n) are built once per chunk
-        return base + np.uint32(idx.c) if idx.c else base
+        v = base + np.uint32(idx.c) if idx.c else base
+        if not self.signed:
+            return v
+        if type(v) is np.ndarray:
+            return v.view(np.int32).astype(np.int64)
+        return np.int64(int(v) - (1 << 32) if int(v) >= 1 << 31 else int(v))
 
     def ramp(self, idx: Idx) -> tuple[int, int] | None:
         """(stride, first value) when idx is stride * global_thread_id + c over this chunk without wrapping."""

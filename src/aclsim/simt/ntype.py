@@ -1,4 +1,10 @@
-"""numba's typing for the numba.cuda face: kernel signatures and the types of launch arguments.
+"""numba's typing for the numba.cuda face: arithmetic result types, kernel signatures, launch arguments.
+
+Arithmetic (`binop_type`, `common_type`): a Python int is an int64, a float a float64 and a complex a
+complex128 (numba types literals so, with no value-based narrowing); integers compute 64 bits wide
+(int64 when either operand is signed, else uint64: numba's choose_result_int); an integer with a float
+gives numpy's result type (int64 with float32: float64); `/` of integers is float64; `//` and `%` are
+Python's (floor, the divisor's sign). The C rules of `@simt.kernel` are in ctype.
 
 A `@cuda.jit("void(float32[:], int32)")` signature fixes a kernel's parameter types as numba's does:
 arrays by element type and number of dimensions (the layout, `[::1]`, is not needed here), scalars by
@@ -14,8 +20,53 @@ from typing import Any
 
 import numpy as np
 
-from .ctype import numba_dtype
+from .ctype import WEAK_COMPLEX, WEAK_FLOAT, WEAK_INT, _Weak, numba_dtype
 from .lang import ArrayType, SimtError
+
+I64, U64, F64, C128, BOOL = (np.dtype(t) for t in (np.int64, np.uint64, np.float64, np.complex128, np.bool_))
+_LITERAL = {WEAK_INT: I64, WEAK_FLOAT: F64, WEAK_COMPLEX: C128}
+
+
+_COMMON: dict[tuple[Any, Any], Any] = {}
+
+
+def common_type(da: Any, db: Any) -> Any:
+    """The type two operands combine to under numba's rules (two literals stay a literal)."""
+    key = (da, db)
+    r = _COMMON.get(key)
+    if r is None:
+        if type(da) is _Weak and type(db) is _Weak:
+            r = WEAK_COMPLEX if WEAK_COMPLEX in (da, db) else WEAK_FLOAT if WEAK_FLOAT in (da, db) else WEAK_INT
+        else:
+            a, b = _LITERAL.get(da, da), _LITERAL.get(db, db)
+            if a.kind == "b" and b.kind == "b":
+                r = BOOL
+            elif a.kind in "biu" and b.kind in "biu":  # numba's integer ops: 64 bits, signed if either is
+                r = I64 if "i" in (a.kind, b.kind) or "b" in (a.kind, b.kind) else U64
+            else:
+                r = np.result_type(a, b)
+        _COMMON[key] = r
+    return r
+
+
+def binop_type(op: str, da: Any, db: Any) -> Any:
+    """numba's result type of `a <op> b` (TypeError where numba has no such operation)."""
+    rt = common_type(da, db)
+    if type(rt) is _Weak:
+        return rt
+    if op == "truediv" and rt.kind in "biu":
+        return F64
+    if op in ("lshift", "rshift", "and", "or", "xor") and rt.kind not in "biu":
+        raise TypeError(f"'{op}' needs integer operands")
+    if rt.kind == "b" and op not in ("and", "or", "xor"):
+        return I64
+    if rt.kind == "c" and op in ("floordiv", "mod"):
+        raise TypeError(f"'{op}' is not defined on complex numbers")
+    return rt
+
+
+CAST = {int: I64, float: F64, complex: C128, bool: BOOL}  # int(x), float(x), ... under numba's rules
+
 
 # numba's names of scalar types (numba.core.types.__init__: the aliases) -> numpy names.
 _ALIASES = {

@@ -73,7 +73,7 @@ def _small_int(v: Any) -> int | None:
     return None
 
 
-def _idx_binop(op: str, a: Any, b: Any) -> Any:
+def idx_binop(op: str, a: Any, b: Any) -> Any:
     ta, tb = type(a), type(b)
     if op == "add" or op == "sub":
         sign = 1 if op == "add" else -1
@@ -131,7 +131,7 @@ _PYOP = {
     "or": operator.or_, "xor": operator.xor, "mod": _py_crem, "truediv": _py_cdiv,
 }
 _CMP = {"lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal}
-_PYCMP = {"lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq, "ne": operator.ne}
+PYCMP = {"lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq, "ne": operator.ne}
 
 
 # Operand types that C arithmetic leaves unchanged (no integer promotion), and the operators that
@@ -164,7 +164,7 @@ def binop(op: str, a: Any, b: Any) -> Any:
         if (ta in _WEAK_OK and _weak_fast(ta, b)) or (tb in _WEAK_OK and _weak_fast(tb, a)):
             return _PYOP[op](a, b)  # counter + 1; integer wrap-around as in C (errors are off in kernels)
     if ta is Idx or tb is Idx:
-        r = _idx_binop(op, a, b)
+        r = idx_binop(op, a, b)
         if r is not None:
             return r
         a, b = val(a), val(b)
@@ -194,11 +194,11 @@ def binop(op: str, a: Any, b: Any) -> Any:
 def compare(op: str, a: Any, b: Any) -> Any:
     """a <op> b (lt le gt ge eq ne) after C's usual conversions: a bool or bool array."""
     if type(a) is type(b) and type(a).__module__ == "numpy" and a.dtype is b.dtype:  # same-type scalars
-        return _PYCMP[op](a, b)
+        return PYCMP[op](a, b)
     a, b = val(a), val(b)
     rt = common_type(dtype_of(a), dtype_of(b))
     if rt is WEAK_INT or rt is WEAK_FLOAT:
-        return _PYCMP[op](a, b)
+        return PYCMP[op](a, b)
     return _CMP[op](cast(a, rt), cast(b, rt))
 
 
@@ -561,10 +561,12 @@ def cmp_mask(C: Any, op: str, a: Any, b: Any) -> Any:
     if type(b) is Idx and type(a) is not Idx:
         a, b, op = b, a, _FLIP[op]
     if type(a) is Idx and op in ("lt", "le", "gt", "ge"):
-        t = _bound(b)
+        t = _bound(b, C.signed)
         if t is not None:
             for ramp, unit in ((C.ramp, 1), (C.block_ramp, C.tpb)):
                 r = ramp(a)
+                if r is not None and C.signed and r[1] + r[0] * (C.N // unit) >= 1 << 31:
+                    r = None  # read as signed, these values would be negative: the general path
                 if r is not None:  # value lo + k * (lane // unit), k > 0
                     k, lo = r
                     if op in ("le", "gt"):
@@ -575,14 +577,15 @@ def cmp_mask(C: Any, op: str, a: Any, b: Any) -> Any:
     return to_mask(C.N, compare(op, a, b))
 
 
-def _bound(b: Any) -> int | None:
-    """An integer bound as the uint32 it converts to when compared with a uint32 index."""
+def _bound(b: Any, signed: bool = False) -> int | None:
+    """An integer bound as the uint32 it converts to when compared with a uint32 index (as itself when
+    the index reads as signed: numba's rules)."""
     t = type(b)
     if t is int or t is bool:
-        return int(b) & _M32
+        return int(b) if signed else int(b) & _M32
     if isinstance(b, np.integer):
         if b.dtype.itemsize <= 4:
-            return int(b) & _M32
+            return int(b) if signed else int(b) & _M32
         return int(b)  # int64/uint64: compared numerically
     return None
 
@@ -626,6 +629,11 @@ def uniform_trips(i: Any, stop: Any, step: Any) -> int | None:
     first, end = int(i), int(cast(stop, dt)) if dt is not WEAK_INT else int(stop)
     trips = len(range(first, end, s))
     return trips if lo <= first + trips * s <= hi else None  # the counter's last increment must not wrap
+
+
+def counter(start: Any, stop: Any) -> Any:
+    """A range loop's first value: start in the common (C) type of start and stop."""
+    return binop("add", start, binop("sub", stop, stop))
 
 
 def assign(C: Any, m: Any, new: Any, old: Any) -> Any:

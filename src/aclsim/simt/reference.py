@@ -579,6 +579,9 @@ class Function:
 
 def execute(gm: GlobalMemory, task: Any, C: Any, kernel: Any, vals: list) -> None:
     """Run one launch on the reference executor (every thread, one at a time)."""
+    if getattr(kernel, "rules", "c") != "c":
+        raise SimtError(f"kernel {kernel.name}: the reference executor computes with simt's C rules only; "
+                        "numba.cuda-face kernels (numba's rules) run on the numpy engine")
     with np.errstate(all="ignore"):
         try:
             Launch(gm, kernel, C, vals).run()
