@@ -261,6 +261,10 @@ def compare(work: Path, list_failures: bool, subset: bool) -> None:
           f"of which {len(base)} write a kernel")
     print(f"aclsim passes {len(passed)} of those {len(base)} kernel-writing tests "
           f"({sum(r['outcome'] == 'passed' for r in acl.values())} tests in all)")
+    through = {k for k in passed if acl[k].get("kernel")}
+    print(f"  {len(through)} of the {len(passed)} made or launched a kernel through aclsim's face; the other "
+          f"{len(passed) - len(through)} used only numba names the face does not have (cuda.vectorize, ...), "
+          "which stay numba's simulator")
     if missing:
         print(f"{len(missing)} of them have no aclsim result (the run died: a crash)")
     causes = Counter()

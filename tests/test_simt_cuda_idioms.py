@@ -687,3 +687,47 @@ def test_a_kernel_raise_reaches_the_host_as_the_exception_numba_raises():
     assert out.tolist() == [1, 2, 3, 4]
     with pytest.raises(BadInput, match=r"^tid=\[2, 0, 0\] ctaid=\[0, 0, 0\]: negative input$"):
         checked_sqrt[1, 4](np.array([1.0, 4.0, -9.0, -16.0]), out)
+
+
+# ------------------------------------------------------------------------------------ host helpers
+sum_reduce = cuda.Reduce(lambda a, b: a + b)  # a lambda: compiled like a device function
+
+
+@cuda.jit(device=True)
+def bigger(a, b):
+    return max(a, b)
+
+
+def test_reduce_combines_every_element_then_init():
+    a = np.arange(1, 1001, dtype=np.float64)
+    assert sum_reduce(a) == a.sum()
+    assert sum_reduce(cuda.to_device(a), init=10) == a.sum() + 10
+    assert sum_reduce(np.zeros(0)) == 0
+    assert cuda.Reduce(bigger)(np.array([3, 9, 2], np.int32)) == 9  # a device function
+    res = cuda.device_array(1)
+    sum_reduce(a[:16], res=res)
+    assert res.copy_to_host()[0] == a[:16].sum()
+
+
+def test_external_streams_and_compile_ptx():
+    s = aclsim.Stream()
+    e = cuda.external_stream(s.handle)
+    assert e.handle == s.handle
+    with pytest.raises(SimtError, match="is not a stream of the emulated runtime"):
+        cuda.external_stream(0x12345678)
+    with pytest.raises(SimtError, match="compile_ptx is not emulated by aclsim"):
+        cuda.compile_ptx(lambda x: x, "void(int32)")
+
+
+@cuda.vectorize(["float32(float32, float32)", "float64(float64, float64)"])
+def hypot_plus(a, b):
+    return math.sqrt(a * a + b * b) + 1
+
+
+def test_vectorize_applies_a_scalar_function_with_broadcasting():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    got = hypot_plus(a, np.float32(2))  # broadcast scalar, float32 signature
+    assert got.dtype == np.float32 and got.shape == (3, 4)
+    np.testing.assert_allclose(got, np.sqrt(a * a + 4) + 1, rtol=1e-6)
+    d = hypot_plus(cuda.to_device(np.array([3.0])), cuda.to_device(np.array([4.0])))  # device in, device out
+    assert d.copy_to_host().tolist() == [6.0]

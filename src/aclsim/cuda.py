@@ -465,6 +465,148 @@ def _is_f_order(ary: Any) -> bool:
     return bool(getattr(ary, "flags", {}).get("F_CONTIGUOUS")) and not getattr(ary, "flags", {}).get("C_CONTIGUOUS")
 
 
+class Reduce:
+    """`cuda.Reduce(binop)(ary, size=None, res=None, init=0, stream=0)`: ary's elements combined with
+    binop (a function of two values, compiled for the device like a device function), then with init.
+
+    The device folds strided slices of the array, one per thread of a block (binop must be associative
+    and commutative, as numba requires); the host combines the block's partial results."""
+
+    def __init__(self, binop: Any) -> None:
+        op = binop if isinstance(binop, DeviceFunction) else DeviceFunction(binop)
+        self.binop = op.fn
+
+        @jit
+        def fold(a, partial, n, nthreads):  # thread t: a[t] op a[t + nthreads] op ...
+            t = threadIdx.x
+            if t < n:
+                acc = a[t]
+                for k in range(t + nthreads, n, nthreads):
+                    acc = op(acc, a[k])
+                partial[t] = acc
+
+        self._fold = fold
+
+    def __call__(self, ary: Any, size: int | None = None, res: Any = None, init: Any = 0, stream: Any = 0) -> Any:
+        _ensure_device()
+        d = ary if isinstance(ary, api.DeviceArray) else to_device(np.asarray(ary))
+        n = d.size if size is None else int(size)
+        flat = d if d.ndim == 1 else d.view(d.dtype)
+        result = init
+        if n:
+            nthreads = min(n, 256)
+            partial = device_array(nthreads, d.dtype)
+            self._fold[1, nthreads, stream](flat, partial, n, nthreads)
+            for v in partial.copy_to_host(stream=stream):
+                result = self.binop(result, v)
+        result = d.dtype.type(result)
+        if res is not None:
+            res[0:1] = np.array([result])
+            return None
+        return result
+
+
+def _elementwise_kernel(op: DeviceFunction, nargs: int) -> CudaKernel:
+    """out[i] = op(a[i], ...) over flat arrays: the kernel behind cuda.vectorize (1 to 4 operands)."""
+    if nargs == 1:
+        @jit
+        def k1(out, a):
+            i = grid(1)
+            if i < out.size:
+                out[i] = op(a[i])
+        return k1
+    if nargs == 2:
+        @jit
+        def k2(out, a, b):
+            i = grid(1)
+            if i < out.size:
+                out[i] = op(a[i], b[i])
+        return k2
+    if nargs == 3:
+        @jit
+        def k3(out, a, b, c):
+            i = grid(1)
+            if i < out.size:
+                out[i] = op(a[i], b[i], c[i])
+        return k3
+    if nargs == 4:
+        @jit
+        def k4(out, a, b, c, d):
+            i = grid(1)
+            if i < out.size:
+                out[i] = op(a[i], b[i], c[i], d[i])
+        return k4
+    raise SimtError(f"cuda.vectorize: functions of 1 to 4 arguments are emulated, not {nargs}")
+
+
+class Vectorized:
+    """A `@cuda.vectorize` function: called with arrays (host or device) or scalars, it applies the scalar
+    function elementwise on the device, with numpy's broadcasting; the element types are those of the
+    first signature the inputs convert to (numpy's same-kind casting), or the inputs' own without one."""
+
+    def __init__(self, fn: Any, sigs: list[tuple[tuple[Any, ...], Any]] | None) -> None:
+        self.py_func, self.sigs = fn, sigs or []
+        self._op = DeviceFunction(fn)
+        self._kernel = _elementwise_kernel(self._op, len(inspect.signature(fn).parameters))
+        functools.update_wrapper(self, fn)
+
+    def _types(self, dts: list[np.dtype]) -> tuple[list[np.dtype], np.dtype | None]:
+        for args, ret in self.sigs:
+            if all(np.can_cast(d, t, "same_kind") for d, t in zip(dts, args, strict=True)):
+                return list(args), ret
+        if self.sigs:
+            raise TypeError(f"cuda.vectorize {self.py_func.__name__}: no signature takes {[str(d) for d in dts]}")
+        return dts, None
+
+    def __call__(self, *args: Any, out: Any = None, stream: Any = 0) -> Any:
+        _ensure_device()
+        on_device = any(isinstance(a, api.DeviceArray) for a in (*args, out))
+        hosts = [a.copy_to_host() if isinstance(a, api.DeviceArray) else np.asarray(a) for a in args]
+        types, ret = self._types([h.dtype for h in hosts])
+        shape = np.broadcast_shapes(*(h.shape for h in hosts))
+        flat = [to_device(np.ascontiguousarray(np.broadcast_to(h.astype(t), shape)).reshape(-1))
+                for h, t in zip(hosts, types, strict=True)]
+        n = int(np.prod(shape))
+        d_out = device_array(max(n, 1), ret if ret is not None else np.result_type(*types))
+        if n:
+            self._kernel[(n + 127) // 128, 128, stream](d_out, *flat)
+        result = d_out.copy_to_host(stream=stream)[:n].reshape(shape)
+        if out is not None:  # a host array or a DeviceNDArray
+            out[...] = result
+            return out
+        if on_device:
+            return to_device(result)
+        return result if result.ndim else result[()]
+
+
+def vectorize(sigs: Any = None, **options: Any) -> Any:
+    """`@cuda.vectorize(["float32(float32, float32)", ...])`: a function applied elementwise on the device."""
+    if callable(sigs) and not isinstance(sigs, (str, list, tuple)):
+        return Vectorized(sigs, None)
+    parsed = ntype.parse_full(sigs) if sigs is not None else None
+    return lambda fn: Vectorized(fn, parsed)
+
+
+def compile_ptx(*args: Any, **kwargs: Any) -> Any:
+    raise SimtError("cuda.compile_ptx is not emulated by aclsim: there is no PTX here (kernels run on the emulated "
+                    "Ascend device from their Python source)")
+
+
+compile_ptx_for_current_device = compile = compile_for_current_device = compile_ptx
+
+
+def external_stream(ptr: int) -> api.Stream:
+    """A stream made elsewhere: here a pyACL stream handle (`acl.rt.create_stream`) or an aclsim.Stream's
+    `handle`; launches on it queue on that runtime stream."""
+    _ensure_device()
+    try:
+        stream = get_runtime().stream(int(ptr), "cuda.external_stream")
+    except AclError as e:
+        raise SimtError(f"cuda.external_stream: {int(ptr):#x} is not a stream of the emulated runtime "
+                        f"(pass the handle of a pyACL or aclsim stream): {e}") from None
+    return api.Stream(_wrap=stream)
+
+
 def pinned_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C") -> np.ndarray:
     """Host memory for fast copies: an ordinary numpy array here (every host array is 'pinned' for the emulator)."""
     return np.empty(shape, dtype, order=order)  # type: ignore[call-overload]
@@ -517,7 +659,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "DeviceNDArray", "In", "InOut", "Out",
+    "DeviceNDArray", "In", "InOut", "Out", "Reduce", "compile_ptx", "external_stream", "vectorize",
     "atomic", "blockDim", "blockIdx", "cg", "const", "random", "default_stream", "device_array", "device_array_like", "event", "grid",
     "gridDim", "gridsize", "is_available", "jit", "laneid", "local", "pinned", "pinned_array", "pinned_array_like",
     "shared", "stream", "synchronize", "syncthreads", "syncthreads_and", "syncthreads_count", "syncthreads_or",

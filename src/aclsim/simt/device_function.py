@@ -44,7 +44,7 @@ class DeviceFunction:
     def __init__(self, fn: Any, signature: tuple[tuple[Any, ...], Any] | None = None) -> None:
         """`signature`: (parameter types, return type or None), as numba's cuda.jit("f4(f4, i4)", device=True)
         fixes them: arguments convert to the parameter types, the result to the return type."""
-        self.fn = fn
+        self.fn = self.py_func = fn
         self.signature = signature
         # compiler.Compiled per set of compile-time arguments (front.static_key), built by the kernels that call it
         self.compiled: dict[tuple, Any] = {}

@@ -139,8 +139,8 @@ class Source:
             self.file = inspect.getsourcefile(fn) or "<unknown>"
         except (OSError, TypeError) as e:
             raise SimtError(f"{what} {fn.__name__}: its source code is not available ({e})") from None
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-        node = tree.body[0]
+        text = textwrap.dedent("".join(lines))
+        node = _lambda_def(fn, text) if fn.__name__ == "<lambda>" else ast.parse(text).body[0]
         if not isinstance(node, ast.FunctionDef):
             raise SimtError(f"{what} {fn.__name__} must be a plain 'def' function")
         self.node = node
@@ -159,6 +159,23 @@ class Source:
             if name in d:
                 return d[name]
         raise KeyError(name)
+
+
+def _lambda_def(fn: Any, text: str) -> ast.FunctionDef | None:
+    """A lambda (`cuda.Reduce(lambda a, b: a + b)`) as the def it stands for: found in the statement
+    inspect gives for it by its parameter names (None when that is not exactly one lambda)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    names = list(fn.__code__.co_varnames[: fn.__code__.co_argcount])
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and [a.arg for a in n.args.args] == names]
+    if len(found) != 1:
+        return None
+    lam = found[0]
+    node = ast.FunctionDef(name="lambda_", args=lam.args, body=[ast.copy_location(ast.Return(lam.body), lam)],
+                           decorator_list=[], returns=None)
+    return ast.fix_missing_locations(ast.copy_location(node, lam))
 
 
 def assigned_names(node: ast.FunctionDef) -> set[str]:
