@@ -1138,6 +1138,9 @@ class JitKernel:
                     raise _Unsupported(e.name) from None
                 promote[e.name] = _Promoted(e.weak, e.to)
         self.name = kernel.name
+        # Only code with a loop can run for long: the rest is called on this thread directly (handing a
+        # call to the interruptible worker costs about 25 us a launch, for nothing a Ctrl-C would stop)
+        self.may_run_long = front.has(gen.src.node.body, (ast.For, ast.While), into_loops=True)
         self.launch = self.build({}) if not self.interleaved else None
         # The interleaved schedule's code per block shape, the block sizes constants in it: numba's LLVM
         # then vectorizes the loops over a block's threads without remainder loops (naive matmul
@@ -1171,12 +1174,12 @@ class JitKernel:
             if shape not in self.per_block:
                 self.per_block[shape] = self.build(dict(zip(_INDICES[6:9], shape, strict=True)))
             launch = self.per_block[shape]
+        call = _lib.run_interruptible if self.may_run_long else _call
         try:  # (numba compiles on the first launch: a construct it cannot type leaves the kernel to numpy)
             for b0 in range(0, C.nblocks, per):
                 task.work.progress = (b0, C.nblocks)
-                r, w = _lib.run_interruptible(launch, (_lib.STOP, b0, min(b0 + per, C.nblocks), C.blockDim_x,
-                                                       C.blockDim_y, C.blockDim_z, C.gridDim_x, C.gridDim_y,
-                                                       C.gridDim_z, *args))
+                r, w = call(launch, (_lib.STOP, b0, min(b0 + per, C.nblocks), C.blockDim_x, C.blockDim_y,
+                                     C.blockDim_z, C.gridDim_x, C.gridDim_y, C.gridDim_z, *args))
                 nr, nw = nr + r, nw + w
         except _lib.JitFault:
             for full, copy in saved.values():
@@ -1187,6 +1190,10 @@ class JitKernel:
             return False
         task.work.bytes_read, task.work.bytes_written = int(nr), int(nw)
         return True
+
+
+def _call(fn: Any, args: tuple) -> Any:
+    return fn(*args)
 
 
 # By default the JIT takes interleaved loop kernels (see lane_plan) at any size (naive matmul 256: 20 ms numpy
