@@ -34,6 +34,7 @@ from .ctype import scalar_dtype
 from .device_function import DeviceFunction
 from .lang import SimtError
 from .mathfns import MATH, UFUNC_NAMES
+from .ntype import CAST as NUMBA_CASTS
 
 BINOPS = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
@@ -219,12 +220,6 @@ def written_pointers(node: ast.FunctionDef) -> set[str]:
                 if isinstance(a, ast.Name):
                     out.add(a.id)  # passed to an atomic or a device function: may be written
     return out
-
-
-def ntype_casts() -> dict[Any, np.dtype]:
-    from .ntype import CAST
-
-    return CAST
 
 
 def _numeric(obj: Any) -> bool:
@@ -494,8 +489,8 @@ class Names:
         dev = device_of(obj)
         if dev is not None:
             return ("device", dev)
-        if self.rules == "numba" and obj in ntype_casts():
-            return ("cast", ntype_casts()[obj])  # int(x) is an int64 under numba's rules
+        if self.rules == "numba" and obj in NUMBA_CASTS:
+            return ("cast", NUMBA_CASTS[obj])  # int(x) is an int64 under numba's rules
         dt = scalar_dtype(obj)
         if dt is not None:
             return ("cast", dt)

@@ -144,19 +144,13 @@ def fma(a: Any, b: Any, c: Any) -> Any:
     return binop("add", binop("mul", a, b), c)
 
 
+def _merged(old: Any, new: Any) -> np.dtype:
+    return _typed(common_type(old, new))
+
+
 def assign(C: Any, m: Any, new: Any, old: Any) -> Any:
     """A variable's value after assigning `new` in the lanes of m: numba unifies the two types."""
-    if m is True or old is ops.UNDEF or new is old or m is False or type(new) is tuple or type(old) is tuple:
-        return ops.assign(C, m, new, old)
-    new, old = val(new), val(old)
-    dt = _typed(common_type(dtype_of(old), dtype_of(new)))
-    out = np.empty(C.N, dt)
-    out[...] = cast(old, dt)
-    if type(m) is slice:
-        out[m] = cast(new, dt)[m] if type(new) is ND else cast(new, dt)
-    else:
-        np.copyto(out, cast(new, dt), where=m)
-    return out
+    return ops.assign(C, m, new, old, _merged)
 
 
 def counter(start: Any, stop: Any) -> Any:

@@ -636,8 +636,13 @@ def counter(start: Any, stop: Any) -> Any:
     return binop("add", start, binop("sub", stop, stop))
 
 
-def assign(C: Any, m: Any, new: Any, old: Any) -> Any:
-    """A variable's value after assigning `new` in the lanes of mask m (others keep `old`)."""
+def _merged_c(old: Any, new: Any) -> np.dtype:
+    return default_dtype(common_type(old, new))
+
+
+def assign(C: Any, m: Any, new: Any, old: Any, merged: Any = _merged_c) -> Any:
+    """A variable's value after assigning `new` in the lanes of mask m (others keep `old`), in the type
+    merged(old type, new type) gives (C's common type here; numba's unification in nops)."""
     if m is True or old is UNDEF or new is old:
         return new
     if m is False:
@@ -645,9 +650,9 @@ def assign(C: Any, m: Any, new: Any, old: Any) -> Any:
     if type(new) is tuple or type(old) is tuple:  # a tuple: each element merges
         if type(new) is not tuple or type(old) is not tuple or len(new) != len(old):
             raise TypeError("a variable holds a tuple in some threads and another value in others")
-        return tuple(assign(C, m, a, b) for a, b in zip(new, old, strict=True))
+        return tuple(assign(C, m, a, b, merged) for a, b in zip(new, old, strict=True))
     new, old = val(new), val(old)
-    dt = default_dtype(common_type(dtype_of(old), dtype_of(new)))
+    dt = merged(dtype_of(old), dtype_of(new))
     out = np.empty(C.N, dt)
     out[...] = cast(old, dt)
     if type(m) is slice:
