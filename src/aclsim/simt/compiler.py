@@ -47,7 +47,7 @@ HELPERS["h_start"] = ops.counter
 NUMBA_HELPERS: dict[str, Any] = {
     "h_bin": nops.binop, "h_cmp": nops.compare, "h_cmpm": nops.cmp_mask, "h_select": nops.select,
     "h_minmax": nops.minmax, "h_math": nops.math_call, "h_fma": nops.fma, "h_asg": nops.assign,
-    "h_start": nops.counter,
+    "h_start": nops.counter, "h_stb": nops.store_binop,
 }
 # The generated namespace is hygienic by construction: every name comes from exactly one of these
 # disjoint families, so no generated name can equal a helper or a user name.
@@ -419,8 +419,7 @@ class Codegen:
             raise self.refuse(s, f"storing the {self._tuple_arity(value)} values of '{ast.unparse(value)}' "
                               "into one array element", "unpack it (a, b = ...) and store each value into its own element")
         if isinstance(target, ast.Subscript) and isinstance(value, ast.BinOp) and type(value.op) in _FUSABLE \
-                and self.compiler.rules == "c" and self.record_field(target) is None \
-                and self.record_field(target.value) is None:  # (C arithmetic computed into memory)
+                and self.record_field(target) is None and self.record_field(target.value) is None:
             base, idx = self.subscript_parts(target, write=True)
             a, pending = self.fusable_operand(value.left, True)
             b, _ = self.fusable_operand(value.right, not pending)  # at most one operand stays pending

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import ops
+from . import arrays, ops
 from .ctype import WEAK_COMPLEX, WEAK_FLOAT, WEAK_INT, cast, dtype_of
 from .mathfns import MathFn
 from .ntype import BOOL, C128, F64, I64, binop_type, common_type
@@ -162,3 +162,26 @@ def counter(start: Any, stop: Any) -> Any:
     if not isinstance(rt, np.dtype) or rt.kind not in "iub":
         raise TypeError(f"range() needs integers, got {rt}")
     return cast(start, rt if rt != BOOL else I64)
+
+
+def _agrees(v: Any, dt: np.dtype) -> bool:
+    """Whether numba's `v op x` into dt's memory is C's for an operand v (the fused store's condition):
+    arrays and scalars of dt itself, Python ints into integers of any width (the wrapped result is the
+    same) or into float64, Python floats into float64."""
+    t = type(v)
+    if t is ND or isinstance(v, np.generic):
+        return v.dtype == dt
+    if t is int:
+        return dt.kind in "iu" or dt == F64
+    return t is float and dt == F64
+
+
+def store_binop(C: Any, A: Any, idx: Any, op: str, a: Any, b: Any, m: Any, line: int) -> None:
+    """A[idx] = a <op> b (an operand may be a pending (op, x, y)): computed into memory as `arrays` does
+    when numba's types give the same values as C's there, else in numba's types and then stored."""
+    dt = getattr(A, "dtype", None)
+    parts = [x for v in (a, b) for x in (v[1:] if type(v) is tuple else (v,))]
+    if isinstance(dt, np.dtype) and dt.kind in "iuf" and all(_agrees(val(x), dt) for x in parts):
+        return arrays.store_binop(C, A, idx, op, a, b, m, line)
+    ready = [binop(*v) if type(v) is tuple else v for v in (a, b)]
+    return arrays.store(C, A, idx, binop(op, *ready), m, line)
