@@ -21,6 +21,10 @@ message). "crashes" are tests whose worker process died (a segfault, a hang past
     python benchmarks/numba_cuda_suite.py -k test_atomics # a subset (pytest -k), e.g. while fixing
     python benchmarks/numba_cuda_suite.py --list-failures # every failing test with its message
 
+To measure another version of aclsim (before/after a change), put its src/ first on PYTHONPATH and give
+its results another name: `PYTHONPATH=/path/to/old/src python benchmarks/numba_cuda_suite.py --mode aclsim
+--tag before`, then `--mode compare --tag before` shows them.
+
 The environment and results live in --work (default: ~/.cache/aclsim/numba-cuda-0.30.4). The same
 file is the pytest plugin of the runs (`-p numba_cuda_suite`): it provides numba-cuda's conftest
 fixture, rewrites the import, and records each test's outcome and whether it wrote a kernel.
@@ -219,7 +223,8 @@ def setup(work: Path) -> Path:
 
 
 def run(py: Path, face: str, out: Path, work: Path, extra: list[str], timeout: int) -> int:
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(HERE), ACLSIM_SIMT_JIT_CACHE="0")
+    path = os.pathsep.join(p for p in (str(HERE), os.environ.get("PYTHONPATH", "")) if p)  # (yours after ours)
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=path, ACLSIM_SIMT_JIT_CACHE="0")
     env.pop("ACLSIM_SIMT_ENGINE", None)
     cmd = [str(py), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "numba_cuda_suite", "--import-mode=importlib", "--assert=plain",
            "--benchmark-disable", "--continue-on-collection-errors", f"--timeout={timeout}", f"--suite-face={face}", f"--suite-out={out}",
@@ -246,9 +251,9 @@ def cause_of(r: dict) -> str:
     return re.sub(r"\(\w+\)$", "", msg)[:140] or "(no message)"
 
 
-def compare(work: Path, list_failures: bool, subset: bool) -> None:
+def compare(work: Path, list_failures: bool, subset: bool, tag: str = "aclsim") -> None:
     sim = json.loads((work / "sim.json").read_text())
-    acl = json.loads((work / ("aclsim-subset.json" if subset else "aclsim.json")).read_text())
+    acl = json.loads((work / (f"{tag}-subset.json" if subset else f"{tag}.json")).read_text())
     base = {k for k, r in sim.items() if r["outcome"] == "passed" and r["kernel"]}
     if subset:
         base &= set(acl)
@@ -292,19 +297,22 @@ def main() -> None:
     ap.add_argument("-k", default=None, help="pytest -k expression (a subset)")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per test (pytest-timeout)")
     ap.add_argument("--list-failures", action="store_true")
+    ap.add_argument("--tag", default="aclsim", help="the name of the aclsim results (another version: 'before')")
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     py = setup(args.work) if args.mode != "compare" else _venv_python(args.work)
     extra = ["-k", args.k] if args.k else []
     faces = {"both": ("sim", "aclsim"), "sim": ("sim",), "aclsim": ("aclsim",), "compare": ()}[args.mode]
     for face in faces:
-        out = args.work / f"{face}.json"
+        name = args.tag if face == "aclsim" else face
+        out = args.work / f"{name}.json"
         if args.k and face == "sim" and out.exists():
             continue  # keep the full baseline
-        target = out if not args.k or face == "sim" else args.work / "aclsim-subset.json"
+        target = out if not args.k or face == "sim" else args.work / f"{name}-subset.json"
         run(py, face, target, args.work, extra, args.timeout)
-    if (args.work / "sim.json").exists() and (args.work / ("aclsim-subset.json" if args.k else "aclsim.json")).exists():
-        compare(args.work, args.list_failures, subset=bool(args.k))
+    if (args.work / "sim.json").exists() and (args.work / (f"{args.tag}-subset.json" if args.k
+                                                           else f"{args.tag}.json")).exists():
+        compare(args.work, args.list_failures, subset=bool(args.k), tag=args.tag)
 
 
 if __name__ == "__main__":
