@@ -147,11 +147,11 @@ def pytest_configure(config: Any) -> None:
     if face == "aclsim":
         sys.meta_path.insert(0, _RewriteCudaImport())
         import aclsim.cuda as face_mod
-        from aclsim.simt import device_function
+        from aclsim.simt import lang
 
         _wrap(face_mod, "jit")
         _wrap(face_mod.CudaKernel, "_launch")
-        _wrap(device_function.DeviceFunction, "__init__")
+        _wrap(lang.DeviceFunction, "__init__")
     else:
         from numba import cuda
         from numba.cuda.simulator import kernel as simkernel

@@ -39,10 +39,10 @@ from .runtime import get_runtime
 from .runtime.gm import array_of, has_array_interface
 from .simt import lang, ntype, xoroshiro
 from .simt.ctype import cast, element_dtype
-from .simt.device_function import DeviceFunction
 from .simt.kernel import Kernel, _dims
 from .simt.lang import (
     ArrayType,
+    DeviceFunction,
     SimtError,
     blockDim,
     blockIdx,

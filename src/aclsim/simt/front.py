@@ -31,8 +31,7 @@ import numpy as np
 
 from . import lang, mathfns
 from .ctype import scalar_dtype
-from .device_function import DeviceFunction
-from .lang import SimtError
+from .lang import DeviceFunction, SimtError
 from .mathfns import MATH, UFUNC_NAMES
 from .ntype import CAST as NUMBA_CASTS
 

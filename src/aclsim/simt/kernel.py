@@ -18,8 +18,7 @@ import numpy as np
 from ..runtime import KernelFault, KernelWork, Task, get_runtime
 from ..runtime.gm import GlobalMemory, address_of, has_array_interface
 from . import arrays, compiler, front, jit, reference
-from .device_function import params_of
-from .lang import PtrType, SimtError, dim3
+from .lang import PtrType, SimtError, dim3, params_of
 from .launchctx import LaunchContext, UserRaise
 from .memory import PtrArg
 
