@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -116,6 +117,38 @@ def loops(a: Ptr[np.float32], out: Ptr[np.float32], cnt: Ptr[np.int32], n: np.in
 @simt.kernel
 def matmul2d(a: Ptr[np.float32], b: Ptr[np.float32], c: Ptr[np.float32], n: np.uint32):
     col, row = simt.grid(2)
+    if row < n and col < n:
+        acc = np.float32(0)
+        for k in range(n):
+            acc += a[row * n + k] * b[k * n + col]
+        c[row * n + col] = acc
+
+
+@simt.kernel
+def mm_grid_i32(a: Ptr[np.float32], b: Ptr[np.float32], c: Ptr[np.float32], n: np.int32):
+    col, row = simt.grid(2)
+    if row < n and col < n:
+        acc = np.float32(0)
+        for k in range(n):
+            acc += a[row * n + k] * b[k * n + col]
+        c[row * n + col] = acc
+
+
+@simt.kernel
+def mm_spelled_i32(a: Ptr[np.float32], b: Ptr[np.float32], c: Ptr[np.float32], n: np.int32):
+    row = simt.blockIdx.y * simt.blockDim.y + simt.threadIdx.y
+    col = simt.blockIdx.x * simt.blockDim.x + simt.threadIdx.x
+    if row < n and col < n:
+        acc = np.float32(0)
+        for k in range(n):
+            acc += a[row * n + k] * b[k * n + col]
+        c[row * n + col] = acc
+
+
+@simt.kernel
+def mm_spelled_u32(a: Ptr[np.float32], b: Ptr[np.float32], c: Ptr[np.float32], n: np.uint32):
+    row = simt.blockIdx.y * simt.blockDim.y + simt.threadIdx.y
+    col = simt.blockIdx.x * simt.blockDim.x + simt.threadIdx.x
     if row < n and col < n:
         acc = np.float32(0)
         for k in range(n):
@@ -613,6 +646,54 @@ def test_interleaved_loop_faults_only_for_an_active_thread():
     a = np.ones((3, 5), np.float32)
     (_, _, c) = same_on_both(mm_f32, (1, 1), (16, 16), a, a.T.copy(), np.zeros((3, 3), np.float32), 3, 5, 3)
     np.testing.assert_array_equal(c, np.full((3, 3), 5, np.float32))
+
+
+@simt.kernel
+def lower_triangle(x: Ptr[np.float32], out: Ptr[np.float32], visits: Ptr[np.int32], n: np.int32):
+    i, j = simt.threadIdx.x, simt.threadIdx.y
+    visits[j * simt.blockDim.x + i] += 1  # before the loop, once per thread
+    if i <= j:
+        acc = np.float32(0)
+        for k in range(n):
+            acc += x[(j - i) * n + k]  # an idle thread (i > j) would read far outside x
+        out[j * simt.blockDim.x + i] = acc
+
+
+def test_a_block_outside_the_affine_plan_runs_checked_and_its_earlier_stores_count_once():
+    """The idle threads of the block's box read outside x: the planned loop cannot take the block, so
+    the launch runs again from the start with the checked loop (compiled then), visits counted once."""
+    x = np.random.default_rng(11).random(16 * 7, dtype=np.float32)
+    visits = np.arange(256, dtype=np.int32)
+    (_, out, seen) = same_on_both(lower_triangle, 1, (16, 16), x, np.zeros(256, np.float32), visits, 7)
+    assert interleaved(lower_triangle)
+    assert "Unplanned" not in lower_triangle._jit.per_block[(16, 16, 1)].py_func.__code__.co_names  # the checked form
+    assert seen.tolist() == (visits + 1).tolist()
+    i, j = np.meshgrid(np.arange(16), np.arange(16))
+    rows = x.reshape(16, 7)  # (x has 16 rows of n = 7)
+    ref = np.zeros((16, 16), np.float32)
+    for k in range(7):
+        ref += np.where(i <= j, rows[np.maximum(j - i, 0), k], np.float32(0))
+    assert out.reshape(16, 16).tobytes() == ref.tobytes()
+
+
+@pytest.mark.parametrize("n", [256, 100])
+def test_the_four_spellings_of_a_matmul_index_compile_to_the_same_planned_loop(n):
+    """The affine plan reads what an index means: grid(2) or blockIdx * blockDim + threadIdx, the size
+    int32 or uint32, give one planned loop, contiguous over threadIdx.x (a vector loop to the run-time
+    block width), the row of A hoisted; at 100 the edge blocks take it over their active threads."""
+    loops = set()
+    for kernel in (matmul2d, mm_spelled_i32, mm_spelled_u32, mm_grid_i32):
+        kernel = simt.kernel(kernel.__wrapped__)  # fresh: no JIT state
+        a = np.random.default_rng(n).random((n, n), dtype=np.float32)
+        (_, _, c) = same_on_both(kernel, (-(-n // 16), -(-n // 16)), (16, 16), a, a.T.copy(), np.zeros((n, n), np.float32), n)
+        np.testing.assert_array_equal(c, ordered_matmul(a, a.T.copy()))
+        d = kernel._jit.per_block[(16, 16, 1)]
+        assert "Unplanned" in d.py_func.__code__.co_names  # the checked loop was never needed
+        text = kernel._jit.text
+        planned = text[text.index("if t_fast and"):text.index("elif t_fast:")]
+        loops.add(re.sub(r"\bt_\d+\b", "t", planned[planned.index("for tz"):]))  # (the counter's type differs)
+    (loop,) = loops
+    assert "for tx in range(t_bdx):" in loop and "v_b[np.uint64(t + tx)]" in loop and "_chk" not in loop
 
 
 @simt.kernel

@@ -134,7 +134,7 @@ def _is_literal(node: ast.expr) -> bool:
 class _Gen:
     """Translates one kernel into numba-compilable Python with explicit C types."""
 
-    def __init__(self, kernel: Any, promote: dict[str, _Promoted]) -> None:
+    def __init__(self, kernel: Any, promote: dict[str, _Promoted], checked: bool = False) -> None:
         self.promote = promote
         self.src = front.Source(kernel.fn, "kernel")
         self.params = kernel.declared
@@ -169,6 +169,9 @@ class _Gen:
         self.fast: dict[int, Any] | None = None  # the affine plan of the loads being generated
         self.aff_k: str | None = None
         self.stores: dict[str, int] = {}  # assignments of each variable in the kernel
+        self.checked = checked  # the variant with the checked interleaved loop beside the planned one
+        self.planned = False  # the interleaved loop's loads have an affine plan (affine_loads)
+        self.unit_x = False  # ... each at a stride of 0 or 1 over threadIdx.x
 
     # -- output ---------------------------------------------------------------------------
     def emit(self, text: str) -> None:
@@ -304,9 +307,14 @@ class _Gen:
                 if not (isinstance(st, ast.Assign) and len(st.targets) == 1):
                     continue
                 tgt, value = st.targets[0], st.value
-                if isinstance(tgt, ast.Name) and stores[tgt.id] == 1 and self.depends_only(value, set(self.remat), True):
-                    self.remat[tgt.id] = lambda v=value: self.ex(v)
-                    self.remat_ast[tgt.id] = value
+                pairs = [(tgt, value)] if isinstance(tgt, ast.Name) else list(zip(tgt.elts, value.elts, strict=True)) \
+                    if isinstance(tgt, ast.Tuple) and isinstance(value, ast.Tuple) and len(tgt.elts) == len(value.elts) \
+                    else []  # (i, j = threadIdx.x, threadIdx.y: the values first, as Python evaluates them)
+                if pairs and all(isinstance(t, ast.Name) and stores[t.id] == 1 and self.depends_only(v, set(self.remat), True)
+                                 for t, v in pairs):
+                    for t, v in pairs:
+                        self.remat[t.id] = lambda v=v: self.ex(v)
+                        self.remat_ast[t.id] = v
                 elif (isinstance(tgt, ast.Tuple) and isinstance(value, ast.Call)
                       and all(isinstance(e, ast.Name) and stores[e.id] == 1 for e in tgt.elts)
                       and self.names.intrinsic(value.func)[0] in ("grid", "gridsize")):
@@ -315,10 +323,12 @@ class _Gen:
                         if self.names.intrinsic(value.func)[0] == "grid":
                             self.remat_ast[e.id] = (value, k)
 
-    def threads(self, fast: dict[int, Any] | None = None) -> None:
-        """Open the loops over a block's threads (x fastest; tl: the thread's place in the block). With an
-        affine plan, the loads whose position does not depend on threadIdx.x are made once per row of x
-        (the loop over threads stores only registers, so the value is the same for all of them)."""
+    def threads(self, fast: dict[int, Any] | None = None, box: bool = False) -> None:
+        """Open the loops over a block's threads (x fastest; tl: the thread's place in the block), or over
+        the box of its active threads (t_x0 <= tx < t_x1, ...). With an affine plan, the loads whose position
+        does not depend on threadIdx.x are made once per row of x (the loop over threads stores only
+        registers, so the value is the same for all of them), and a loop over x whose loads are all
+        contiguous or hoisted runs to t_bdx, the run-time block width (see affine_loads)."""
         self.hoisted: dict[int, str] = {}
         for d in "zyx":
             if d == "x" and fast:
@@ -326,9 +336,10 @@ class _Gen:
                     if plan[3].get("x", 0) == 0:
                         self.hoisted[key] = h = self.tmp()
                         self.emit(f"{h} = {self.fast_load(plan)}")
-            self.emit(f"for t{d} in range(blockDim_{d}):")
+            end = "t_bdx" if d == "x" and fast and self.unit_x else f"blockDim_{d}"
+            self.emit(f"for t{d} in range(t_{d}0, t_{d}1):" if box else f"for t{d} in range({end}):")
             self.ind += 1
-        self.emit("tl = (tz * blockDim_y + ty) * blockDim_x + tx")
+        self.emit("tl = np.uint64((tz * blockDim_y + ty) * blockDim_x + tx)")  # (no negative-index fix-up)
         for d in "xyz":
             self.emit(f"threadIdx_{d} = np.uint32(t{d})")
 
@@ -337,6 +348,8 @@ class _Gen:
         self.lanes = True
         self.ind = 2  # 1. each thread's statements up to the loop: which threads reach it
         self.emit("t_nact = 0")
+        self.emit(", ".join(f"t_{d}0, t_{d}1" for d in "xyz") + " = "
+                  + ", ".join(f"blockDim_{d}, 0" for d in "xyz"))  # the box of the active threads
         self.threads()
         self.emit("t_on = False")
         for stmts, guard in levels:
@@ -347,6 +360,8 @@ class _Gen:
                 self.emit(f"if {c}:")
                 self.ind += 1
         self.emit("t_on = True")
+        for d in "xyz":
+            self.emit(f"t_{d}0, t_{d}1 = min(t_{d}0, t{d}), max(t_{d}1, t{d} + 1)")
         self.ind = 5
         self.emit("v_active[tl] = t_on")
         self.emit("t_nact += t_on")
@@ -356,26 +371,38 @@ class _Gen:
         self.ind = 3
         test, iv, st, t = self.range_header(loop)
         self.aff_kt = t
-        fast = self.affine_loads(loop, iv)
+        fast = self.affine_loads(loop, test, iv)
+        self.planned = fast is not None
         if fast is None:
             self.interleaved_loop(loop, test, iv, st, t, None)
-        else:  # every load of every thread in bounds on every trip (t_fast): no per-load check
-            self.emit("if t_fast:")
+        else:  # every load of every active thread in bounds on every trip (t_fast): no per-load check, over
+            # the whole block (constant bounds: LLVM's best code) or the box of the active threads (the edge
+            # blocks of a bounds guard); else the checked loop, in the variant that has it (JitKernel.run)
+            self.emit("if t_fast and " + " and ".join(f"t_{d}0 == 0 and t_{d}1 == blockDim_{d}" for d in "xyz") + ":")
             self.ind = 4
             self.interleaved_loop(loop, test, iv, st, t, fast)
             self.ind = 3
+            self.emit("elif t_fast:")
+            self.ind = 4
+            self.interleaved_loop(loop, test, iv, st, t, fast, box=True)
+            self.ind = 3
             self.emit("else:")
             self.ind = 4
-            self.interleaved_loop(loop, test, iv, st, t, None)
+            if self.checked:
+                self.interleaved_loop(loop, test, iv, st, t, None)
+            else:
+                self.emit("raise Unplanned()")
         self.ind = 2  # 3. each active thread's statements after the loop
         self.threads()
         self.emit("if v_active[tl]:")
         self.ind += 1
         self.block(after)
 
-    def interleaved_loop(self, loop: ast.For, test: str, iv: str, st: str, t: Any, fast: dict[int, Any] | None) -> str:
-        """The interleaved loop: each trip over every thread of the block (loads checked per thread, or by
-        their affine plan `fast` once per block: see affine_loads). Returns the name of the trip's counter."""
+    def interleaved_loop(self, loop: ast.For, test: str, iv: str, st: str, t: Any, fast: dict[int, Any] | None,
+                         box: bool = False) -> str:
+        """The interleaved loop: each trip over every thread of the block, or of its `box` of active threads
+        (loads checked per thread, or by their affine plan `fast` once per block: see affine_loads).
+        Returns the name of the trip's counter."""
         top = self.ind
         self.emit(f"while {test}:")
         self.ind = top + 1
@@ -389,7 +416,7 @@ class _Gen:
             self.emit(f"t_k = np.int64({k})")
             for base, c0, ck, _, _ in fast.values():
                 self.emit(f"{base} = {c0} + t_k * {ck}" if ck != 0 else f"{base} = {c0}")
-        self.threads(fast)
+        self.threads(fast, box)
         self.emit("t_on = v_active[tl]")
         self.remat[loop.target.id] = lambda: (k, t)
         self.lane_mode, self.lane_rbytes = True, 0
@@ -422,7 +449,7 @@ class _Gen:
     # of the block and the loop, checked once per block; when they lie in [0, 2^31) (and every widening
     # conversion inside kept its operand in its type's range) C's wrapping arithmetic gives exactly that
     # value, so each load is v[base + cx * tx + ...] with no check (the same element as the checked code).
-    def affine_loads(self, loop: ast.For, iv: str) -> dict[int, Any] | None:
+    def affine_loads(self, loop: ast.For, test: str, iv: str) -> dict[int, Any] | None:
         """Emit the block's affine plan of every load of the loop (t_fast: all in bounds); {id(load):
         (trip base, c0, ck, {axis: coefficient})}, or None when some position is not affine. Coefficients
         known when translating are Python ints (a stride of 1 over threadIdx.x stays visible to LLVM)."""
@@ -458,13 +485,25 @@ class _Gen:
             return None
         finally:
             self.aff_k = None
+        # A stride of 1 (or 0) over threadIdx.x in every load: the loop over x is a vector loop (contiguous
+        # loads, broadcasts hoisted); it runs to t_bdx, a bound LLVM knows only at run time, so that its loop
+        # vectorizer takes it (with a constant trip count the loop is unrolled in full first, into scalar
+        # code: the SLP vectorizer cannot tell the lane arrays from device memory). A strided load (a
+        # gather) keeps the constant bound: unrolled scalar loads are faster than vectors of gathers.
+        self.unit_x = all(type(x) is int and x in (0, 1) for _, co, _ in plans.values() for x in [co.get("x", 0)])
         lo, hi = self.tmp(), self.tmp()
         # k's range: [start, stop - 1] for a positive step (a negative one: [stop + 1, start])
         b = self.range_stop
         k_lo, k_hi = (f"np.float64({iv})", f"np.float64({b}) - 1.0") if sign > 0 else \
             (f"np.float64({b}) + 1.0", f"np.float64({iv})")
         self.emit(f"{lo}, {hi} = {k_lo}, {k_hi}")
-        self.emit("t_fast = " + " and ".join(self.aff_checks or ["True"]).replace("K_LO", lo).replace("K_HI", hi))
+        ends = {"$k0": lo, "$k1": hi}  # (the threads: the box of the active ones)
+        for d in "xyz":
+            ends[f"${d}0"], ends[f"${d}1"] = f"t_{d}0", f"(t_{d}1 - 1)"
+        checks = " and ".join(self.aff_checks or ["True"])
+        for end, code in ends.items():
+            checks = checks.replace(end, code)
+        self.emit(f"t_fast = not ({test}) or ({checks})")  # (a loop without a trip: nothing to load)
         out: dict[int, Any] = {}
         ints: dict[Any, Any] = {}
 
@@ -518,15 +557,18 @@ class _Gen:
         return add(a[0], b[0]), {v: add(a[1].get(v, 0), b[1].get(v, 0)) for v in sorted({*a[1], *b[1]})}
 
     def aff_final(self, c: Any, co: dict[str, Any], lo: Any, hi: Any) -> None:
-        """Check that c + sum(co[v] * v) lies in [lo, hi] for every thread of the block and trip of the loop."""
+        """Check that c + sum(co[v] * v) lies in [lo, hi] for every thread of the box and trip of the loop:
+        each term's extremes are at its axis's ends $v0 and $v1 (replaced in affine_loads)."""
         mn, mx = [f"{c}"], [f"{c}"]
         for v, x in co.items():
-            if v == "k":
-                mn.append(f"min({x} * K_LO, {x} * K_HI)")
-                mx.append(f"max({x} * K_LO, {x} * K_HI)")
-            elif x != 0:
-                mn.append(f"min({x}, 0) * (blockDim_{v} - 1)")
-                mx.append(f"max({x}, 0) * (blockDim_{v} - 1)")
+            if type(x) is int:
+                if x != 0:
+                    a, b = (f"${v}0", f"${v}1") if x == 1 else (f"{x} * ${v}0", f"{x} * ${v}1")
+                    mn.append(a if x > 0 else b)
+                    mx.append(b if x > 0 else a)
+            else:
+                mn.append(f"min({x} * ${v}0, {x} * ${v}1)")
+                mx.append(f"max({x} * ${v}0, {x} * ${v}1)")
         self.aff_checks.append(f"({' + '.join(mn)}) >= {lo}")
         self.aff_checks.append(f"({' + '.join(mx)}) <= {hi}")
 
@@ -1137,20 +1179,23 @@ class JitKernel:
                 if e.name in promote:
                     raise _Unsupported(e.name) from None
                 promote[e.name] = _Promoted(e.weak, e.to)
+        # An interleaved loop with an affine plan is first compiled without its checked form (_Gen.checked):
+        # the variant with both is generated and compiled when a block of a launch fails the plan's check
+        self.checked_text = (lambda: _Gen(kernel, promote, checked=True).source()) if gen.planned else None
         self.name = kernel.name
         # Only code with a loop can run for long: the rest is called on this thread directly (handing a
         # call to the interruptible worker costs about 25 us a launch, for nothing a Ctrl-C would stop)
         self.may_run_long = front.has(gen.src.node.body, (ast.For, ast.While), into_loops=True)
-        self.launch = self.build({}) if not self.interleaved else None
-        # The interleaved schedule's code per block shape, the block sizes constants in it: numba's LLVM
-        # then vectorizes the loops over a block's threads without remainder loops (naive matmul
-        # 256x256 on 16x16 blocks: 6.5 ms with the sizes as arguments, 3.9 ms as constants).
+        self.launch = self.build(self.text, {}) if not self.interleaved else None
+        # The interleaved schedule's code per block shape, the block sizes constants in it: LLVM then
+        # unrolls the loops over a block's rows and hoists their set-up (naive matmul 256x256 on 16x16
+        # blocks: 3.3 ms with the loop over rows to a run-time bound, 2.7 ms to a constant one).
         self.per_block: dict[tuple[int, int, int], Any] = {}
         self.names = list(kernel.param_types)  # as launched: arrays' shapes and strides follow
 
-    def build(self, consts: dict[str, int]) -> Any:
-        """`_launch` compiled (lazily, by numba on its first call) with these global constants."""
-        return _lib.build(self.text, self.name, consts)
+    def build(self, text: str, consts: dict[str, int]) -> Any:
+        """`_launch` of this text compiled (lazily, by numba on its first call) with these global constants."""
+        return _lib.build(text, self.name, consts)
 
     def run(self, task: Any, C: Any, vals: list, written: set[str]) -> bool:
         from .memory import PtrArg
@@ -1164,32 +1209,48 @@ class JitKernel:
                     saved[id(v.full)] = (v.full, v.full.copy())
             else:
                 args.append(v)
-        nr = nw = 0
-        # Chunks of blocks, back in Python between them: the progress display moves. A Ctrl-C stops the
-        # compiled code at its next loop back edge (jitlib.run_interruptible) and propagates.
-        per = max(1, CHUNK_THREADS // C.tpb)
         launch = self.launch
         if launch is None:
             shape = (C.blockDim_x, C.blockDim_y, C.blockDim_z)
+            consts = dict(zip(_INDICES[6:9], shape, strict=True))
             if shape not in self.per_block:
-                self.per_block[shape] = self.build(dict(zip(_INDICES[6:9], shape, strict=True)))
+                self.per_block[shape] = self.build(self.text, consts)
             launch = self.per_block[shape]
         call = _lib.run_interruptible if self.may_run_long else _call
-        try:  # (numba compiles on the first launch: a construct it cannot type leaves the kernel to numpy)
-            for b0 in range(0, C.nblocks, per):
-                task.work.progress = (b0, C.nblocks)
-                r, w = call(launch, (_lib.STOP, b0, min(b0 + per, C.nblocks), C.blockDim_x, C.blockDim_y,
-                                     C.blockDim_z, C.gridDim_x, C.gridDim_y, C.gridDim_z, *args))
-                nr, nw = nr + r, nw + w
-        except _lib.JitFault:
-            for full, copy in saved.values():
-                full[...] = copy
-            return False
-        except _numba.core.errors.NumbaError:
-            self.run = lambda *a: False  # type: ignore[method-assign]
-            return False
+        while True:
+            try:  # (numba compiles on the first launch: a construct it cannot type leaves the kernel to numpy)
+                nr, nw = self.chunks(task, C, call, launch, args)
+                break
+            except _lib.JitFault:
+                restore(saved)
+                return False
+            except _lib.Unplanned:  # a block outside the plan: again with the checked loop, from the start
+                restore(saved)
+                launch = self.per_block[shape] = self.build(self.checked_text(), consts)
+            except _numba.core.errors.NumbaError:
+                self.run = lambda *a: False  # type: ignore[method-assign]
+                return False
         task.work.bytes_read, task.work.bytes_written = int(nr), int(nw)
         return True
+
+    @staticmethod
+    def chunks(task: Any, C: Any, call: Any, launch: Any, args: list) -> tuple[int, int]:
+        """Run every block, in chunks, back in Python between them (the progress display moves; a Ctrl-C
+        stops the compiled code at its next loop back edge, jitlib.run_interruptible, and propagates)."""
+        nr = nw = 0
+        per = max(1, CHUNK_THREADS // C.tpb)
+        for b0 in range(0, C.nblocks, per):
+            task.work.progress = (b0, C.nblocks)
+            r, w = call(launch, (_lib.STOP, b0, min(b0 + per, C.nblocks), C.blockDim_x, C.blockDim_y,
+                                 C.blockDim_z, C.gridDim_x, C.gridDim_y, C.gridDim_z, *args))
+            nr, nw = nr + r, nw + w
+        return nr, nw
+
+
+def restore(saved: dict[int, tuple[np.ndarray, np.ndarray]]) -> None:
+    """Put back the allocations a launch wrote, as they were before it."""
+    for full, copy in saved.values():
+        full[...] = copy
 
 
 def _call(fn: Any, args: tuple) -> Any:

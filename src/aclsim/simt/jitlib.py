@@ -41,6 +41,10 @@ class Interrupted(Exception):
     """Raised by compiled code that saw the interrupt flag set at a loop's back edge."""
 
 
+class Unplanned(Exception):
+    """Raised by an interleaved loop compiled without its checked form, at a block its plan does not cover."""
+
+
 @intrinsic
 def stopped(typingctx: Any, flag: Any) -> Any:
     """Whether flag[0] (a uint8 array) is set, read behind a compiler barrier: a loop that checks it at
@@ -159,5 +163,5 @@ def build(text: str, name: str, consts: dict[str, int]) -> Any:
     return numba.njit(cache=False, **options)(env["_launch"])
 
 
-__all__ = ["Interrupted", "JitFault", "_chk", "_fdiv", "_idiv", "_ifloordiv", "_imod", "_nonzero_step", "_pymod", "_shl",
+__all__ = ["Interrupted", "JitFault", "Unplanned", "_chk", "_fdiv", "_idiv", "_ifloordiv", "_imod", "_nonzero_step", "_pymod", "_shl",
            "_shr", "_udiv", "_umod", "_ushr", "_wdiv", "_wmod", "math", "np", "stopped"]
