@@ -676,6 +676,66 @@ def test_a_block_outside_the_affine_plan_runs_checked_and_its_earlier_stores_cou
     assert out.reshape(16, 16).tobytes() == ref.tobytes()
 
 
+@simt.kernel
+def affine_reads(x: Ptr[np.float32], out: Ptr[np.float32], s: np.int32, t: np.int32, u: np.int32, c: np.int32,
+                 m: np.int32, n: np.int32):
+    col, row = simt.grid(2)
+    if row < n and col < n:
+        acc = np.float32(0)
+        for k in range(m):
+            acc += x[row * s + k * t + col * u + c]  # uint32: wraps
+        out[row * n + col] = acc
+
+
+@simt.kernel
+def affine_reads_2d(x: simt.Array[np.float32, 2], out: Ptr[np.float32], s: np.int64, c: np.int32, m: np.int32,
+                    n: np.int32):
+    i = simt.threadIdx.x + simt.blockIdx.x * simt.blockDim.x
+    j = np.int64(simt.threadIdx.y) * s + c
+    if i < n:
+        acc = np.float32(0)
+        for k in range(m - 1, -1, -1):
+            acc += x[j + k, i] * x[k, i + 1]
+        out[simt.threadIdx.y * n + i] = acc
+
+
+def outcome(mode: str, kernel, grid, block, args) -> tuple:
+    """("ok", memory afterwards) or ("fault", the fault's message), from a fresh runtime."""
+    reset_runtime()
+    try:
+        return ("ok", [a.tobytes() for a in launch(mode, kernel, grid, block, args)])
+    except aclsim.AclError as e:
+        return ("fault", str(e))
+
+
+_COEF = st.integers(-3, 3) | st.sampled_from([8, 40, (1 << 31) - 1, -(1 << 31), 1 << 30, 1 << 29])
+
+
+@settings(max_examples=40, deadline=None)
+@given(s=_COEF, t=_COEF, u=_COEF, c=st.integers(-20, 60) | st.sampled_from([(1 << 31) - 1, -(1 << 31)]),
+       m=st.integers(0, 6), n=st.integers(1, 20), block=st.sampled_from([(8, 4), (16, 16), (5, 3), (1, 8)]))
+def test_affine_plans_read_the_elements_the_checked_loop_reads_or_fault_alike(s, t, u, c, m, n, block):
+    """Whatever the coefficients (negative, wrapping past 2^32, reading outside x), the planned loop leaves
+    the memory or reports the fault of the numpy engine: the plan takes a block only where C's arithmetic
+    gives the exact affine position inside the allocation."""
+    x = np.arange(300, dtype=np.float32) / 7
+    grid = (-(-n // block[0]), -(-n // block[1]))
+    args = (x, np.zeros(n * n, np.float32), s, t, u, c, m, n)
+    assert outcome("1", affine_reads, grid, block, args) == outcome("0", affine_reads, grid, block, args)
+    assert interleaved(affine_reads)
+
+
+@settings(max_examples=25, deadline=None)
+@given(s=st.integers(-4, 4) | st.sampled_from([1 << 40, -(1 << 62)]), c=st.integers(-3, 12), m=st.integers(0, 5),
+       n=st.integers(1, 9), by=st.integers(1, 4))
+def test_affine_plans_of_2d_arrays_with_int64_arithmetic_and_a_negative_step(s, c, m, n, by):
+    x = (np.arange(12 * 10, dtype=np.float32) / 3).reshape(12, 10)
+    args = (x, np.zeros(by * n, np.float32), s, c, m, n)
+    grid, block = -(-n // 4), (4, by)
+    assert outcome("1", affine_reads_2d, grid, block, args) == outcome("0", affine_reads_2d, grid, block, args)
+    assert interleaved(affine_reads_2d)
+
+
 @pytest.mark.parametrize("n", [256, 100])
 def test_the_four_spellings_of_a_matmul_index_compile_to_the_same_planned_loop(n):
     """The affine plan reads what an index means: grid(2) or blockIdx * blockDim + threadIdx, the size

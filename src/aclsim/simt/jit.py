@@ -123,6 +123,31 @@ def _load_numba() -> bool:
     return _numba is not False
 
 
+def _mul(a: Any, b: Any) -> Any:
+    """The product of two coefficients of an affine form (Python ints, or expressions for the host)."""
+    if type(a) is int and type(b) is int:
+        return a * b
+    if 0 in (a, b):
+        return 0
+    if a == 1 or b == 1:
+        return b if a == 1 else a
+    return f"({a}) * ({b})"
+
+
+def _add(a: _Form, b: _Form, sign: int) -> _Form:
+    """a + b (sign 1) or a - b (sign -1) of two affine forms."""
+    def add(x: Any, y: Any) -> Any:
+        if type(x) is int and type(y) is int:
+            return x + sign * y
+        if y == 0:
+            return x
+        if x == 0 and sign > 0:
+            return y
+        return f"({x}) {'+' if sign > 0 else '-'} ({y})"
+
+    return add(a[0], b[0]), {v: add(a[1].get(v, 0), b[1].get(v, 0)) for v in sorted({*a[1], *b[1]})}
+
+
 def _is_literal(node: ast.expr) -> bool:
     """An int literal such as 2 or -1 (a range step whose sign is known when translating)."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
@@ -170,6 +195,8 @@ class _Gen:
         self.aff_k: str | None = None
         self.stores: dict[str, int] = {}  # assignments of each variable in the kernel
         self.checked = checked  # the variant with the checked interleaved loop beside the planned one
+        self.rows: list[tuple[Any, dict[str, Any], Any, Any]] = []  # the affine plan's checks (affine_loads)
+        self.pvals: dict[str, str] = {}  # the plan's values the code uses: expression -> t_p<j> (plan_value)
         self.planned = False  # the interleaved loop's loads have an affine plan (affine_loads)
         self.unit_x = False  # ... each at a stride of 0 or 1 over threadIdx.x
 
@@ -197,17 +224,21 @@ class _Gen:
             self.block(node.body)
         if WEAK_FLOAT in self.vtypes.values():  # a Python float variable turns float32 under a partial mask
             raise _Unsupported("a variable holding a Python float")
-        params = ", ".join([x for a in node.args.args
-                            for x in ((f"v_{a.arg}", f"o_{a.arg}") if a.arg in self.ptrs else (f"v_{a.arg}",))]
-                           + [f"x_{n}_{k}" for n, nd in self.arrays.items() for k in range(2 * nd)])
+        self.arg_names = [x for a in node.args.args
+                          for x in ((f"v_{a.arg}", f"o_{a.arg}") if a.arg in self.ptrs else (f"v_{a.arg}",))] \
+            + [f"x_{n}_{k}" for n, nd in self.arrays.items() for k in range(2 * nd)]
+        local = [(n, t) for n, t in self.vtypes.items() if n not in self.params]
+        # In the interleaved schedule, variables live in per-thread arrays the host allocates (np.zeros in
+        # the compiled code would cost numba a compilation per dtype, 0.1-0.2 s each): JitKernel.run
+        self.lane_types = [np.dtype(np.bool_)] + [np.dtype(_nb(t)[3:]) for _, t in local] if self.lanes else []
+        lanes = ["v_active", *(f"v_{n}" for n, _ in local)] if self.lanes else []
+        params = ", ".join(self.arg_names + (["t_rows", "t_pv"] if self.planned else []) + lanes)
         sizes = ["t_bdx", "t_bdy", "t_bdz"] if self.lanes else _INDICES[6:9]  # (else constants: JitKernel.run)
         head = [f"def _launch(t_stop, b0, b1, {', '.join(sizes + _INDICES[9:])}, {params}):", "    t_nr = 0",
                 "    t_nw = 0"]
-        local = [(n, t) for n, t in self.vtypes.items() if n not in self.params]
+        head += [f"    {p} = t_pv[{j}]" for j, p in enumerate(self.pvals.values())]  # (plan_source)
         if self.lanes:
-            head += ["    t_tpb = np.int64(blockDim_x) * blockDim_y * blockDim_z", "    t_bad = False",
-                     "    v_active = np.zeros(t_tpb, np.bool_)"]
-            head += [f"    v_{n} = np.zeros(t_tpb, {_nb(t)})" for n, t in local]
+            head.append("    t_bad = False")
         else:
             head += [f"    v_{n} = {_nb(t)}(0)" for n, t in local]  # (never read)
         head += ["    for b in range(b0, b1):",  # blocks b0..b1-1 (x fastest), then their threads
@@ -323,7 +354,7 @@ class _Gen:
                         if self.names.intrinsic(value.func)[0] == "grid":
                             self.remat_ast[e.id] = (value, k)
 
-    def threads(self, fast: dict[int, Any] | None = None, box: bool = False) -> None:
+    def threads(self, fast: dict[int, Any] | None = None, box: bool = False) -> int:
         """Open the loops over a block's threads (x fastest; tl: the thread's place in the block), or over
         the box of its active threads (t_x0 <= tx < t_x1, ...). With an affine plan, the loads whose position
         does not depend on threadIdx.x are made once per row of x (the loop over threads stores only
@@ -339,18 +370,28 @@ class _Gen:
             end = "t_bdx" if d == "x" and fast and self.unit_x else f"blockDim_{d}"
             self.emit(f"for t{d} in range(t_{d}0, t_{d}1):" if box else f"for t{d} in range({end}):")
             self.ind += 1
+        at = len(self.lines)
         self.emit("tl = np.uint64((tz * blockDim_y + ty) * blockDim_x + tx)")  # (no negative-index fix-up)
         for d in "xyz":
             self.emit(f"threadIdx_{d} = np.uint32(t{d})")
+        return at
+
+    def prune(self, at: int, n: int) -> None:
+        """Delete the n assignments from line `at` on (a thread's own values, at the top of a loop over
+        threads) whose variable the rest of the loop's body never reads: numba would type them all."""
+        for i in reversed(range(at, at + n)):
+            name = self.lines[i].split("=")[0].strip()
+            if not any(re.search(rf"\b{name}\b", line) for line in self.lines[i + 1:]):
+                del self.lines[i]
 
     def lane_source(self, levels: _Levels, loop: ast.For, after: list[ast.stmt]) -> None:
         """The body of the loop over blocks in the interleaved schedule (see lane_plan)."""
         self.lanes = True
         self.ind = 2  # 1. each thread's statements up to the loop: which threads reach it
         self.emit("t_nact = 0")
-        self.emit(", ".join(f"t_{d}0, t_{d}1" for d in "xyz") + " = "
-                  + ", ".join(f"blockDim_{d}, 0" for d in "xyz"))  # the box of the active threads
-        self.threads()
+        for d in "xyz":  # the box of the active threads
+            self.emit(f"t_{d}0, t_{d}1 = np.int64(blockDim_{d}), np.int64(0)")
+        at = self.threads()
         self.emit("t_on = False")
         for stmts, guard in levels:
             self.block(stmts)
@@ -360,11 +401,13 @@ class _Gen:
                 self.emit(f"if {c}:")
                 self.ind += 1
         self.emit("t_on = True")
-        for d in "xyz":
-            self.emit(f"t_{d}0, t_{d}1 = min(t_{d}0, t{d}), max(t_{d}1, t{d} + 1)")
+        for d in "xyz":  # (conditional assignments: min() and max() would cost numba compilations)
+            self.emit(f"t_{d}0 = t{d} if t{d} < t_{d}0 else t_{d}0")
+            self.emit(f"t_{d}1 = t{d} + 1 if t{d} >= t_{d}1 else t_{d}1")
         self.ind = 5
         self.emit("v_active[tl] = t_on")
         self.emit("t_nact += t_on")
+        self.prune(at, 4)
         self.ind = 2  # 2. the loop, outside the threads, and each trip over them all (an idle thread's
         # results are never used: it only runs so that the loop over threads has no branch and vectorizes)
         self.emit("if t_nact:")
@@ -393,10 +436,11 @@ class _Gen:
             else:
                 self.emit("raise Unplanned()")
         self.ind = 2  # 3. each active thread's statements after the loop
-        self.threads()
+        at = self.threads()
         self.emit("if v_active[tl]:")
         self.ind += 1
         self.block(after)
+        self.prune(at, 4)
 
     def interleaved_loop(self, loop: ast.For, test: str, iv: str, st: str, t: Any, fast: dict[int, Any] | None,
                          box: bool = False) -> str:
@@ -416,7 +460,7 @@ class _Gen:
             self.emit(f"t_k = np.int64({k})")
             for base, c0, ck, _, _ in fast.values():
                 self.emit(f"{base} = {c0} + t_k * {ck}" if ck != 0 else f"{base} = {c0}")
-        self.threads(fast, box)
+        first = self.threads(fast, box)
         self.emit("t_on = v_active[tl]")
         self.remat[loop.target.id] = lambda: (k, t)
         self.lane_mode, self.lane_rbytes = True, 0
@@ -431,6 +475,7 @@ class _Gen:
             self.loops -= 1
 
         self.loop_body(body)
+        self.prune(first, 5)
         if self.lane_rbytes:
             self.lines.insert(at, "    " * (top + 1) + f"t_nr += {self.lane_rbytes} * t_nact")
         self.lane_mode, self.lane_rbytes, self.fast = False, None, None
@@ -442,24 +487,26 @@ class _Gen:
         return k
 
     # -- affine loads: what a position means, not how it is spelled ---------------------------
-    # In the interleaved loop every load position is, in most kernels, an affine function of the thread's
-    # indices and the loop counter with coefficients the same for the whole block: row * n + k,
-    # k * n + col, a[i, k] with i = blockIdx.y * blockDim.y + threadIdx.y, however it is written. Its
-    # exact integer value c + cx * tx + cy * ty + cz * tz + ck * k then has its extremes at the corners
-    # of the block and the loop, checked once per block; when they lie in [0, 2^31) (and every widening
-    # conversion inside kept its operand in its type's range) C's wrapping arithmetic gives exactly that
-    # value, so each load is v[base + cx * tx + ...] with no check (the same element as the checked code).
+    # In the interleaved loop every load position is, in most kernels, an affine function of the block's
+    # and the thread's indices and the loop counter, with coefficients the same for the whole launch:
+    # row * n + k, k * n + col, a[i, k] with i = blockIdx.y * blockDim.y + threadIdx.y, however written.
+    # The host computes those coefficients per launch from the launch's values, as exact integers
+    # (plan_source: the rows of jitlib.plan_ok); each block checks once that the extremes of every row, at
+    # the corners of its box of active threads and of the loop, lie in the row's bounds: the position in
+    # [0, 2^31) (so C's wrapping arithmetic gives exactly the affine value, when every widening conversion
+    # inside kept its operand in its type's range: rows too) and in its allocation (and an array's
+    # dimensions). Each load is then v[base + cx * tx + ...] with no check, the same element as the
+    # checked code's. A coefficient known when translating stays a Python int in the code: a stride of 1
+    # over threadIdx.x is visible to LLVM, which makes the loop over x a vector loop.
     def affine_loads(self, loop: ast.For, test: str, iv: str) -> dict[int, Any] | None:
-        """Emit the block's affine plan of every load of the loop (t_fast: all in bounds); {id(load):
-        (trip base, c0, ck, {axis: coefficient})}, or None when some position is not affine. Coefficients
-        known when translating are Python ints (a stride of 1 over threadIdx.x stays visible to LLVM)."""
+        """Emit the block's check of the plan (t_fast) and each load's block part of its position; {id(load):
+        (trip base, block base, ck, {thread axis: coefficient}, pointer)}, or None when some position is
+        not affine (coefficients: Python ints, or the names of the plan's values, t_p<j>)."""
         sign = 1 if len(loop.iter.args) < 3 else self.names.constant(loop.iter.args[2]) \
             if _is_literal(loop.iter.args[2]) else 0
         if sign == 0 or self.promote:
             return None
-        self.aff_k = loop.target.id
-        start = len(self.lines)
-        self.aff_checks: list[str] = []
+        self.aff_k, self.rows = loop.target.id, []
         plans: dict[int, Any] = {}
         try:
             for node in self.loads(loop.body):
@@ -471,17 +518,16 @@ class _Gen:
                 pos: _Form = (0, {})
                 for j, part in enumerate(parts):
                     c, co, _ = self.aff(part)
-                    self.aff_final(c, co, 0, (1 << 31) - 1)
+                    self.rows.append((c, co, 0, (1 << 31) - 1))
                     if nd:
-                        self.aff_final(c, co, 0, f"x_{name}_{j} - 1")
-                        stride = self.aff_tmp(f"np.float64(x_{name}_{nd + j})")
-                        c, co = self.aff_mul(c, stride), {v: self.aff_mul(x, stride) for v, x in co.items()}
-                    pos = self.aff_add(pos, (c, co), 1)
-                c, co = self.aff_add(pos, (self.aff_tmp(f"np.float64(o_{name})"), {}), 1)  # in the allocation
-                self.aff_final(c, co, 0, f"v_{name}.shape[0] - 1")
+                        self.rows.append((c, co, 0, f"x_{name}_{j} - 1"))
+                        stride = f"x_{name}_{nd + j}"
+                        c, co = _mul(c, stride), {v: _mul(x, stride) for v, x in co.items()}
+                    pos = _add(pos, (c, co), 1)
+                c, co = _add(pos, (f"o_{name}", {}), 1)  # in the allocation
+                self.rows.append((c, co, 0, f"len_{name} - 1"))
                 plans[id(node)] = (c, co, name)
         except _NotAffine:
-            del self.lines[start:]
             return None
         finally:
             self.aff_k = None
@@ -491,34 +537,42 @@ class _Gen:
         # code: the SLP vectorizer cannot tell the lane arrays from device memory). A strided load (a
         # gather) keeps the constant bound: unrolled scalar loads are faster than vectors of gathers.
         self.unit_x = all(type(x) is int and x in (0, 1) for _, co, _ in plans.values() for x in [co.get("x", 0)])
-        lo, hi = self.tmp(), self.tmp()
-        # k's range: [start, stop - 1] for a positive step (a negative one: [stop + 1, start])
-        b = self.range_stop
-        k_lo, k_hi = (f"np.float64({iv})", f"np.float64({b}) - 1.0") if sign > 0 else \
+        b = self.range_stop  # k's range: [start, stop - 1] for a positive step (a negative one: [stop + 1, start])
+        k_ends = (f"np.float64({iv})", f"np.float64({b}) - 1.0") if sign > 0 else \
             (f"np.float64({b}) + 1.0", f"np.float64({iv})")
-        self.emit(f"{lo}, {hi} = {k_lo}, {k_hi}")
-        ends = {"$k0": lo, "$k1": hi}  # (the threads: the box of the active ones)
-        for d in "xyz":
-            ends[f"${d}0"], ends[f"${d}1"] = f"t_{d}0", f"(t_{d}1 - 1)"
-        checks = " and ".join(self.aff_checks or ["True"])
-        for end, code in ends.items():
-            checks = checks.replace(end, code)
-        self.emit(f"t_fast = not ({test}) or ({checks})")  # (a loop without a trip: nothing to load)
+        ends = ", ".join([f"np.float64(blockIdx_{d})" for d in "xyz"]  # (all float64: one compilation of plan_ok)
+                         + [f"np.float64(t_{d}0), np.float64(t_{d}1 - 1)" for d in "xyz"] + list(k_ends))
+        self.emit(f"t_fast = not ({test}) or plan_ok(t_rows, {ends})")  # (a loop without a trip loads nothing)
         out: dict[int, Any] = {}
-        ints: dict[Any, Any] = {}
-
-        def as_int(x: Any) -> Any:
-            if type(x) is int:
-                return x
-            if x not in ints:
-                ints[x] = self.tmp()
-                self.emit(f"{ints[x]} = np.int64({x}) if t_fast else np.int64(0)")
-            return ints[x]
-
         for key, (c, co, name) in plans.items():
-            out[key] = (self.tmp(), as_int(c), as_int(co.get("k", 0)), {v: as_int(x) for v, x in co.items() if v != "k"},
-                        name)
+            base = self.tmp()
+            terms = [self.plan_value(c), *(f"{self.plan_value(x)} * np.int64(blockIdx_{v[1]})"
+                                           for v, x in co.items() if v[0] == "b" and x != 0)]
+            self.emit(f"{base} = " + " + ".join(terms))
+            out[key] = (self.tmp(), base, self.plan_value(co.get("k", 0)),
+                        {v: self.plan_value(x) for v, x in co.items() if v in ("x", "y", "z")}, name)
         return out
+
+    def plan_value(self, x: Any) -> Any:
+        """A coefficient in the compiled code: a Python int, or t_p<j>, the plan's j-th value (plan_source)."""
+        if type(x) is int:
+            return x
+        if x not in self.pvals:
+            self.pvals[x] = f"t_p{len(self.pvals)}"
+        return self.pvals[x]
+
+    def plan_source(self) -> str:
+        """`_plan(A, C)`: the plan's rows (c, coefficients of blockIdx.x/y/z, threadIdx.x/y/z and k, low,
+        high) and its values for a launch (A: the launch's values by name, C: its configuration), exact."""
+        names = sorted({n for r in self.rows for x in (r[0], *r[1].values(), r[2], r[3]) if type(x) is str
+                        for n in re.findall(r"\b[A-Za-z_]\w*", x)})
+        axes = ("bx", "by", "bz", "x", "y", "z", "k")
+        rows = "".join("(" + ", ".join(str(x) for x in (c, *(co.get(a, 0) for a in axes), lo, hi)) + "), "
+                       for c, co, lo, hi in self.rows)
+        head = [f"    {n} = int(C.{n})" if n.startswith(("blockDim", "gridDim"))
+                else f"    {n} = A['v_{n[4:]}'].shape[0]" if n.startswith("len_") else f"    {n} = int(A[{n!r}])"
+                for n in names]
+        return "\n".join(["def _plan(A, C):", *head, f"    return ({rows}), ({''.join(v + ', ' for v in self.pvals)})", ""])
 
     @staticmethod
     def fast_load(plan: Any) -> str:
@@ -527,54 +581,16 @@ class _Gen:
         terms = [base, *(f"t{v}" if x == 1 else f"t{v} * {x}" for v, x in co.items() if x != 0)]
         return f"v_{name}[np.uint64({' + '.join(terms)})]"  # (unsigned: numba adds no negative-index fix-up)
 
-    def aff_tmp(self, code: str) -> str:
-        """A float64 temporary holding an exact integer (checked: |value| < 2^52, so sums and products of
-        such values are exact or caught)."""
-        t = self.tmp()
-        self.emit(f"{t} = {code}")
-        self.aff_checks.append(f"abs({t}) < 4503599627370496.0")
-        return t
-
-    def aff_mul(self, a: Any, b: Any) -> Any:
-        if type(a) is int and type(b) is int:
-            return a * b
-        if 0 in (a, b):
-            return 0
-        if a == 1 or b == 1:
-            return b if a == 1 else a
-        return self.aff_tmp(f"{a} * {b}")
-
-    def aff_add(self, a: _Form, b: _Form, sign: int) -> _Form:
-        def add(x: Any, y: Any) -> Any:
-            if type(x) is int and type(y) is int:
-                return x + sign * y
-            if y == 0:
-                return x
-            if x == 0 and sign > 0:
-                return y
-            return self.aff_tmp(f"{x} {'+' if sign > 0 else '-'} {y}")
-
-        return add(a[0], b[0]), {v: add(a[1].get(v, 0), b[1].get(v, 0)) for v in sorted({*a[1], *b[1]})}
-
-    def aff_final(self, c: Any, co: dict[str, Any], lo: Any, hi: Any) -> None:
-        """Check that c + sum(co[v] * v) lies in [lo, hi] for every thread of the box and trip of the loop:
-        each term's extremes are at its axis's ends $v0 and $v1 (replaced in affine_loads)."""
-        mn, mx = [f"{c}"], [f"{c}"]
-        for v, x in co.items():
-            if type(x) is int:
-                if x != 0:
-                    a, b = (f"${v}0", f"${v}1") if x == 1 else (f"{x} * ${v}0", f"{x} * ${v}1")
-                    mn.append(a if x > 0 else b)
-                    mx.append(b if x > 0 else a)
-            else:
-                mn.append(f"min({x} * ${v}0, {x} * ${v}1)")
-                mx.append(f"max({x} * ${v}0, {x} * ${v}1)")
-        self.aff_checks.append(f"({' + '.join(mn)}) >= {lo}")
-        self.aff_checks.append(f"({' + '.join(mx)}) <= {hi}")
-
     def aff(self, node: ast.expr) -> tuple[Any, dict[str, Any], Any]:
-        """(c, {axis: coefficient}, C type) of an integer expression affine in the thread's indices and the
-        loop counter (Python ints, or float64 temporaries of exact integers), or _NotAffine."""
+        """(c, {axis: coefficient}, C type) of an integer expression affine in the block's and the thread's
+        indices (axes bx, by, bz, x, y, z) and the loop counter (k); c and the coefficients are Python ints or
+        expressions of the launch's values (parameters v_n, offsets o_p, array extents x_p_k, block and grid
+        sizes), computed by the host (plan_source), or _NotAffine."""
+        if isinstance(node, ast.Name) and node.id not in self.names.locals:
+            v = self.names.global_value(node)  # (a compile-time constant: a literal)
+            if type(v) is not int:
+                raise _NotAffine()
+            node = ast.Constant(v)
         if isinstance(node, ast.Constant) or (_is_literal(node) and isinstance(node, ast.UnaryOp)):
             v = node.value if isinstance(node, ast.Constant) else -node.operand.value
             if type(v) is not int or not -(1 << 31) <= v < 1 << 31:
@@ -595,8 +611,8 @@ class _Gen:
             except Exception:
                 raise _NotAffine() from None
             if isinstance(base, lang._Index) and node.attr in ("x", "y", "z"):
-                if base._name == "threadIdx":
-                    return 0, {node.attr: 1}, U32
+                if base._name in ("threadIdx", "blockIdx"):
+                    return 0, {("b" if base._name == "blockIdx" else "") + node.attr: 1}, U32
                 return self.aff_uniform(f"{base._name}_{node.attr}", U32)
             raise _NotAffine()
         if isinstance(node, ast.Call) and not node.keywords:
@@ -619,22 +635,24 @@ class _Gen:
             self.aff_widen(cb, cob, tb, rt)
             if isinstance(node.op, ast.Mult):
                 if coa and cob:
-                    raise _NotAffine()  # a product of two thread-dependent values
+                    raise _NotAffine()  # a product of two index-dependent values
                 (c, co), k = ((ca, coa), cb) if coa else ((cb, cob), ca)
-                return self.aff_mul(c, k), {v: self.aff_mul(x, k) for v, x in co.items()}, rt
-            c, co = self.aff_add((ca, coa), (cb, cob), -1 if isinstance(node.op, ast.Sub) else 1)
+                return _mul(c, k), {v: _mul(x, k) for v, x in co.items()}, rt
+            c, co = _add((ca, coa), (cb, cob), -1 if isinstance(node.op, ast.Sub) else 1)
             return c, co, rt
         raise _NotAffine()
 
-    def aff_uniform(self, code: str, t: Any) -> tuple[Any, dict[str, Any], Any]:
+    @staticmethod
+    def aff_uniform(code: str, t: Any) -> tuple[Any, dict[str, Any], Any]:
         if not isinstance(t, np.dtype) or t.kind not in "iu":
             raise _NotAffine()
-        return self.aff_tmp(f"np.float64({code})"), {}, t
+        return code, {}, t
 
-    def aff_grid(self, d: int) -> tuple[Any, dict[str, Any], Any]:
+    @staticmethod
+    def aff_grid(d: int) -> tuple[Any, dict[str, Any], Any]:
         """grid(n)[d] = blockIdx * blockDim + threadIdx (uint32)."""
         ax = "xyz"[d]
-        return self.aff_tmp(f"np.float64(blockIdx_{ax}) * np.float64(blockDim_{ax})"), {ax: 1}, U32
+        return 0, {f"b{ax}": f"blockDim_{ax}", ax: 1}, U32
 
     def aff_widen(self, c: Any, co: dict[str, Any], t: Any, to: Any) -> None:
         """Converting a value of type t to a wider type keeps its wrapped value: exact only when the affine
@@ -643,9 +661,9 @@ class _Gen:
         if to.itemsize * 8 <= bits:
             return
         if t is WEAK_INT or t.kind == "i":
-            self.aff_final(c, co, -(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+            self.rows.append((c, co, -(1 << (bits - 1)), (1 << (bits - 1)) - 1))
         else:
-            self.aff_final(c, co, 0, (1 << bits) - 1)
+            self.rows.append((c, co, 0, (1 << bits) - 1))
 
     # -- statements -----------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> None:
@@ -1182,6 +1200,11 @@ class JitKernel:
         # An interleaved loop with an affine plan is first compiled without its checked form (_Gen.checked):
         # the variant with both is generated and compiled when a block of a launch fails the plan's check
         self.checked_text = (lambda: _Gen(kernel, promote, checked=True).source()) if gen.planned else None
+        # The plan's values for a launch, computed by the host (the last launch's kept: same values, same plan)
+        self.plan = _host(gen.plan_source(), "_plan") if gen.planned else None
+        self.last_plan: tuple[Any, Any] = (None, None)
+        self.arg_names = gen.arg_names
+        self.lane_types = gen.lane_types
         self.name = kernel.name
         # Only code with a loop can run for long: the rest is called on this thread directly (handing a
         # call to the interruptible worker costs about 25 us a launch, for nothing a Ctrl-C would stop)
@@ -1209,6 +1232,9 @@ class JitKernel:
                     saved[id(v.full)] = (v.full, v.full.copy())
             else:
                 args.append(v)
+        if self.plan is not None:
+            args += self.plan_arrays(args, C)
+        args += [np.zeros(C.tpb, t) for t in self.lane_types]  # (the interleaved schedule's variables)
         launch = self.launch
         if launch is None:
             shape = (C.blockDim_x, C.blockDim_y, C.blockDim_z)
@@ -1233,6 +1259,21 @@ class JitKernel:
         task.work.bytes_read, task.work.bytes_written = int(nr), int(nw)
         return True
 
+    def plan_arrays(self, args: list, C: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The affine plan of a launch for jitlib.plan_ok: its rows (float64: every value < 2^49 in magnitude
+        is exact, and so is each sum plan_ok makes; a plan with a larger value fails every block) and the
+        values its code reads (int64)."""
+        rows, values = self.plan(dict(zip(self.arg_names, args, strict=True)), C)
+        key = (rows, values)
+        if self.last_plan[0] != key:
+            big = 1 << 49
+            if all(-big < x < big for r in rows for x in r[:8]) and all(-big < x < big for x in values):
+                arrays = np.array(rows, np.float64).reshape(-1, 10), np.array(values, np.int64)
+            else:  # (low > high: no block passes; the checked loop takes them all)
+                arrays = np.array([[0.0] * 8 + [1.0, 0.0]]), np.zeros(len(values), np.int64)
+            self.last_plan = (key, arrays)
+        return self.last_plan[1]
+
     @staticmethod
     def chunks(task: Any, C: Any, call: Any, launch: Any, args: list) -> tuple[int, int]:
         """Run every block, in chunks, back in Python between them (the progress display moves; a Ctrl-C
@@ -1245,6 +1286,13 @@ class JitKernel:
                                  C.blockDim_z, C.gridDim_x, C.gridDim_y, C.gridDim_z, *args))
             nr, nw = nr + r, nw + w
         return nr, nw
+
+
+def _host(text: str, name: str) -> Any:
+    """A function of generated Python source, run by the host (not compiled)."""
+    env: dict[str, Any] = {}
+    exec(compile(text, f"<simt jit {name}>", "exec"), env)
+    return env[name]
 
 
 def restore(saved: dict[int, tuple[np.ndarray, np.ndarray]]) -> None:

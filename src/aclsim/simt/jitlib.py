@@ -60,6 +60,32 @@ def stopped(typingctx: Any, flag: Any) -> Any:
     return sig, codegen
 
 
+_EXACT = float(1 << 49)  # products below it in magnitude are exact in float64, and so are sums of 8 of them
+
+
+@numba.njit(cache=False)
+def plan_ok(rows: Any, bx: Any, by: Any, bz: Any, x0: Any, x1: Any, y0: Any, y1: Any, z0: Any, z1: Any, k0: Any,
+            k1: Any) -> bool:
+    """Whether every row (c, coefficients of blockIdx.x/y/z, threadIdx.x/y/z and the loop counter, low,
+    high) of an affine plan stays in [low, high] for these block indices, every thread of the box
+    x0..x1, y0..y1, z0..z1 and every counter value of k0..k1 (its extremes are at the corners); exact:
+    a term of 2^49 or more fails the row (jit.JitKernel.plan_arrays keeps c below it)."""
+    ends = ((bx, bx), (by, by), (bz, bz), (x0, x1), (y0, y1), (z0, z1), (k0, k1))  # (float64)
+    for r in range(rows.shape[0]):
+        lo = hi = rows[r, 0]
+        for a in range(7):
+            c = rows[r, 1 + a]
+            if c != 0.0:
+                u, v = c * ends[a][0], c * ends[a][1]
+                if abs(u) >= _EXACT or abs(v) >= _EXACT:
+                    return False
+                lo += u if u < v else v  # (not min() and max(): numba would compile them for it)
+                hi += v if u < v else u
+        if lo < rows[r, 8] or hi > rows[r, 9]:
+            return False
+    return True
+
+
 # ---------------------------------------------------------------------------- interruptible calls
 STOP = np.zeros(1, np.uint8)  # the flag compiled kernels check; set while the host handles a Ctrl-C
 _jobs: queue.SimpleQueue = queue.SimpleQueue()
@@ -163,5 +189,5 @@ def build(text: str, name: str, consts: dict[str, int]) -> Any:
     return numba.njit(cache=False, **options)(env["_launch"])
 
 
-__all__ = ["Interrupted", "JitFault", "Unplanned", "_chk", "_fdiv", "_idiv", "_ifloordiv", "_imod", "_nonzero_step", "_pymod", "_shl",
-           "_shr", "_udiv", "_umod", "_ushr", "_wdiv", "_wmod", "math", "np", "stopped"]
+__all__ = ["Interrupted", "JitFault", "Unplanned", "_chk", "_fdiv", "_idiv", "_ifloordiv", "_imod", "_nonzero_step",
+           "_pymod", "_shl", "_shr", "_udiv", "_umod", "_ushr", "_wdiv", "_wmod", "math", "np", "plan_ok", "stopped"]
