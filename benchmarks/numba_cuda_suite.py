@@ -112,7 +112,7 @@ def rewrite_import(src: str) -> str:
     """`from numba import cuda[, x]` -> `from aclsim.simt import cuda` (+ `from numba import x`), and
     `from numba.cuda import jit, float32` -> the names the face has from it (jit), the rest from numba
     (float32: numba's own types stay numba's, as in a user's program)."""
-    import aclsim.cuda as face
+    from aclsim.simt import cuda as face
 
     def names_of(text: str) -> list[str]:
         return [n.strip() for n in text.strip("()").replace("\n", " ").split(",") if n.strip()]
@@ -124,7 +124,8 @@ def rewrite_import(src: str) -> str:
             out = [f"{indent}from aclsim.simt import cuda"] if ours else []
         else:
             ours = [n for n in names if " as " not in n and hasattr(face, n)]
-            out = [f"{indent}from aclsim.cuda import {', '.join(ours)}"] if ours else []
+            out = [f"{indent}from aclsim.simt import cuda as _face; "  # (the face's names: any aclsim version)
+                   f"{', '.join(ours)} = {', '.join(f'_face.{n}' for n in ours)}"] if ours else []
         rest = [n for n in names if n not in ours]
         if rest:
             out.append(f"{indent}from {module} import {', '.join(rest)}")
@@ -146,11 +147,12 @@ def pytest_configure(config: Any) -> None:
     _state["out"] = config.getoption("suite_out")
     if face == "aclsim":
         sys.meta_path.insert(0, _RewriteCudaImport())
-        import aclsim.cuda as face_mod
+        from aclsim.simt import cuda as face_mod
         from aclsim.simt import lang
 
         _wrap(face_mod, "jit")
-        _wrap(face_mod.CudaKernel, "_launch")
+        kernels = sys.modules.get("aclsim.simt.cuda.kernels", face_mod)  # (a module of its own in newer versions)
+        _wrap(kernels.CudaKernel, "_launch")
         _wrap(lang.DeviceFunction, "__init__")
     else:
         from numba import cuda

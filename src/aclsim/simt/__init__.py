@@ -100,11 +100,3 @@ __all__ += [n for n in MATH if n not in __all__]
 globals().update({_n: getattr(lang, _n) for _n in lang.WARP_FUNCTIONS})
 __all__ += list(lang.WARP_FUNCTIONS)
 
-
-def __getattr__(name: str) -> object:
-    """`from aclsim.simt import cuda`: the numba.cuda face (a face over this engine, so imported on demand)."""
-    if name == "cuda":
-        import importlib
-
-        return importlib.import_module("aclsim.cuda")
-    raise AttributeError(f"module 'aclsim.simt' has no attribute {name!r}")

@@ -61,7 +61,7 @@ class Kernel:
         self.rules = rules
         self.name = fn.__name__
         self.file = _source_file(fn)
-        # as written (simt.Array parameters); `declared` is given by specializations (aclsim.cuda)
+        # as written (simt.Array parameters); `declared` is given by specializations (simt.cuda)
         self.declared = params_of(fn, "kernel", require=True) if declared is None else declared
         self.param_types = arrays.launch_types(self.declared)  # as launched (arrays: pointer + extents)
         self.expands = len(self.declared) != len(self.param_types)  # array parameters become several values
