@@ -53,7 +53,7 @@ def test_the_runtime_imports_nothing_above_it():
     assert bad == []
 
 
-@pytest.mark.parametrize("engine", ["simt", "asc"])
+@pytest.mark.parametrize("engine", ["simt", "asc", "native"])
 def test_engines_import_no_face(engine):
     faces = ("aclsim.api", "aclsim.acl", "aclsim.cli")
     bad = [(p.name, m, ln) for p, m, _, ln in _aclsim_imports(engine) if m.startswith(faces)]
