@@ -216,6 +216,7 @@ def _build(out: Path, quiet: bool) -> None:
         "void aclsim_py__at_exit(void);",
         "int aclsim_py__launch(void *ra, aclsim_kernel *k);",
         "int aclsim_py__core_wait(void *ready, void *arg);",
+        "int aclsim_py__soc(const char *soc, aclsim_soc_info *out);",
         *embedded,
     ]))
     wrappers = []

@@ -937,6 +937,12 @@ void aclsim_kernel_free(aclsim_kernel *k) {
 }
 
 static int aclsim_py__launch(void *ra, aclsim_kernel *k);
+static int aclsim_py__soc(const char *soc, aclsim_soc_info *out);
+
+ACLSIM_EXPORT int aclsim_soc(const char *soc, aclsim_soc_info *out) {
+    ACLSIM_BOOT();
+    return aclsim_py__soc(soc, out);
+}
 static int aclsim_py__core_wait(void *ready, void *arg);
 
 ACLSIM_EXPORT int aclsimLaunchKernel(const aclsim_kernel *k) {

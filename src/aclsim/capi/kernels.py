@@ -35,6 +35,28 @@ def bind(ffi: Any, lib: Any) -> None:
     _ffi, _lib = ffi, lib
     ffi.def_extern(name="aclsim_py__launch", error=500000, onerror=_on_error)(_launch)
     ffi.def_extern(name="aclsim_py__core_wait", error=0, onerror=_on_error)(_core_wait)
+    ffi.def_extern(name="aclsim_py__soc", error=-1, onerror=_on_error)(_soc)
+
+
+def _soc(name: Any, out: Any) -> int:
+    """The figures of a chip profile: the named one, else the current device's (else the emulated default)."""
+    from ..chips import get_profile, profile_from_env
+    from ..runtime import current_runtime
+
+    if name != _ffi.NULL:
+        try:
+            chip = get_profile(_ffi.string(name).decode())
+        except ValueError as e:
+            print(f"aclsim: {e}", file=sys.stderr)
+            return -1
+    else:
+        rt = current_runtime()
+        chip = rt.chip if rt is not None else profile_from_env()
+    out.name = chip.name.encode()[:63]
+    out.arch, out.aic, out.aiv, out.separated = chip.arch, chip.ai_cores, chip.vector_cores, int(chip.separated)
+    out.ub, out.l1, out.l0a, out.l0b, out.l0c = chip.ub_size, chip.l1_size, chip.l0a_size, chip.l0b_size, chip.l0c_size
+    out.l2, out.hbm, out.bt = chip.l2_size, chip.memory_size, chip.bt_size
+    return 0
 
 
 def _on_error(exc_type: type, exc: BaseException, tb: Any) -> None:

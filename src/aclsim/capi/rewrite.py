@@ -37,6 +37,7 @@ class Kernel:
     name: str
     kind: int  # aclsim_kind: 0 SIMT, else an Ascend C kind
     bounds: str  # the __launch_bounds__ expression, or "0"
+    template: bool = False  # a function template (launched without template arguments, it deduces them)
 
 
 class RewriteError(Exception):
@@ -141,6 +142,7 @@ class Unit:
         self.bodies: dict[str, list[tuple[int, int]]] = {}
         self._sync: dict[str, bool] = {}
         self._depth_at: list[int] = []
+        self.sites = 0
         self._depth: list[int] = []
 
     # ------------------------------------------------------------------ what the unit declares
@@ -152,7 +154,7 @@ class Unit:
                 continue
             if m.group(1) == "__global__":
                 kind = next((v for q, v in KINDS.items() if q in quals), 0)
-                self.kernels[name] = Kernel(name, kind, bounds)
+                self.kernels[name] = Kernel(name, kind, bounds, "template" in quals)
             else:
                 self.vf[name] = "simt" if m.group(1) == "__simt_vf__" else "simd"
         self._index_bodies()
@@ -300,14 +302,14 @@ class Unit:
             base = callee.split("<")[0].split("::")[-1].strip()
             k = self.kernels.get(base)
             sep = ", " if args.strip() else ""
+            head = f"{_c_string(callee)}, {_entry(callee, k)}, {self._caller(callee)}"
             if k is not None and k.kind:
                 if not 2 <= len(config) <= 3:
                     raise RewriteError(f"{callee}<<<...>>> (line {self._line(at)}): an Ascend C kernel takes "
                                        "<<<numBlocks, dynUBufSize or l2ctrl[, stream]>>>")
                 blocks, dyn = config[0], config[1]
                 stream = config[2] if len(config) == 3 else "nullptr"
-                new = (f"::aclsim::launch_cores<&{callee}, {k.kind}>({_c_string(callee)}, {blocks}, {dyn}, "
-                       f"(void *)({stream}){sep}{args})")
+                new = f"::aclsim::launch_cores({head}, {k.kind}, {blocks}, {dyn}, (void *)({stream}){sep}{args})"
             else:
                 if not 2 <= len(config) <= 4:
                     raise RewriteError(f"{callee}<<<...>>> (line {self._line(at)}): a SIMT kernel takes "
@@ -317,8 +319,8 @@ class Unit:
                 stream = config[3] if len(config) > 3 else "nullptr"
                 fibers = int(self.synchronises(base))
                 bounds = k.bounds if k is not None else "0"
-                new = (f"::aclsim::launch_simt<&{callee}, {fibers}, ({bounds})>({_c_string(callee)}, "
-                       f"::dim3({grid}), ::dim3({block}), (uint64_t)({dyn}), (void *)({stream}){sep}{args})")
+                new = (f"::aclsim::launch_simt({head}, {fibers}, ({bounds}), ::dim3({grid}), ::dim3({block}), "
+                       f"(uint64_t)({dyn}), (void *)({stream}){sep}{args})")
             self._edit(callee_start, end + 1, new)
 
     def _callee(self, at: int) -> tuple[int, str]:
@@ -338,6 +340,13 @@ class Unit:
             raise RewriteError(f"a kernel launch '<<<' without a kernel name before it (line {self._line(at)})")
         return j + 1, self.text[j + 1 : end]
 
+    def _caller(self, callee: str) -> str:
+        """A lambda calling the kernel with a launch's arguments (aclsim/kernel.h's ACLSIM_CALLER, expanded),
+        numbered by its launch site: the number keeps each launch's key unique in the unit's checked build."""
+        self.sites += 1
+        return (f"::aclsim::tag<{100000 + self.sites}>([](auto &&...aclsim_a) "
+                f"{{ {callee}(static_cast<decltype(aclsim_a) &&>(aclsim_a)...); }})")
+
     def _vf_calls(self) -> None:
         for m in re.finditer(r"\basc_vf_call\s*<", self.code):
             lt = self.code.index("<", m.start())
@@ -350,13 +359,17 @@ class Unit:
             if j >= len(self.code) or self.code[j] != "(":
                 continue
             fibers = int(self.synchronises(base)) if self.vf.get(base) != "simd" else 0
-            self._edit(m.start(), j + 1, f"::aclsim::vf_call<&{fn}, {fibers}>({_c_string(fn)}, ")
+            self._edit(m.start(), j + 1, f"::aclsim::vf_call({_c_string(fn)}, {_entry(fn, None)}, "
+                                         f"{self._caller(fn)}, {fibers}, ")
 
     def _aclrt_launches(self) -> None:
-        for m in re.finditer(r"::aclsim::aclrt_launcher<&\s*([\w:]+)\s*>", self.code):
-            k = self.kernels.get(m.group(1).split("::")[-1])
-            if k is not None and k.kind:
-                self._edit(m.start(), m.end(), f"::aclsim::aclrt_launcher<&{m.group(1)}, {k.kind}>")
+        """ACLRT_LAUNCH_KERNEL(k)'s expansion gets the kernel's kind (the macro alone assumes vector cores)."""
+        for m in re.finditer(r"::aclsim::aclrt_launch\(", self.code):
+            close = _match(self.code, m.end() - 1, "(", ")")
+            parts = _split_top(self.text[m.end() : close])
+            k = self.kernels.get(parts[0].strip().strip('"').split("::")[-1]) if parts else None
+            if k is not None and k.kind and len(parts) == 3:
+                self._edit(close, close, f", {k.kind}")
 
     def _brace_depth(self, at: int) -> int:
         if not self._depth_at:
@@ -464,6 +477,14 @@ def _match_angle_back(code: str, j: int) -> int:
             break
         i -= 1
     raise RewriteError("unbalanced '>'")
+
+
+def _entry(callee: str, k: Kernel | None) -> str:
+    """The kernel function's address (its debug information names the kernel's file), when it has one: a
+    function template launched without template arguments has none until the call deduces them."""
+    if k is not None and k.template and "<" not in callee:
+        return "nullptr"
+    return f"reinterpret_cast<const void *>(&{callee})"
 
 
 def _c_string(s: str) -> str:

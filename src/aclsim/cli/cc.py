@@ -188,7 +188,7 @@ class Build:
         pp = [*self.base(self.cxx_compiler), "-E", "-D__ACLSIM_REWRITE__", "-include", "aclsim/kernel.h", *flags]
         stem = f"{hashlib.sha256(os.path.abspath(src).encode()).hexdigest()[:12]}-{Path(src).stem}"
         plain, twin = tmp / f"{stem}.ii", tmp / f"{stem}.twin.ii"
-        for extra, path in (([], plain), (["-D__ACLSIM_TWIN__", "-Dmain=aclsim_twin_main"], twin)):
+        for extra, path in (([], plain), (["-D__ACLSIM_TWIN__"], twin)):
             r = subprocess.run([*pp, *extra, "-x", "c++", src, "-o", str(path)], check=False)
             if r.returncode:
                 return r.returncode

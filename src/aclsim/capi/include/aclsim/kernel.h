@@ -87,30 +87,44 @@ constexpr int32_t warpSize = 32;
 namespace aclsim {
 
 /* ---------------------------------------------------------------------------------------- launches */
-template <class F>
-struct kernel_traits;
-template <class... A>
-struct kernel_traits<void (*)(A...)> {
-    using args = std::tuple<std::decay_t<A>...>;
+/* A launch's closure: the function calling the kernel (a lambda the launch wrote, so that template kernels
+ * deduce their arguments as a call would) and a copy of the arguments. */
+template <class L, class T>
+struct closure {
+    L call;
+    T args;
 };
-template <class... A>
-struct kernel_traits<void (*)(A...) noexcept> : kernel_traits<void (*)(A...)> {};
+
+/* A caller numbered by its launch site: the number makes each launch's closure type (and so its key) unique. */
+template <int N, class L>
+struct tagged {
+    L call;
+    template <class... A>
+    void operator()(A &&...a) const {
+        call(std::forward<A>(a)...);
+    }
+};
+template <int N, class L>
+tagged<N, L> tag(L call) {
+    return tagged<N, L>{call};
+}
 
 namespace {  // per translation unit: a kernel's key names the file it was launched from
-template <auto K>
+template <class C>
 const char *key() {
     static const std::string k = std::string(__BASE_FILE__) + "|" + __PRETTY_FUNCTION__;
     return k.c_str();
 }
 
-template <auto K, class T>
-void run_thread(void *args) {
-    std::apply(K, *static_cast<T *>(args));
+template <class C>
+void run_thread(void *p) {
+    C &c = *static_cast<C *>(p);
+    std::apply(c.call, c.args);
 }
 
-template <auto K, class T>
-void run_block(void *args, aclsim_thread *t) {
-    T &a = *static_cast<T *>(args);
+template <class C>
+void run_block(void *p, aclsim_thread *t) {
+    C &c = *static_cast<C *>(p);
     const uint32_t bx = t->block_dim.x, by = t->block_dim.y, bz = t->block_dim.z;
     uint32_t lin = 0;
     for (uint32_t z = 0; z < bz; ++z)
@@ -119,7 +133,7 @@ void run_block(void *args, aclsim_thread *t) {
                 threadIdx = t->thread_idx = aclsim_dim3{x, y, z};
                 t->linear = lin;
                 t->lane = lin & 31;
-                std::apply(K, a);
+                std::apply(c.call, c.args);
             }
 }
 
@@ -134,16 +148,16 @@ void builtins(aclsim_slots *s) {
     s->sub_block_num = &sub_block_num;
 }
 
-template <class T>
-void destroy(void *args) {
-    delete static_cast<T *>(args);
+template <class C>
+void destroy(void *p) {
+    delete static_cast<C *>(p);
 }
 
 #ifdef __ACLSIM_TWIN__
 /* The checked build registers each kernel's bodies when it is loaded (aclsim run --check). */
-template <auto K, class T>
+template <class C>
 struct twin {
-    static inline const int registered = aclsim_register_kernel(key<K>(), &run_thread<K, T>, &run_block<K, T>, &builtins);
+    static inline const int registered = aclsim_register_kernel(key<C>(), &run_thread<C>, &run_block<C>, &builtins);
 };
 #endif
 }  // namespace
@@ -168,30 +182,36 @@ uint64_t ub_bytes(V v) {
     }
 }
 
-template <auto K, class... A>
-int submit(const char *name, uint32_t kind, uint32_t fibers, uint32_t bounds, dim3 grid, dim3 block, uint64_t dyn,
-           void *stream, const void *site, A &&...a) {
-    using T = typename kernel_traits<decltype(K)>::args;
-    static_assert(sizeof...(A) == std::tuple_size_v<T>, "kernel launch: the number of arguments differs from the kernel's parameters");
-#ifdef __ACLSIM_TWIN__
-    (void)twin<K, T>::registered;
-#endif
-    T *args = new T(std::forward<A>(a)...);
-    uint64_t ptrs[std::tuple_size_v<T> + 1];
-    aclsim_kernel k;
+/* Fills `k` for one launch of the kernel that `call` calls with `a`; the closure is `*out` (heap or caller's). */
+template <class C>
+void describe(aclsim_kernel &k, C *c, const char *name, const void *entry, uint32_t kind, uint32_t fibers) {
     std::memset(&k, 0, sizeof k);
     k.abi = ACLSIM_KERNEL_ABI;
     k.kind = kind;
     k.fibers = fibers;
-    k.npointers = pointers_of(*args, ptrs, std::make_index_sequence<std::tuple_size_v<T>>{});
     k.name = name;
-    k.entry = reinterpret_cast<const void *>(K);
-    k.key = key<K>();
-    k.args = args;
-    k.thread = &run_thread<K, T>;
-    k.block = &run_block<K, T>;
-    k.destroy = &destroy<T>;
+    k.entry = entry;
+    k.key = key<C>();
+    k.args = c;
+    k.thread = &run_thread<C>;
+    k.block = &run_block<C>;
     k.slots = &builtins;
+#ifdef __ACLSIM_TWIN__
+    (void)twin<C>::registered;
+#endif
+}
+
+template <class L, class... A>
+int submit(const char *name, const void *entry, L call, uint32_t kind, uint32_t fibers, uint32_t bounds, dim3 grid,
+           dim3 block, uint64_t dyn, void *stream, const void *site, A &&...a) {
+    using T = std::tuple<std::decay_t<A>...>;
+    using C = closure<L, T>;
+    C *c = new C{call, T(std::forward<A>(a)...)};
+    uint64_t ptrs[sizeof...(A) + 1];
+    aclsim_kernel k;
+    describe(k, c, name, entry, kind, fibers);
+    k.npointers = pointers_of(c->args, ptrs, std::index_sequence_for<A...>{});
+    k.destroy = &destroy<C>;
     k.grid = grid;
     k.block_dim = block;
     k.dyn_ubuf = dyn;
@@ -203,58 +223,54 @@ int submit(const char *name, uint32_t kind, uint32_t fibers, uint32_t bounds, di
 }
 
 /* k<<<grid, block[, dyn_ubuf_bytes[, stream]]>>>(args): a SIMT kernel (aclsim cc writes the call). */
-template <auto K, int Fibers, int Bounds, class... A>
-__attribute__((noinline)) int launch_simt(const char *name, dim3 grid, dim3 block, uint64_t dyn, void *stream, A &&...a) {
-    return submit<K>(name, ACLSIM_KIND_SIMT, Fibers, Bounds, grid, block, dyn, stream, __builtin_return_address(0),
-                     std::forward<A>(a)...);
+template <class L, class... A>
+__attribute__((noinline)) int launch_simt(const char *name, const void *entry, L call, int fibers, int bounds, dim3 grid,
+                                          dim3 block, uint64_t dyn, void *stream, A &&...a) {
+    return submit(name, entry, call, ACLSIM_KIND_SIMT, fibers, bounds, grid, block, dyn, stream,
+                  __builtin_return_address(0), std::forward<A>(a)...);
 }
 
 /* k<<<blocks, dyn_ubuf_or_l2ctrl, stream>>>(args): an Ascend C kernel, one body per AI Core. */
-template <auto K, int Kind, class D, class... A>
-__attribute__((noinline)) int launch_cores(const char *name, uint32_t blocks, D dyn, void *stream, A &&...a) {
-    return submit<K>(name, Kind, 0, 0, dim3(blocks), dim3(1), ub_bytes(dyn), stream, __builtin_return_address(0),
-                     std::forward<A>(a)...);
+template <class L, class D, class... A>
+__attribute__((noinline)) int launch_cores(const char *name, const void *entry, L call, int kind, uint32_t blocks, D dyn,
+                                           void *stream, A &&...a) {
+    return submit(name, entry, call, kind, 0, 0, dim3(blocks), dim3(1), ub_bytes(dyn), stream,
+                  __builtin_return_address(0), std::forward<A>(a)...);
 }
 
 /* ACLRT_LAUNCH_KERNEL(k)(blockDim, stream, args...) */
-template <auto K, int Kind = ACLSIM_KIND_AICORE>
+template <class L>
 struct aclrt_launcher {
     const char *name;
+    const void *entry;
+    L call;
+    int kind;
     template <class... A>
     __attribute__((noinline)) uint32_t operator()(uint32_t blocks, void *stream, A &&...a) const {
-        return (uint32_t)submit<K>(name, Kind, 0, 0, dim3(blocks), dim3(1), 0, stream, __builtin_return_address(0),
-                                   std::forward<A>(a)...);
+        return (uint32_t)submit(name, entry, call, kind, 0, 0, dim3(blocks), dim3(1), 0, stream,
+                                __builtin_return_address(0), std::forward<A>(a)...);
     }
 };
+template <class L>
+aclrt_launcher<L> aclrt_launch(const char *name, const void *entry, L call, int kind = ACLSIM_KIND_AICORE) {
+    return aclrt_launcher<L>{name, entry, call, kind};
+}
 
 /* asc_vf_call<f>(dim3 threads, args...): SIMT threads on the running AI Core (a SIMD VF is a plain call). */
-template <auto F, int Fibers = 1, class First, class... A>
-__attribute__((noinline)) void vf_call(const char *name, First &&first, A &&...a) {
+template <class L, class First, class... A>
+__attribute__((noinline)) void vf_call(const char *name, const void *entry, L call, int fibers, First &&first, A &&...a) {
     if constexpr (std::is_convertible_v<std::decay_t<First>, dim3> && !std::is_arithmetic_v<std::decay_t<First>>) {
-        using T = typename kernel_traits<decltype(F)>::args;
-#ifdef __ACLSIM_TWIN__
-        (void)twin<F, T>::registered;
-#endif
-        T args(std::forward<A>(a)...);
-        dim3 threads = first;
+        using T = std::tuple<std::decay_t<A>...>;
+        using C = closure<L, T>;
+        C c{call, T(std::forward<A>(a)...)};
         aclsim_kernel k;
-        std::memset(&k, 0, sizeof k);
-        k.abi = ACLSIM_KERNEL_ABI;
-        k.kind = ACLSIM_KIND_SIMT;
-        k.fibers = Fibers;
-        k.name = name;
-        k.entry = reinterpret_cast<const void *>(F);
-        k.key = key<F>();
-        k.args = &args;
-        k.thread = &run_thread<F, T>;
-        k.block = &run_block<F, T>;
-        k.slots = &builtins;
+        describe(k, &c, name, entry, ACLSIM_KIND_SIMT, fibers);
         k.grid = dim3(1);
-        k.block_dim = threads;
+        k.block_dim = dim3(first);
         k.site = __builtin_return_address(0);
         aclsim_vf_call(&k);
     } else {
-        F(std::forward<First>(first), std::forward<A>(a)...);
+        call(std::forward<First>(first), std::forward<A>(a)...);
     }
 }
 
@@ -284,8 +300,18 @@ __attribute__((noinline)) inline void record_access(const volatile void *p, size
 
 }  // namespace aclsim
 
-/* Launches written as calls (no rewriting needed). */
-#define ACLRT_LAUNCH_KERNEL(kernel) (::aclsim::aclrt_launcher<&kernel>{#kernel})
+/* The call of a kernel (or SIMT function) with whatever arguments a launch gives it. */
+#define ACLSIM_CALLER(kernel) [](auto &&...aclsim_a) { kernel(static_cast<decltype(aclsim_a) &&>(aclsim_a)...); }
+
+/* Launches written as calls (aclsim cc's rewriting only refines the kernel's kind). */
+#define ACLRT_LAUNCH_KERNEL(kernel)                                                                        \
+    (::aclsim::aclrt_launch(#kernel, reinterpret_cast<const void *>(&kernel),                              \
+                            ::aclsim::tag<__COUNTER__>(ACLSIM_CALLER(kernel))))
+template <auto F, class... A>
+inline void asc_vf_call(A &&...a) {
+    ::aclsim::vf_call("SIMT function", reinterpret_cast<const void *>(F), ::aclsim::tag<0>(ACLSIM_CALLER(F)), 1,
+                      static_cast<A &&>(a)...);
+}
 
 #endif /* __cplusplus */
 #endif

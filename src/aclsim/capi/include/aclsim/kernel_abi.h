@@ -109,6 +109,14 @@ void aclsim_trap(const char *what, const char *file, int line) __attribute__((no
  * when it holds, 0 when it never will (no core can run): the caller then faults with what it waited for. */
 int aclsim_core_wait(int (*ready)(void *arg), void *arg);
 
+/* A chip profile's figures (tiling/platform/platform_ascendc.h): `soc` NULL for the current device's chip. */
+typedef struct aclsim_soc_info {
+    char name[64];
+    uint32_t arch, aic, aiv, separated;
+    uint64_t ub, l1, l0a, l0b, l0c, l2, hbm, bt;
+} aclsim_soc_info;
+int aclsim_soc(const char *soc, aclsim_soc_info *out);
+
 /* Checked builds: each translation unit aclsim cc built carries one and registers it at start-up; when it is
  * loaded (aclsim run --check) its kernels register their instrumented bodies under their keys. */
 int aclsim_register_twin(const void *image, uint64_t size, const char *source);

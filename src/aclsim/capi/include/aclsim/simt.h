@@ -114,18 +114,26 @@ T atomic_update(T *p, F f) {  /* compare-and-swap loop over the value's bits */
     } while (!__atomic_compare_exchange_n(q, &old, want, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
     return o;
 }
+template <class T>
+T fetch_add(T *p, T v) {
+    if constexpr (std::is_floating_point_v<T>) return atomic_update(p, [&](T o) { return o + v; });
+    else return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+}
+template <class T>
+T fetch_sub(T *p, T v) {
+    if constexpr (std::is_floating_point_v<T>) return atomic_update(p, [&](T o) { return o - v; });
+    else return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST);
+}
 }  // namespace aclsim
 
 #define ACLSIM_ATOMIC_ARITH(T)                                                                                      \
     inline T asc_atomic_add(T *address, T val) {                                                                     \
         ACLSIM_ACCESS(address, sizeof(T), 2);                                                                        \
-        if constexpr (std::is_floating_point_v<T>) return aclsim::atomic_update(address, [&](T o) { return o + val; }); \
-        else return __atomic_fetch_add(address, val, __ATOMIC_SEQ_CST);                                             \
+        return aclsim::fetch_add(address, val);                                                                      \
     }                                                                                                               \
     inline T asc_atomic_sub(T *address, T val) {                                                                     \
         ACLSIM_ACCESS(address, sizeof(T), 2);                                                                        \
-        if constexpr (std::is_floating_point_v<T>) return aclsim::atomic_update(address, [&](T o) { return o - val; }); \
-        else return __atomic_fetch_sub(address, val, __ATOMIC_SEQ_CST);                                             \
+        return aclsim::fetch_sub(address, val);                                                                      \
     }                                                                                                               \
     inline T asc_atomic_exch(T *address, T val) {                                                                    \
         ACLSIM_ACCESS(address, sizeof(T), 2);                                                                        \
@@ -268,11 +276,11 @@ namespace aclsim {
 enum rounding { RN, RZ, RD, RU, RNA };
 inline long double round_to_integral(long double v, rounding r) {
     switch (r) {
-    case RN: return std::nearbyintl(v);
-    case RZ: return std::truncl(v);
-    case RD: return std::floorl(v);
-    case RU: return std::ceill(v);
-    default: return std::roundl(v);
+    case RN: return std::nearbyint(v);
+    case RZ: return std::trunc(v);
+    case RD: return std::floor(v);
+    case RU: return std::ceil(v);
+    default: return std::round(v);
     }
 }
 /* a float or double to an integer type: rounded as asked, NaN to 0, out of range to the nearest limit */
@@ -377,6 +385,38 @@ inline float cyl_bessel_i1f(float x) {
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
+
+/* simt_api/math_constants.h: float constants by name */
+#define ASCRT_INF_F __builtin_inff()
+#define ASCRT_NAN_F __builtin_nanf("")
+#define ASCRT_MIN_DENORM_F 1.40129846e-45F
+#define ASCRT_MAX_NORMAL_F FLT_MAX
+#define ASCRT_NEG_ZERO_F (-0.0F)
+#define ASCRT_ZERO_F 0.0F
+#define ASCRT_ONE_F 1.0F
+#define ASCRT_SQRT_HALF_F 0.70710678118654752F
+#define ASCRT_SQRT_TWO_F 1.41421356237309505F
+#define ASCRT_THIRD_F 0.33333333333333333F
+#define ASCRT_PIO4_F 0.78539816339744831F
+#define ASCRT_PIO2_F 1.57079632679489662F
+#define ASCRT_3PIO4_F 2.35619449019234492F
+#define ASCRT_2_OVER_PI_F 0.63661977236758134F
+#define ASCRT_SQRT_2_OVER_PI_F 0.79788456080286536F
+#define ASCRT_PI_F 3.14159265358979324F
+#define ASCRT_L2E_F 1.44269504088896341F
+#define ASCRT_L2T_F 3.32192809488736235F
+#define ASCRT_LG2_F 0.30102999566398120F
+#define ASCRT_LGE_F 0.43429448190325182F
+#define ASCRT_LN2_F 0.69314718055994531F
+#define ASCRT_LNT_F 2.30258509299404568F
+#define ASCRT_LNPI_F 1.14472988584940017F
+#define ASCRT_TWO_TO_M126_F 1.17549435e-38F
+#define ASCRT_TWO_TO_126_F 8.50705917e37F
+#define ASCRT_NORM_HUGE_F 3.40282347e38F
+#define ASCRT_TWO_TO_23_F 8388608.0F
+#define ASCRT_TWO_TO_24_F 16777216.0F
+#define ASCRT_TWO_TO_31_F 2147483648.0F
+#define ASCRT_TWO_TO_32_F 4294967296.0F
 
 /* ------------------------------------------------------------------------------------- printf, assert */
 namespace aclsim {
