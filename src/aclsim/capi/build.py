@@ -37,8 +37,10 @@ HEADERS = ("acl/acl.h", "acl/acl_op_compiler.h", "acl/ops/acl_dvpp.h")
 KERNEL_ABI = INCLUDE / "aclsim" / "kernel_abi.h"
 _C_SOURCES = (HERE / "shim.c", HERE / "native.h", HERE / "kernels.c")  # the library's own C, in this order
 LIB_NAME = "libascendcl.so"
-# Names samples link against (`-lascendcl`, and the DVPP / op-compiler libraries CANN ships apart).
-LIB_ALIASES = ("libascendcl.so", "libacl_dvpp.so", "libacl_op_compiler.so", "libacl_cblas.so")
+# Names samples link against (`-lascendcl`, and the DVPP / op-compiler libraries CANN ships apart; asc-devkit's
+# kernel examples add the tiling, platform, registration and logging libraries).
+LIB_ALIASES = ("libascendcl.so", "libacl_dvpp.so", "libacl_op_compiler.so", "libacl_cblas.so", "libtiling_api.so",
+               "libplatform.so", "libregister.so", "libunified_dlog.so", "libgraph_base.so", "libacl_rt.so")
 
 
 @dataclass(frozen=True)

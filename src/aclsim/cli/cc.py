@@ -37,6 +37,8 @@ examples:
   aclsim cc -c util.cpp -o util.o          (compile only: no link options added)
 
 sources: .c (C), .cpp .cc .cxx .C (C++), .asc (Ascend C and SIMT kernels with their host code).
+bisheng's NPU options (--npu-arch=..., --enable-simt, -dc, --cce-...) are accepted and ignored. CMake projects
+with `project(... LANGUAGES ASC CXX)` build against `aclsim home` (find_package(ASC); see docs/c.md).
 CC / CXX choose the compilers. ACLSIM_CC_KEEP=DIR keeps the rewritten sources in DIR.
 """
 
@@ -46,6 +48,9 @@ SOURCE_EXT = (*CXX_EXT, ".c")
 WITH_VALUE = {"-o", "-I", "-D", "-U", "-include", "-isystem", "-iquote", "-idirafter", "-x", "-L", "-l", "-MF", "-MT",
               "-MQ", "-Xlinker", "-imacros", "--param"}
 LINK_ONLY = ("-l", "-L", "-Wl,", "-shared", "-static", "-pie", "-no-pie", "-rdynamic", "-pthread")
+# bisheng's NPU options (CANN's compiler): they choose what the NPU runs; aclsim runs every kernel on the CPU
+BISHENG_ONLY = ("--npu-arch", "--enable-simt", "-dc", "-rdc", "--cce-", "-lineinfo", "--sanitizer", "--npu-soc",
+                "-Xaicore", "--aicore-")
 CHECKED_FLAGS = ["-fPIC", "-shared", "-fsanitize=kernel-address", "--param", "asan-instrumentation-with-call-threshold=0",
                  "--param", "asan-stack=0", "--param", "asan-globals=0", "-Wl,-Bsymbolic"]
 
@@ -120,6 +125,7 @@ class Build:
     def __init__(self, argv: list[str]) -> None:
         from ..capi import INCLUDE
 
+        argv = [a for a in argv if not a.startswith(BISHENG_ONLY)]
         self.argv = argv
         self.include = INCLUDE
         self.sources, self.flags = _split(argv)
