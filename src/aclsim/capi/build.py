@@ -219,6 +219,7 @@ def _build(out: Path, quiet: bool) -> None:
         "int aclsim_py__launch(void *ra, aclsim_kernel *k);",
         "int aclsim_py__core_wait(void *ready, void *arg);",
         "int aclsim_py__soc(const char *soc, aclsim_soc_info *out);",
+        "uint64_t aclsim_py__gm(int op, size_t size, void *ptr);",
         *embedded,
     ]))
     wrappers = []

@@ -206,7 +206,7 @@ ACLSIM_EXPORT void aclsim_trap(const char *what, const char *file, int line) {
     o->status = 3;
     where(o);
     if (file && *file)
-        snprintf(o->text, sizeof o->text, "%s (%s:%d)", what ? what : "trap", file, line);
+        snprintf(o->text, sizeof o->text, "%s at %s:%d", what ? what : "trap", file, line);
     else
         snprintf(o->text, sizeof o->text, "%s", what ? what : "trap");
     stop(r);
@@ -248,7 +248,20 @@ int aclsim_kernel_signal(int sig, siginfo_t *si, void *ucv) {
     (void)uc;
 #endif
     where(o);
-    if ((sig == SIGSEGV || sig == SIGBUS) && in_guard((uintptr_t)si->si_addr))
+    uintptr_t sp = 0;
+#if defined(__x86_64__)
+    sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+    sp = (uintptr_t)uc->uc_mcontext.sp;
+#endif
+    int below = 0;  /* the stack pointer left the running fiber's stack */
+    aclsim_thread *t = aclsim_self;
+    block *B = t ? t->block : NULL;
+    if (B && B->fibers && B->cur && tpool && sp) {
+        uintptr_t low = (uintptr_t)tpool->mem + (uintptr_t)(B->cur - B->f) * (STACK_SIZE + GUARD_SIZE) + GUARD_SIZE;
+        below = sp < low;
+    }
+    if ((sig == SIGSEGV || sig == SIGBUS) && (below || in_guard((uintptr_t)si->si_addr)))
         snprintf(o->text, sizeof o->text, "stack overflow: a SIMT thread used more than its %d KiB of stack "
                  "(large local arrays or deep recursion)", STACK_SIZE / 1024);
     stop(r);
@@ -465,13 +478,17 @@ static uint64_t reduce2(int op, int type, uint64_t a, uint64_t b) {
     return (op == ACLSIM_W_REDUCE_MAX) == less ? b : a;
 }
 
-/* The lanes of warp w waiting at a warp function, grouped by the call they wait at, complete it together. */
+/* The lanes of warp w waiting at the same warp function call complete it together (one call per round: the
+ * lanes it releases may reach the warp's other waiting calls before those complete). */
 static void warp_resolve(block *B, uint32_t w) {
     uint32_t lo = w * 32, hi = lo + 32 < B->n ? lo + 32 : B->n;
-    for (;;) {
+    {
+        /* Lanes waiting at different calls diverged: the call earliest in the code completes first (a branch's
+         * calls come before the place the branches join again, a loop's before the code after it), so the
+         * lanes still inside a branch or a loop reach the calls after it before those complete. */
         fiber *lead = NULL;
-        for (uint32_t i = lo; i < hi && !lead; i++)
-            if (B->f[i].state == F_WARP) lead = &B->f[i];
+        for (uint32_t i = lo; i < hi; i++)
+            if (B->f[i].state == F_WARP && (!lead || (uintptr_t)B->f[i].ra < (uintptr_t)lead->ra)) lead = &B->f[i];
         if (!lead) return;
         uint32_t mask = 0;
         uint64_t val[32];
@@ -938,6 +955,19 @@ void aclsim_kernel_free(aclsim_kernel *k) {
 
 static int aclsim_py__launch(void *ra, aclsim_kernel *k);
 static int aclsim_py__soc(const char *soc, aclsim_soc_info *out);
+static uint64_t aclsim_py__gm(int op, size_t size, void *ptr);
+
+ACLSIM_EXPORT void *aclsim_gm(int op, size_t size, void *ptr) {
+    ACLSIM_BOOT();
+    return (void *)(uintptr_t)aclsim_py__gm(op, size, ptr);
+}
+
+ACLSIM_EXPORT int aclsim_cpu_twin_sync(void) { return aclrtSynchronizeStream(NULL); }
+
+ACLSIM_EXPORT const char *aclsim_recent_error(void) {
+    const char *m = aclGetRecentErrMsg();
+    return m ? m : "";
+}
 
 ACLSIM_EXPORT int aclsim_soc(const char *soc, aclsim_soc_info *out) {
     ACLSIM_BOOT();

@@ -36,6 +36,29 @@ def bind(ffi: Any, lib: Any) -> None:
     ffi.def_extern(name="aclsim_py__launch", error=500000, onerror=_on_error)(_launch)
     ffi.def_extern(name="aclsim_py__core_wait", error=0, onerror=_on_error)(_core_wait)
     ffi.def_extern(name="aclsim_py__soc", error=-1, onerror=_on_error)(_soc)
+    ffi.def_extern(name="aclsim_py__gm", error=0, onerror=_on_error)(_gm)
+
+
+def _gm(op: int, size: int, ptr: Any) -> int:
+    """The CPU twin's GmAlloc / GmFree: device memory of device 0 that host code may use too (the twin shares
+    memory between the host and the kernels, as an RC-mode board does), set up on first use."""
+    from .. import acl
+    from ..runtime.devrange import set_host_access
+
+    if op == 1:
+        code = acl.rt.free(int(_ffi.cast("uintptr_t", ptr)))
+        if code:
+            print(f"aclsim: AscendC::GmFree failed ({code}): {acl.get_recent_err_msg()}", file=sys.stderr)
+        return 0
+    if acl.rt.get_context()[1] != 0:  # no runtime yet: the twin needs no aclInit/aclrtSetDevice
+        acl.init()
+        acl.rt.set_device(0)
+    set_host_access(True)
+    p, code = acl.rt.malloc(size, 0)
+    if code:
+        print(f"aclsim: AscendC::GmAlloc({size}) failed ({code}): {acl.get_recent_err_msg()}", file=sys.stderr)
+        return 0
+    return int(p)
 
 
 def _soc(name: Any, out: Any) -> int:

@@ -190,7 +190,8 @@ class Build:
         """Rewrite one kernel source, build its checked build, and compile it (embedding the checked build)."""
         from ..capi.rewrite import RewriteError, rewrite
 
-        flags = _compile_flags(self.flags)
+        # large local arrays probe their pages, so a thread that overflows its stack hits the guard page below it
+        flags = [*_compile_flags(self.flags), "-fstack-clash-protection"]
         pp = [*self.base(self.cxx_compiler), "-E", "-D__ACLSIM_REWRITE__", "-include", "aclsim/kernel.h", *flags]
         stem = f"{hashlib.sha256(os.path.abspath(src).encode()).hexdigest()[:12]}-{Path(src).stem}"
         plain, twin = tmp / f"{stem}.ii", tmp / f"{stem}.twin.ii"

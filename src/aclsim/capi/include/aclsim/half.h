@@ -277,27 +277,27 @@ ACLSIM_MATH2_ALL(bfloat162, bfloat16_t)
 
 /* ------------------------------------------------------------------------------- warps and atomics */
 #define ACLSIM_SHFL16(T)                                                                                            \
-    inline T asc_shfl(T var, int32_t src_lane, int32_t width = warpSize) {                                            \
+    ACLSIM_WARP_API T asc_shfl(T var, int32_t src_lane, int32_t width = warpSize) {                                            \
         return aclsim::warp<T>(ACLSIM_W_SHFL, var, src_lane, width);                                                 \
     }                                                                                                               \
-    inline T asc_shfl_up(T var, uint32_t delta, int32_t width = warpSize) {                                           \
+    ACLSIM_WARP_API T asc_shfl_up(T var, uint32_t delta, int32_t width = warpSize) {                                           \
         return aclsim::warp<T>(ACLSIM_W_SHFL_UP, var, (int32_t)delta, width);                                         \
     }                                                                                                               \
-    inline T asc_shfl_down(T var, uint32_t delta, int32_t width = warpSize) {                                         \
+    ACLSIM_WARP_API T asc_shfl_down(T var, uint32_t delta, int32_t width = warpSize) {                                         \
         return aclsim::warp<T>(ACLSIM_W_SHFL_DOWN, var, (int32_t)delta, width);                                       \
     }                                                                                                               \
-    inline T asc_shfl_xor(T var, int32_t lane_mask, int32_t width = warpSize) {                                       \
+    ACLSIM_WARP_API T asc_shfl_xor(T var, int32_t lane_mask, int32_t width = warpSize) {                                       \
         return aclsim::warp<T>(ACLSIM_W_SHFL_XOR, var, lane_mask, width);                                            \
     }                                                                                                               \
-    inline T asc_reduce_add(T v) {  /* a butterfly over the warp, rounding each step as the type does */         \
+    ACLSIM_WARP_API T asc_reduce_add(T v) {  /* a butterfly over the warp, rounding each step as the type does */         \
         for (int32_t off = 16; off; off >>= 1) v = v + asc_shfl_xor(v, off);                                         \
         return v;                                                                                                   \
     }                                                                                                               \
-    inline T asc_reduce_max(T v) {                                                                                   \
+    ACLSIM_WARP_API T asc_reduce_max(T v) {                                                                                   \
         for (int32_t off = 16; off; off >>= 1) v = __hmax(v, asc_shfl_xor(v, off));                                  \
         return v;                                                                                                   \
     }                                                                                                               \
-    inline T asc_reduce_min(T v) {                                                                                   \
+    ACLSIM_WARP_API T asc_reduce_min(T v) {                                                                                   \
         for (int32_t off = 16; off; off >>= 1) v = __hmin(v, asc_shfl_xor(v, off));                                  \
         return v;                                                                                                   \
     }                                                                                                               \

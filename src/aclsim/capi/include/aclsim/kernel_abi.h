@@ -109,6 +109,12 @@ void aclsim_trap(const char *what, const char *file, int line) __attribute__((no
  * when it holds, 0 when it never will (no core can run): the caller then faults with what it waited for. */
 int aclsim_core_wait(int (*ready)(void *arg), void *arg);
 
+/* The CPU twin (ICPU_RUN_KF): GmAlloc (op 0) / GmFree (op 1) of memory both the host and kernels use, and the
+ * synchronize after a launch (its code); aclsim_recent_error is aclGetRecentErrMsg. */
+void *aclsim_gm(int op, size_t size, void *ptr);
+int aclsim_cpu_twin_sync(void);
+const char *aclsim_recent_error(void);
+
 /* A chip profile's figures (tiling/platform/platform_ascendc.h): `soc` NULL for the current device's chip. */
 typedef struct aclsim_soc_info {
     char name[64];

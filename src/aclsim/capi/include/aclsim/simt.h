@@ -21,7 +21,12 @@
 
 /* ------------------------------------------------------------------------------------------- barriers */
 namespace aclsim {
-__attribute__((noinline)) inline void syncthreads() { aclsim_syncthreads(__builtin_return_address(0)); }
+/* One function per barrier in the source (asc_syncthreads() numbers them): the compiler cannot merge two
+ * barriers of different branches into one call, so a divergent barrier stays visible. */
+template <int N>
+__attribute__((noinline)) void syncthreads_at() {
+    aclsim_syncthreads(__builtin_return_address(0));
+}
 
 template <class T>
 constexpr int warp_type() {
@@ -31,6 +36,10 @@ constexpr int warp_type() {
     else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) return ACLSIM_T_I32;
     else return ACLSIM_T_U32;  /* unsigned, and any other 4-byte-or-less value (half, half2): its bits move */
 }
+
+/* Warp functions are inlined into the kernel at every optimisation level: the call inside them is then at the
+ * kernel's own place, which names the call (lanes meet at the same call; reports name its line). */
+#define ACLSIM_WARP_API inline __attribute__((always_inline))
 
 /* One warp function by the calling lane: `op` over `v` with `arg` (source lane, delta, mask) and `width`. */
 template <class T>
@@ -45,8 +54,8 @@ __attribute__((noinline)) T warp(int op, T v, int32_t arg = 0, int32_t width = 3
 }
 }  // namespace aclsim
 
-inline void asc_syncthreads() { aclsim::syncthreads(); }
-inline void __syncthreads() { aclsim::syncthreads(); }
+#define asc_syncthreads() ::aclsim::syncthreads_at<__COUNTER__>()
+#define __syncthreads() ::aclsim::syncthreads_at<__COUNTER__>()
 inline void asc_threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void asc_threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void asc_nop() {}
@@ -54,22 +63,22 @@ inline void asc_dcci_entire(const volatile void *) {}
 inline void asc_dcci_single(const volatile void *) {}
 
 /* ------------------------------------------------------------------------------------- warp functions */
-inline int32_t asc_all(int32_t predicate) { return (int32_t)aclsim::warp<uint32_t>(ACLSIM_W_ALL, predicate != 0); }
-inline int32_t asc_any(int32_t predicate) { return (int32_t)aclsim::warp<uint32_t>(ACLSIM_W_ANY, predicate != 0); }
-inline uint32_t asc_ballot(int32_t predicate) { return aclsim::warp<uint32_t>(ACLSIM_W_BALLOT, predicate != 0); }
-inline uint32_t asc_activemask() { return aclsim::warp<uint32_t>(ACLSIM_W_ACTIVEMASK, 0); }
+ACLSIM_WARP_API int32_t asc_all(int32_t predicate) { return (int32_t)aclsim::warp<uint32_t>(ACLSIM_W_ALL, predicate != 0); }
+ACLSIM_WARP_API int32_t asc_any(int32_t predicate) { return (int32_t)aclsim::warp<uint32_t>(ACLSIM_W_ANY, predicate != 0); }
+ACLSIM_WARP_API uint32_t asc_ballot(int32_t predicate) { return aclsim::warp<uint32_t>(ACLSIM_W_BALLOT, predicate != 0); }
+ACLSIM_WARP_API uint32_t asc_activemask() { return aclsim::warp<uint32_t>(ACLSIM_W_ACTIVEMASK, 0); }
 
 #define ACLSIM_SHFL(T)                                                                                              \
-    inline T asc_shfl(T var, int32_t src_lane, int32_t width = warpSize) {                                            \
+    ACLSIM_WARP_API T asc_shfl(T var, int32_t src_lane, int32_t width = warpSize) {                                            \
         return aclsim::warp<T>(ACLSIM_W_SHFL, var, src_lane, width);                                                 \
     }                                                                                                               \
-    inline T asc_shfl_up(T var, uint32_t delta, int32_t width = warpSize) {                                           \
+    ACLSIM_WARP_API T asc_shfl_up(T var, uint32_t delta, int32_t width = warpSize) {                                           \
         return aclsim::warp<T>(ACLSIM_W_SHFL_UP, var, (int32_t)delta, width);                                         \
     }                                                                                                               \
-    inline T asc_shfl_down(T var, uint32_t delta, int32_t width = warpSize) {                                         \
+    ACLSIM_WARP_API T asc_shfl_down(T var, uint32_t delta, int32_t width = warpSize) {                                         \
         return aclsim::warp<T>(ACLSIM_W_SHFL_DOWN, var, (int32_t)delta, width);                                       \
     }                                                                                                               \
-    inline T asc_shfl_xor(T var, int32_t lane_mask, int32_t width = warpSize) {                                       \
+    ACLSIM_WARP_API T asc_shfl_xor(T var, int32_t lane_mask, int32_t width = warpSize) {                                       \
         return aclsim::warp<T>(ACLSIM_W_SHFL_XOR, var, lane_mask, width);                                            \
     }
 ACLSIM_SHFL(int32_t)
@@ -82,9 +91,9 @@ ACLSIM_SHFL(unsigned long long)
 #undef ACLSIM_SHFL
 
 #define ACLSIM_REDUCE(T)                                                                                            \
-    inline T asc_reduce_add(T val) { return aclsim::warp<T>(ACLSIM_W_REDUCE_ADD, val); }                             \
-    inline T asc_reduce_max(T val) { return aclsim::warp<T>(ACLSIM_W_REDUCE_MAX, val); }                             \
-    inline T asc_reduce_min(T val) { return aclsim::warp<T>(ACLSIM_W_REDUCE_MIN, val); }
+    ACLSIM_WARP_API T asc_reduce_add(T val) { return aclsim::warp<T>(ACLSIM_W_REDUCE_ADD, val); }                             \
+    ACLSIM_WARP_API T asc_reduce_max(T val) { return aclsim::warp<T>(ACLSIM_W_REDUCE_MAX, val); }                             \
+    ACLSIM_WARP_API T asc_reduce_min(T val) { return aclsim::warp<T>(ACLSIM_W_REDUCE_MIN, val); }
 ACLSIM_REDUCE(int32_t)
 ACLSIM_REDUCE(uint32_t)
 ACLSIM_REDUCE(float)
@@ -431,7 +440,7 @@ namespace aclsim {
     std::fflush(stdout);
     char what[256];
     std::snprintf(what, sizeof what, "assertion `%s' failed", expr);
-    aclsim_trap(what, "", 0);
+    aclsim_trap(what, file, line);
 }
 template <class... A>
 [[noreturn]] inline void device_assert_msg(const char *expr, const char *file, int line, const char *func,
