@@ -247,6 +247,16 @@ def test_a_wait_no_core_can_satisfy_faults_instead_of_hanging(cores):
     assert "core waits for a flag no core ever sets by core 0" in r.stdout
 
 
+def test_simt_work_started_from_an_ai_core_uses_the_cores_ub(cores):
+    r = run(cores, "vf", options=())
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    x = np.arange(256, dtype=np.float64)
+    assert [float(v) for v in lines[0].split()] == np.where(x < 250, x * x, 0).tolist()
+    sums = np.where(x < 250, x * x, 0).reshape(8, 32).sum(axis=1)  # per core: the sum of each warp of 32 threads
+    assert [float(v) for v in lines[1].split()[1:]] == sums.tolist()
+
+
 def test_the_cpu_twins_launch_with_gm_alloc(cores):
     r = run(cores, "cpu", options=())
     assert r.returncode == 0, r.stderr

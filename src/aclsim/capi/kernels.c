@@ -166,11 +166,21 @@ struct run {
 
 static __thread run *cur_run __attribute__((tls_model("initial-exec")));
 
+/* The running thread's index in its block: a fiber knows it; in loop mode it is the program's threadIdx. */
+static uint32_t linear_of(const aclsim_thread *t) {
+    const block *B = t->block;
+    if (B && !B->fibers && B->run && B->run->slots.thread_idx) {
+        aclsim_dim3 i = *B->run->slots.thread_idx;
+        return i.x + t->block_dim.x * (i.y + t->block_dim.y * i.z);
+    }
+    return t->linear;
+}
+
 static void where(aclsim_fault *o) {
     aclsim_thread *t = aclsim_self;
     if (t) {
         o->block = t->core;
-        o->thread = t->linear;
+        o->thread = linear_of(t);
     }
 }
 
@@ -719,7 +729,7 @@ ACLSIM_EXPORT void aclsim_access(const volatile void *p, size_t n, int kind, voi
             for (uint64_t b = off; b < off + n; b++) bits[b >> 3] |= (uint8_t)(1u << (b & 7));
     }
     aclsim_thread *t = aclsim_self;
-    uint64_t lane = t ? t->core * root->tpb + t->linear : 0;
+    uint64_t lane = t ? t->core * root->tpb + linear_of(t) : 0;
     record(k, (uint64_t)(uintptr_t)ra, (uint32_t)j, kind, (int)n, sat, (int64_t)off, lane);
 }
 

@@ -31,6 +31,7 @@ DEFAULT_BOUNDS = 1024  # "若未配置__launch_bounds__，最大线程数默认�
 MAX_BLOCKS = 65535  # Ascend C: numBlocks in [1, 65535] ("SIMD-BuiltIn关键字", 核函数配置)
 MAX_GRID = (1 << 32) - 1
 CHUNK_SECONDS = 0.02  # a chunk of SIMT blocks grows while it runs faster than this
+FIRST_CHUNK_THREADS = 1 << 16  # the first chunk's threads (a call into the compiled code costs ~10 us)
 
 
 class Runner(Protocol):
@@ -164,7 +165,7 @@ def _run(task: Task, k: NativeKernel, launched: set, keep: _Keep) -> None:
 
 def _run_blocks(task: Task, k: NativeKernel, gm: GlobalMemory, ub_size: int, table: accesses.Table | None) -> None:
     n = k.blocks
-    first, chunk = 0, 1
+    first, chunk = 0, max(1, FIRST_CHUNK_THREADS // k.threads)
     while first < n:
         count = min(chunk, n - first)
         task.work.progress = (first, n)

@@ -123,18 +123,19 @@ void run_thread(void *p) {
 }
 
 template <class C>
-void run_block(void *p, aclsim_thread *t) {
+void run_block(void *p, aclsim_thread *t) {  /* loop mode: only threadIdx changes from one thread to the next */
     C &c = *static_cast<C *>(p);
     const uint32_t bx = t->block_dim.x, by = t->block_dim.y, bz = t->block_dim.z;
-    uint32_t lin = 0;
-    for (uint32_t z = 0; z < bz; ++z)
-        for (uint32_t y = 0; y < by; ++y)
-            for (uint32_t x = 0; x < bx; ++x, ++lin) {
-                threadIdx = t->thread_idx = aclsim_dim3{x, y, z};
-                t->linear = lin;
-                t->lane = lin & 31;
+    for (uint32_t z = 0; z < bz; ++z) {
+        threadIdx.z = z;
+        for (uint32_t y = 0; y < by; ++y) {
+            threadIdx.y = y;
+            for (uint32_t x = 0; x < bx; ++x) {
+                threadIdx.x = x;
                 std::apply(c.call, c.args);
             }
+        }
+    }
 }
 
 void builtins(aclsim_slots *s) {

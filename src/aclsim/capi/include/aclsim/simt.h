@@ -100,7 +100,7 @@ ACLSIM_REDUCE(float)
 #undef ACLSIM_REDUCE
 
 /* Lane ids: the lane in the warp, and masks of the lanes below / above it. */
-inline int32_t laneid() { return (int32_t)aclsim_self->lane; }
+inline int32_t laneid() { return (int32_t)((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u); }
 inline int32_t lanemask_eq() { return (int32_t)(1u << laneid()); }
 inline int32_t lanemask_lt() { return (int32_t)((1u << laneid()) - 1u); }
 inline int32_t lanemask_le() { return (int32_t)(((uint64_t)2 << laneid()) - 1u); }
