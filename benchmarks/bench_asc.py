@@ -18,8 +18,11 @@ from add_custom import add_custom
 
 import aclsim
 import aclsim.asc as asc
+from aclsim.asc.engine import TABLE
+from aclsim.asc.memory.local import LocalTensor
 
 TILE = 128
+ACL_FLOAT16 = 1  # aclDataType, as a native face names the element type
 SMALL_TILES = (16, 64, TILE)  # count-form add on small tiles (elements of the 128-half tile)
 TILE_API_BAR_US = 3.0  # issue 12: "Tile API cost stays <= 3 us per call"
 MASK_REPEAT_BAR = 3.0  # issue 12: "a mask/repeat add over 64 repeats within 3x of numpy's add on the same bytes"
@@ -79,6 +82,14 @@ def overhead(x: asc.GlobalAddress, z: asc.GlobalAddress, iters: int):
         for _ in range(iters):
             asc.add(o, t, t, n)
         record(f"add, count form, {n} halves", (clock() - t0) / iters)
+
+    # the same add as a native face calls the instruction table: operands made from plain numbers each call
+    core, add, at = o.buf.pool.core, TABLE["Add"].run, LocalTensor.at
+    t0 = clock()
+    for _ in range(iters):
+        add(core, at(core, "UB", o.lo, ACL_FLOAT16, TILE), at(core, "UB", t.lo, ACL_FLOAT16, TILE),
+            at(core, "UB", t.lo, ACL_FLOAT16, TILE), TILE)
+    record(f"add from plain numbers, {TILE} halves", (clock() - t0) / iters)
 
     t0 = clock()
     for _ in range(iters):

@@ -1,14 +1,19 @@
-"""Random pyACL call sequences against a model of what must hold, run in a child process.
-A sequence is a list of operations, each a list of small ints (so hypothesis can shrink it and a
-failure prints as plain data). The child (`python tests/fuzzer.py`, JSON sequences on stdin) runs
-each one on a fresh runtime and checks, after every call:
+"""The fuzz child and its parent: random pyACL call sequences against a model of what must hold, and the
+generated cases of the newer surfaces (tests/fuzz_surfaces.py), each run in a child process.
+
+Runtime sequences ("runtime" cases) are lists of operations, each a list of small ints (so hypothesis can
+shrink them and a failure prints as plain data). The child runs each one on a fresh runtime and checks,
+after every call:
   - the code returned is one the runtime documents (errors.Code), or a clean TypeError/ValueError;
   - bytes read back from the device equal a model of what was written (copies, fills, kernels), with
     queued work applied only when the host waits for it, as in aclsim's default lazy scheduling;
   - at the end, after freeing everything, get_mem_info reports the device's memory free again.
-The parent (`run_child`) kills a child that stops making progress: a crash or a hang is a failure.
 Host pointers include random integers; only reads ever go to an arbitrary address (a write to one
 that happens to be mapped would corrupt the child itself, which is the program's bug, not aclsim's).
+
+The other surfaces (models, operators, DVPP, Ascend C queues/UB, SIMT launch configurations) hold each case
+to the outcome rule of fuzz_surfaces.py: a code or a clear error, never an internal traceback or a silent
+success. The parent (`run_child`) kills a child that stops making progress: a crash or a hang is a failure.
 """
 
 
@@ -16,7 +21,9 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 OPS = ("malloc", "free", "memcpy_h2d", "memcpy_d2h", "memcpy_d2d", "memset", "async_h2d", "async_d2h",
@@ -25,8 +32,17 @@ OPS = ("malloc", "free", "memcpy_h2d", "memcpy_d2h", "memcpy_d2d", "memset", "as
 
 
 def generate(draw: Callable[[int, int], int], n_ops: int) -> list[list[int]]:
-    """A sequence of `n_ops` operations; `draw(lo, hi)` gives an int in [lo, hi]."""
+    """A runtime sequence of `n_ops` operations; `draw(lo, hi)` gives an int in [lo, hi]."""
     return [[draw(0, len(OPS) - 1), *(draw(0, 1 << 16) for _ in range(5))] for _ in range(n_ops)]
+
+
+def generate_case(surface: str, draw: Callable[[int, int], int], n_ops: int = 80) -> tuple[str, list]:
+    """A case of any surface ("runtime" or one of fuzz_surfaces.SURFACES) as the child takes it."""
+    if surface == "runtime":
+        return surface, generate(draw, n_ops)
+    import fuzz_surfaces
+
+    return surface, fuzz_surfaces.generate(surface, draw)
 
 
 # ------------------------------------------------------------------------------------------- child
@@ -288,9 +304,16 @@ def _child() -> None:  # pragma: no cover - runs in the child process
                 check(name, acl.rt.destroy_context(ctx if c % 4 else ctx + 1))
             check(name, acl.rt.set_device(0))
 
+    env = None
     for line in sys.stdin:
-        index, seq = json.loads(line)
+        index, surface, seq = json.loads(line)
         print(f"start {index}", flush=True)
+        if surface != "runtime":
+            import fuzz_surfaces
+
+            env = env or fuzz_surfaces.prepare()
+            print(f"ok {index} {fuzz_surfaces.run(env, surface, seq)}", flush=True)
+            continue
         reset_runtime(devices=2)
         acl.rt.set_device(0)
         free0 = acl.rt.get_mem_info(C.ACL_HBM_MEM)[0]
@@ -312,33 +335,56 @@ def _child() -> None:  # pragma: no cover - runs in the child process
             acl.rt.destroy_stream(s)
         free1 = acl.rt.get_mem_info(C.ACL_HBM_MEM)[0]
         assert free1 == free0, f"get_mem_info: {free0 - free1} bytes still counted as used after freeing everything"
-        print(f"ok {index}", flush=True)
+        print(f"ok {index} ok", flush=True)
 
 
 # ------------------------------------------------------------------------------------------ parent
-def run_child(sequences: list[list[list[int]]], stall: float = 60.0) -> tuple[int, str | None]:
-    """Run sequences in one child; (how many passed, failure text or None). No progress for `stall`
-    seconds is a hang; the child dying or printing a traceback is a failure of the sequence it was in."""
+@dataclass
+class Result:
+    """What a child did: cases that held every rule, the first failure (None if none), outcomes per surface."""
+
+    passed: int
+    failure: str | None
+    outcomes: dict[str, Counter]
+
+
+def run_child(cases: list[tuple[str, list]], stall: float = 60.0) -> Result:
+    """Run (surface, case) pairs in one child. No progress for `stall` seconds is a hang; the child dying or
+    printing a traceback is a failure of the case it was in."""
     env = dict(os.environ, ACLSIM_SCHEDULE="lazy", PYTHONUNBUFFERED="1")
     env.pop("ACLSIM_CHECK", None)
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parent), env.get("PYTHONPATH", "")])
     p = subprocess.Popen([sys.executable, str(Path(__file__).resolve())], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    payload = "".join(json.dumps([i, s]) + "\n" for i, s in enumerate(sequences))
+    payload = "".join(json.dumps([i, surface, c]) + "\n" for i, (surface, c) in enumerate(cases))
+    outcomes: dict[str, Counter] = {}
     try:
-        out, err = p.communicate(payload, timeout=stall + 2.0 * len(sequences))
+        out, err = p.communicate(payload, timeout=stall + 2.0 * len(cases))
     except subprocess.TimeoutExpired:
         p.kill()
         out, err = p.communicate()
         started = [ln for ln in out.splitlines() if ln.startswith("start")]
-        return sum(ln.startswith("ok") for ln in out.splitlines()), f"hang in sequence {started[-1:]}: {err[-2000:]}"
-    passed = sum(ln.startswith("ok") for ln in out.splitlines())
-    if p.returncode != 0 or passed != len(sequences):
-        where = len(sequences) if passed == len(sequences) else passed
+        where = int(started[-1].split()[1]) if started else 0
+        return Result(_tally(out, cases, outcomes), f"hang in case {where} ({cases[where][0]}): "
+                      f"{json.dumps(cases[where][1])}\n{err[-2000:]}", outcomes)
+    passed = _tally(out, cases, outcomes)
+    if p.returncode != 0 or passed != len(cases):
+        where = passed
         i = err.find("Traceback")
-        detail = err[i : i + 3000] if i >= 0 else err[-3000:]
-        seq = json.dumps(sequences[where]) if where < len(sequences) else ""
-        return passed, f"sequence {where} failed (exit {p.returncode}): {seq}\n{detail}"
-    return passed, None
+        detail = err[i : i + 4000] if i >= 0 else err[-4000:]
+        case = f"({cases[where][0]}) {json.dumps(cases[where][1])}" if where < len(cases) else ""
+        return Result(passed, f"case {where} failed (exit {p.returncode}): {case}\n{detail}", outcomes)
+    return Result(passed, None, outcomes)
+
+
+def _tally(out: str, cases: list[tuple[str, list]], outcomes: dict[str, Counter]) -> int:
+    passed = 0
+    for ln in out.splitlines():
+        if ln.startswith("ok "):
+            _, index, outcome = ln.split()
+            outcomes.setdefault(cases[int(index)][0], Counter())[outcome] += 1
+            passed += 1
+    return passed
 
 
 if __name__ == "__main__":

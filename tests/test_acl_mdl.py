@@ -449,3 +449,48 @@ def test_dynamic_aipp_per_image_crop_and_mean(tmp_path, ctx):
     assert acl.mdl.set_aipp_by_input_index(net.model_id, net.in_ds, 0, acl.mdl.create_aipp(1)) == 100000  # batch 2
     assert acl.mdl.destroy_aipp(aipp) == 0
     net.close()
+
+
+def test_atc_accepts_the_tuning_flags_of_readme_command_lines(tmp_path, ctx, capsys):
+    """Deployment READMEs pass ATC's precision and tuning flags; they choose NPU kernels, not the model's I/O."""
+    model, w = mlp()
+    path = atc(tmp_path, model, "tuned", "--precision_mode=allow_fp32_to_fp16", "--enable_small_channel=1",
+               "--op_select_implmode=high_performance", "--fusion_switch_file=fusion.cfg")
+    net = Net(path)
+    x = np.random.default_rng(3).standard_normal((1, 8)).astype(np.float32)
+    net.put(0, x)
+    assert acl.mdl.execute(net.model_id, net.in_ds, net.out_ds) == 0
+    np.testing.assert_allclose(net.get(0), mlp_reference(x, w), rtol=1e-5, atol=1e-5)
+    src = save(model, tmp_path / "t.onnx")
+    with pytest.raises(SystemExit):  # a mode ATC does not know is still an error
+        cli(["atc", f"--model={src}", "--framework=5", f"--output={tmp_path / 't'}", "--soc_version=Ascend310P3",
+             "--precision_mode=allow_fp64"])
+    assert "precision_mode" in capsys.readouterr().err
+
+
+def test_atc_out_nodes_select_and_name_the_outputs(tmp_path, ctx, capsys):
+    """--out_nodes "node:index;...": those node outputs are the model's outputs, in that order, named as given."""
+    from onnx import TensorProto, helper
+
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["r"], name="act"),
+                           helper.make_node("Neg", ["r"], ["n"], name="neg"),
+                           helper.make_node("Abs", ["n"], ["y"], name="abs")], "chain",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    net = Net(atc(tmp_path, model, "sel", "--out_nodes=neg:0;act:0"))
+    d = net.desc
+    assert acl.mdl.get_num_outputs(d) == 2
+    assert [acl.mdl.get_output_name_by_index(d, i) for i in range(2)] == ["neg:0", "act:0"]
+    assert acl.mdl.get_output_dims(d, 1) == ({"name": "act:0", "dimCount": 2, "dims": [2, 3]}, 0)
+    x = np.arange(-3, 3, dtype=np.float32).reshape(2, 3)
+    net.put(0, x)
+    assert acl.mdl.execute(net.model_id, net.in_ds, net.out_ds) == 0
+    np.testing.assert_array_equal(net.get(0), -np.maximum(x, 0))
+    np.testing.assert_array_equal(net.get(1), np.maximum(x, 0))
+    src = save(model, tmp_path / "c.onnx")
+    base = ["atc", f"--model={src}", "--framework=5", f"--output={tmp_path / 'c'}", "--soc_version=Ascend310P3"]
+    assert cli([*base, "--out_nodes=nope:0"]) == 1
+    assert "no node named 'nope'" in capsys.readouterr().err
+    assert cli([*base, "--out_nodes=act:1"]) == 1
+    assert "has 1 outputs" in capsys.readouterr().err

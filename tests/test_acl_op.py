@@ -103,7 +103,8 @@ def test_unknown_types_and_bad_singleop_files(tmp_path, stream, capsys):
     assert acl.op.compile_and_execute("FancyOp", [x.desc], [x.buf], [x.desc], [x.buf], a, 0, 0, None, stream) == 100020
     assert "'FancyOp' is not emulated" in acl.get_recent_err_msg()
     assert acl.op.update_params("FancyOp", [x.desc], [x.desc], a) == 100020
-    assert acl.op.update_params("Add", [x.desc], [x.desc], a) == 0
+    assert acl.op.update_params("Add", [x.desc, x.desc], [x.desc], a) == 0
+    assert acl.op.update_params("Add", [x.desc], [x.desc], a) == 100021  # Add takes x1 and x2
     (tmp_path / "ops.json").write_text(json.dumps([{"op": "FancyOp", "input_desc": [], "output_desc": []}]))
     assert cli(["atc", f"--singleop={tmp_path / 'ops.json'}", f"--output={tmp_path / 'd'}"]) == 1
     assert "'FancyOp' is not emulated" in capsys.readouterr().err
@@ -195,9 +196,9 @@ def test_wrong_output_shape_fails_the_stream_with_the_reason(stream):
     x = Tensor([2, 3], np.float32, np.ones((2, 3)))
     y = Tensor([3, 2], np.float32)
     a = acl.op.create_attr()
-    assert acl.op.compile_and_execute("Relu", [x.desc], [x.buf], [y.desc], [y.buf], a, 0, 0, None, stream) == 0
-    assert acl.rt.synchronize_stream(stream) == 100022
-    assert "produces output 0 as float32[2, 3]" in acl.get_recent_err_msg()
+    assert acl.op.compile_and_execute("Relu", [x.desc], [x.buf], [y.desc], [y.buf], a, 0, 0, None, stream) == 100022
+    assert "produces output 0 as float32[2, 3]" in acl.get_recent_err_msg()  # at the call, not at synchronize
+    assert acl.rt.synchronize_stream(stream) == 0
 
 
 def test_argument_rules(stream):
@@ -264,3 +265,55 @@ def test_host_memory_as_an_operand_is_refused_in_ep_mode_and_named_by_check(stre
     assert acl.op.compile_and_execute("Add", *args) == 0
     assert acl.rt.synchronize_stream(stream) == 0
     np.testing.assert_array_equal(y.numpy(), a + a)
+
+
+ARITY = [  # (operator, number of inputs, number of outputs, code, words of the message) (issue 23, defect 2)
+    ("Add", 0, 1, 100021, "Add takes 2 inputs (x1, x2), got 0"),
+    ("Add", 1, 1, 100021, "Add takes 2 inputs (x1, x2), got 1"),
+    ("Add", 3, 1, 100021, "Add takes 2 inputs (x1, x2), got 3"),
+    ("Relu", 0, 1, 100021, "Relu takes 1 input (x), got 0"),
+    ("Relu", 2, 1, 100021, "Relu takes 1 input (x), got 2"),
+    ("MatMul", 1, 1, 100021, "MatMul takes 2 or 3 inputs (x1, x2, optional bias), got 1"),
+    ("Conv2D", 1, 1, 100021, "Conv2D takes 2 or 3 inputs (x, filter, optional bias), got 1"),
+    ("ArgMaxV2", 1, 1, 100021, "ArgMaxV2 takes 2 inputs (x, dimension), got 1"),
+    ("ConcatV2", 1, 1, 100021, "ConcatV2 takes 2 or more inputs"),
+    ("Add", 2, 2, 100022, "Add has 1 output (y), got 2"),
+    ("Add", 2, 0, 100022, "Add has 1 output (y), got 0"),
+]
+
+
+@pytest.mark.parametrize("op,n_in,n_out,code,words", ARITY, ids=[f"{a[0]}-{a[1]}in-{a[2]}out" for a in ARITY])
+def test_the_operator_arity_is_checked_at_the_call(stream, op, n_in, n_out, code, words):
+    x = Tensor([2, 2, 2, 2], np.float32, np.ones(16))
+    ys = [Tensor([2, 2, 2, 2], np.float32) for _ in range(n_out)]
+    ret = acl.op.compile_and_execute(op, [x.desc] * n_in, [x.buf] * n_in, [y.desc for y in ys], [y.buf for y in ys],
+                                     0, 0, 0, None, stream)
+    assert ret == code
+    assert words in acl.get_recent_err_msg()
+    assert acl.rt.synchronize_stream(stream) == 0  # nothing was queued: the stream has nothing to report
+    assert all(not y.numpy().any() for y in ys)  # and no output was written
+
+
+def test_operator_data_types_are_checked_at_the_call(stream):
+    f, i = Tensor([4], np.float32, np.ones(4)), Tensor([4], np.int32, np.ones(4))
+    call = acl.op.compile_and_execute
+    assert call("Add", [f.desc, i.desc], [f.buf, i.buf], [f.desc], [f.buf], 0, 0, 0, None, stream) == 100021
+    assert "input 1 (x2) is int32, input 0 (x1) is float32: they must have one data type" in acl.get_recent_err_msg()
+    assert call("Add", [f.desc, f.desc], [f.buf, f.buf], [i.desc], [i.buf], 0, 0, 0, None, stream) == 100022
+    assert "output 0 (y) is int32, Add of float32 gives float32" in acl.get_recent_err_msg()
+    assert call("Exp", [i.desc], [i.buf], [i.desc], [i.buf], 0, 0, 0, None, stream) == 100021
+    assert "Exp computes float16, float32 or float64" in acl.get_recent_err_msg()
+    assert call("Transpose", [f.desc, f.desc], [f.buf, f.buf], [f.desc], [f.buf], 0, 0, 0, None, stream) == 100021
+    assert "input 1 (perm) is float32[4]; it holds indices" in acl.get_recent_err_msg()
+    m = Tensor([3, 5], np.float32)
+    assert call("MatMul", [f.desc, m.desc], [f.buf, m.buf], [m.desc], [m.buf], 0, 0, 0, None, stream) == 100021
+    assert "MatMul cannot run on inputs" in acl.get_recent_err_msg()
+    assert acl.rt.synchronize_stream(stream) == 0
+
+
+def test_an_operator_missing_a_required_attribute_says_which(stream):
+    # Found by the fuzz suite: TransposeD without `perm` used to fail inside onnx's node builder.
+    x = Tensor([], np.float32, np.ones(()))
+    ret = acl.op.compile_and_execute("TransposeD", [x.desc], [x.buf], [x.desc], [x.buf], 0, 0, 0, None, stream)
+    assert ret == 100021
+    assert "the attribute perm is required" in acl.get_recent_err_msg()

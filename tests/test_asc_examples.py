@@ -42,4 +42,14 @@ def test_import_asc_resolves_to_aclsim_under_run(tmp_path):
                       "print(asc.__name__, asc.TPipe.__module__, type(rt.current_stream()).__name__)\n")
     p = run(sys.executable, "-m", "aclsim", "run", str(script))
     assert p.returncode == 0, p.stderr
-    assert p.stdout.split() == ["aclsim.asc", "aclsim.asc.tpipe", "Stream"]
+    assert p.stdout.split() == ["aclsim.asc", "aclsim.asc.memory.tpipe", "Stream"]
+
+
+def test_asc2_kernels_fail_at_the_import_saying_asc2_is_not_emulated(tmp_path):
+    script = tmp_path / "tile.py"
+    script.write_text("try:\n    import asc2\nexcept ImportError as e:\n    print('caught', type(e).__name__)\n"
+                      "import asc2\n")
+    p = run(sys.executable, "-m", "aclsim", "run", str(script))
+    assert p.returncode != 0
+    assert p.stdout.split() == ["caught", "ModuleNotFoundError"]  # programs that probe for it still can
+    assert "tile.py\", line 5" in p.stderr and "asc2, pyasc's tile-level kernel language, is not emulated" in p.stderr

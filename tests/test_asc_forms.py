@@ -324,6 +324,38 @@ def test_fused_ops_match_numpy(op, want):
     np.testing.assert_allclose(z, want(x, y, z0), rtol=1e-6)
 
 
+@pytest.mark.parametrize(("op", "want"), [
+    ("mul_add_dst", lambda a, b, d: a * b + d),
+    ("fused_mul_add", lambda a, b, d: a * d + b),
+    ("fused_mul_add_relu", lambda a, b, d: np.maximum(a * d + b, 0)),
+])
+def test_fused_ops_in_mask_repeat_form_take_each_operands_strides(op, want):
+    """src1 is read from every other 256 bytes (repeat stride 16 blocks): each operand keeps its own strides,
+    dst's also where it is a source."""
+    reps = N // 64
+
+    @asc.jit
+    def kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress):
+        pipe = asc.TPipe()
+        bufs = [asc.TBuf(asc.TPosition.VECCALC) for _ in range(3)]
+        for b, n in zip(bufs, (N, 2 * N, N), strict=True):
+            pipe.init_buffer(b, n * 4)
+        a, b, d = (t.get(asc.float32) for t in bufs)
+        _load(a, x, N)
+        _load(b, y, 2 * N)
+        _load(d, z, N)
+        getattr(asc, op)(d, a, b, 64, reps, asc.BinaryRepeatParams(1, 1, 1, 8, 8, 16))
+        _store(z, d, N)
+
+    rng = np.random.default_rng(8)
+    x, z0 = (rng.uniform(-2, 2, N).astype(np.float32) for _ in range(2))
+    y = rng.uniform(-2, 2, 2 * N).astype(np.float32)
+    z = z0.copy()
+    kernel[1](x, y, z)
+    picked = y.reshape(reps, 2, 64)[:, 0].ravel()  # the first 64 of every 128 elements
+    np.testing.assert_allclose(z, want(x, picked, z0), rtol=1e-6)
+
+
 # --------------------------------------------------------------------------- what is not emulated
 def _lacking() -> str:
     """A pyasc name aclsim does not emulate (yet)."""

@@ -96,9 +96,23 @@ def test_torch_cpu_tensors_run_and_come_back():
     assert torch.equal(w[:, 0], torch.full((64,), 4.0)) and not w[:, 1].any()
 
 
-def test_a_torch_dtype_numpy_cannot_hold_is_refused_by_name():
+def test_a_torch_dtype_no_kernel_takes_is_refused_by_name():
     torch = pytest.importorskip("torch")
     with pytest.raises(TypeError, match="kernel argument 'x'"):
+        scale_kernel[1](torch.zeros(64, dtype=torch.complex64), np.zeros(64, np.float32), 64, 1.0)
+
+
+def test_a_bool_array_is_refused_with_pyasc_s_compile_message():
+    """pyasc names no bool element type: its compiler refuses the launch with a ValueError saying so."""
+    with pytest.raises(ValueError, match=r"kernel argument 'x': Unsupported DataType name: bool") as info:
+        scale_kernel[1](np.zeros(64, bool), np.zeros(64, np.float32), 64, 1.0)
+    assert isinstance(info.value, TypeError)  # as it was: a launch refusing its arguments
+
+
+def test_a_torch_bfloat16_tensor_reaches_the_kernel_and_its_arithmetic_fails_as_pyasc_s_compile_does():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("ml_dtypes")
+    with pytest.raises(ValueError, match=r"asc\.muls: Unsupported DataType name: bfloat16"):
         scale_kernel[1](torch.zeros(64, dtype=torch.bfloat16), np.zeros(64, np.float32), 64, 1.0)
 
 

@@ -58,6 +58,48 @@ def test_host_tiling_that_cannot_fit_returns_minus_one_and_says_why():
         assert t.get_tiling(asc.adv.TCubeTiling()) == -1
 
 
+def _tiling_with(setup) -> tuple[int, asc.adv.TCubeTiling]:
+    t = H.MultiCoreMatmulTiling(H.get_ascendc_platform())
+    t.set_dim(8)
+    t.set_shape(1000, 1000, 512)
+    t.set_org_shape(1000, 1000, 512)
+    setup(t)
+    tiling = asc.adv.TCubeTiling()
+    return t.get_tiling(tiling), tiling
+
+
+def test_host_setters_shape_the_tiling_as_cann_s_do():
+    ret, t = _tiling_with(lambda h: h.set_align_split(64, 128, -1))
+    assert ret == 0 and t.single_core_m % 64 == 0 and t.single_core_n % 128 == 0
+    ret, t = _tiling_with(lambda h: h.set_split_range(64, 64, 32, 16, 16, 16))
+    assert ret == 0 and t.base_m <= 64 and t.base_n <= 64 and 16 <= t.base_k <= 32
+    ret, t = _tiling_with(lambda h: h.set_single_range(256, 512, -1, 128, -1, -1))
+    assert ret == 0 and 128 <= t.single_core_m <= 256 and t.single_core_n <= 512
+    ret, t = _tiling_with(lambda h: h.set_double_buffer(False, True, True, False))
+    assert ret == 0 and (t.db_l0a, t.db_l0b, t.db_l0c) == (1, 2, 2) and t.depth_a1 * 2 <= t.depth_b1
+
+    def int8(dequant):  # one core's single_core_n of 30720 uint64 scales take 240 KiB of L1 with TENSOR
+        t = H.MultiCoreMatmulTiling(H.get_ascendc_platform())
+        t.set_shape(256, 30720, 4096)
+        t.set_a_type(H.TPosition.GM, H.CubeFormat.ND, H.DataType.DT_INT8)
+        t.set_b_type(H.TPosition.GM, H.CubeFormat.ND, H.DataType.DT_INT8)
+        t.set_dequant_type(dequant)
+        tiling = asc.adv.TCubeTiling()
+        assert t.get_tiling(tiling) == 0
+        return tiling
+
+    assert int8(H.DequantType.TENSOR).step_k_a < int8(H.DequantType.SCALAR).step_k_a
+
+
+def test_host_setters_that_cannot_be_met_fail_the_tiling_or_say_they_are_not_emulated():
+    with pytest.warns(asc.AscWarning, match=r"single_core_k is K=512 .*set_align_split's 96"):
+        assert _tiling_with(lambda h: h.set_align_split(-1, -1, 96))[0] == -1
+    with pytest.warns(asc.AscWarning, match=r"no split of M=1000 x N=1000 over 8 cores"):
+        assert _tiling_with(lambda h: h.set_single_range(64, 64, -1, -1, -1, -1))[0] == -1
+    with pytest.raises(NotImplementedError, match=r"trans_nd2nz=False .* is not emulated"):
+        _tiling_with(lambda h: h.set_double_buffer(True, True, False, False, trans_nd2nz=False))
+
+
 @asc.jit(matmul_cube_only=True)
 def mm_cube(a: asc.GlobalAddress, b: asc.GlobalAddress, bias: asc.GlobalAddress, c: asc.GlobalAddress,
             tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress):

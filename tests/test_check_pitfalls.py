@@ -20,6 +20,7 @@ EXPECTED = {
     "misaligned_async.py": {"misaligned-copy"},
     "leak.py": {"leak"},
     "read_before_sync.py": {"race-host-device"},
+    "pinned_read_before_sync.py": {"race-host-device"},
     "thread_index.py": {"oob-read", "oob-write"},
     "uninitialized.py": {"uninitialized-kernel-read"},
     "use_after_free.py": {"use-after-free-queued"},

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import aclsim.asc as asc
-from aclsim.asc import pipes
+from aclsim.asc.aicore import pipes
 from aclsim.check import Session
 from aclsim.runtime import reset_runtime
 

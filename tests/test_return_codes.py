@@ -217,3 +217,17 @@ def test_free_of_freed_pointer_is_refused(dev):
     assert acl.rt.free(dev["d"]) == 0
     assert acl.rt.free(dev["d"]) == 107000
     assert "not a live device allocation" in acl.get_recent_err_msg()
+
+
+def test_only_a_failed_pyacl_call_leaves_a_recent_error_message(dev):
+    # The message is written where the pyACL face returns the code, not when an AclError is made: an error the
+    # runtime or an engine raises and catches itself (a probe) must not show up in get_recent_err_msg.
+    from aclsim.errors import AclError
+    from aclsim.runtime import get_runtime
+
+    acl.get_recent_err_msg()
+    with pytest.raises(AclError):  # refused inside aclsim and caught: nothing for the program to see
+        get_runtime().free(dev["d"] + 1)
+    assert acl.get_recent_err_msg() is None
+    assert acl.rt.free(dev["d"] + 1) != 0  # the same refusal through the pyACL face
+    assert "acl.rt.free" in acl.get_recent_err_msg()

@@ -71,3 +71,25 @@ def test_run_mode_flag_and_atc_on_path(tmp_path):
                        text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split("\n")[:2] == ["(0, 0)", "True 0 True"]
+
+
+def test_check_accepts_device_to_device_copies_of_process_memory_in_rc_mode(tmp_path):
+    """Atlas 200 DK programs copy their own (numpy) buffers with ACL_MEMCPY_DEVICE_TO_DEVICE: in RC mode the
+    process's memory is device memory, so --check finds no wrong direction; in EP mode the same copy is one."""
+    prog = tmp_path / "rc_copy.py"
+    prog.write_text(textwrap.dedent("""
+        import acl, numpy as np
+        acl.init(); acl.rt.set_device(0); ctx, _ = acl.rt.create_context(0)
+        host = np.arange(256, dtype=np.float32)
+        dev, _ = acl.rt.malloc(host.nbytes, 0)
+        assert acl.rt.memcpy(dev, host.nbytes, acl.util.numpy_to_ptr(host), host.nbytes, 3) == 0
+        back = np.zeros_like(host)
+        assert acl.rt.memcpy(acl.util.numpy_to_ptr(back), back.nbytes, dev, back.nbytes, 3) == 0
+        assert (back == host).all()
+        acl.rt.free(dev); acl.rt.destroy_context(ctx); acl.rt.reset_device(0); acl.finalize()
+    """))
+    for mode, errors in (("rc", "0 errors"), ("ep", "2 errors")):
+        p = subprocess.run([sys.executable, "-m", "aclsim", "run", "--run-mode", mode, "--check", "all", str(prog)],
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        assert f"ERROR SUMMARY: {errors}" in p.stderr, (mode, p.stderr)

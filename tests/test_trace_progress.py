@@ -91,6 +91,9 @@ def test_a_large_synchronous_copy_is_seen_while_it_runs():
             break
     assert seen == ["memcpy 256 MiB"]
     assert w.running() == []
+    assert not rt.bus.observers  # it listened lightly: no record is built for the calls it does not watch
+    w.stop()
+    assert w not in rt.bus.listeners
 
 
 def test_progress_uses_rich_when_it_is_installed_and_stops_it_before_the_program_continues():

@@ -55,12 +55,14 @@ class Code(IntEnum):
     ERROR_RT_AICORE_EXCEPTION = 507015
     ERROR_RT_AICPU_EXCEPTION = 507018
     ERROR_RT_STREAM_SYNC_TIMEOUT = 507046
+    ERROR_RT_EVENT_SYNC_TIMEOUT = 507047
     # models and operators (acl_base.h; GE codes from ge_error_codes.h)
     ERROR_INVALID_MODEL_ID = 100011
     ERROR_DESERIALIZE_MODEL = 100012
     ERROR_PARSE_MODEL = 100013
     ERROR_READ_MODEL_FAILURE = 100014
     ERROR_MODEL_SIZE_INVALID = 100015
+    ERROR_MODEL_MISSING_ATTR = 100016
     ERROR_MODEL_INPUT_NOT_MATCH = 100017
     ERROR_MODEL_OUTPUT_NOT_MATCH = 100018
     ERROR_MODEL_NOT_DYNAMIC = 100019
@@ -195,18 +197,28 @@ _INFO: dict[Code, tuple[str, str]] = {
     ),
     Code.ERROR_RT_AICPU_EXCEPTION: ("an AI CPU task faulted", "inspect the failing task"),
     Code.ERROR_RT_STREAM_SYNC_TIMEOUT: (
-        "timed out waiting for the stream; also returned at once when the stream waits for a blocking "
-        "callback whose subscribed report thread has exited (nothing will ever call process_report for it)",
+        "timed out waiting for the stream or the device (the work goes on running); also returned at once when "
+        "the stream waits for a blocking callback whose subscribed report thread has exited (nothing will ever "
+        "call process_report for it)",
         "raise the timeout; for a callback, keep the report thread calling acl.rt.process_report until the "
         "stream is synchronized (or use acl.rt.destroy_stream_force to drop the stuck work)",
     ),
+    Code.ERROR_RT_EVENT_SYNC_TIMEOUT: (
+        "acl.rt.synchronize_event_with_timeout timed out: the event's record was not reached in time",
+        "raise the timeout; the work goes on running, and a later synchronize waits for it again",
+    ),
     Code.ERROR_INVALID_MODEL_ID: ("invalid model id (never loaded, or unloaded)", "pass an id from acl.mdl.load_*"),
-    Code.ERROR_DESERIALIZE_MODEL: ("the model file cannot be deserialized",
+    Code.ERROR_DESERIALIZE_MODEL: ("the model file cannot be deserialized (damaged container: header, checksum)",
                                    "build it with `aclsim atc --model=x.onnx --framework=5 --output=x`"),
-    Code.ERROR_PARSE_MODEL: ("the model cannot be parsed (e.g. an OM built by the real ATC for an NPU)",
+    Code.ERROR_PARSE_MODEL: ("the model cannot be parsed (e.g. an OM built by the real ATC for an NPU, an invalid "
+                             "ONNX graph, or an .om header that does not describe its graph)",
                              "rebuild it from the ONNX model with `aclsim atc`, or load the .onnx directly"),
     Code.ERROR_READ_MODEL_FAILURE: ("the model file cannot be read", "check the path"),
-    Code.ERROR_MODEL_SIZE_INVALID: ("invalid model size", "pass the whole file's bytes and length"),
+    Code.ERROR_MODEL_SIZE_INVALID: ("invalid model size (for an aclsim .om: the ONNX payload is shorter or longer "
+                                    "than its header says, e.g. a cut file)",
+                                    "pass the whole file's bytes and length; rebuild a cut file with `aclsim atc`"),
+    Code.ERROR_MODEL_MISSING_ATTR: ("the model lacks an attribute it needs (an aclsim .om header without one of "
+                                    "its fields)", "rebuild the model with `aclsim atc`"),
     Code.ERROR_MODEL_INPUT_NOT_MATCH: ("the input dataset does not match the model's inputs",
                                        "one buffer per input, each of acl.mdl.get_input_size_by_index bytes"),
     Code.ERROR_MODEL_OUTPUT_NOT_MATCH: ("the output dataset does not match the model's outputs",
@@ -231,38 +243,42 @@ _INFO: dict[Code, tuple[str, str]] = {
 class AclError(RuntimeError):
     """An ACL call failed; ``code`` holds the ACL return code.
 
-    Raised by the Pythonic face. The pyACL face (`aclsim.acl`) returns the code instead.
+    Raised by the runtime, the engines and the Pythonic face. The pyACL face (`aclsim.acl`) returns the
+    code instead and, at that boundary, records the message for `acl.get_recent_err_msg()` (`record_error`):
+    making an AclError records nothing, so a caught probe leaves no message behind.
     """
 
     def __init__(self, code: int, message: str = "") -> None:
         self.code = int(code)
-        try:
-            self.name = Code(self.code).acl_name
-        except ValueError:
-            self.name = f"ACL_ERROR_{self.code}"
-        super().__init__(f"{self.name} ({self.code}): {message}" if message else f"{self.name} ({self.code})")
+        self.name = code_name(self.code)
+        super().__init__(error_text(self.code, message))
         self.message = message
-        record_error(str(self))
+
+
+def code_name(code: int) -> str:
+    """The C macro name of a code, e.g. ``ACL_ERROR_RT_CONTEXT_NULL`` (``ACL_ERROR_<n>`` when unknown)."""
+    try:
+        return Code(code).acl_name
+    except ValueError:
+        return f"ACL_ERROR_{code}"
+
+
+def error_text(code: int, message: str = "") -> str:
+    """How a failure reads in messages: ``NAME (code): message``."""
+    return f"{code_name(code)} ({code}): {message}" if message else f"{code_name(code)} ({code})"
 
 
 _tls = threading.local()
 
 
 def record_error(text: str) -> None:
-    """Remember an error message for acl.get_recent_err_msg() in this thread."""
+    """Remember an error message for acl.get_recent_err_msg() in this thread (the pyACL face calls it when a
+    call fails: `str(AclError)`, or the text of a failure that is not an exception)."""
     msgs = getattr(_tls, "msgs", None)
     if msgs is None:
         msgs = _tls.msgs = []
     msgs.append(text)
     del msgs[:-32]
-
-
-def withdraw(err: AclError) -> None:
-    """Forget the message `err` recorded when it was made: for a caught probe, not a failure of the user's."""
-    msgs = getattr(_tls, "msgs", None)
-    text = str(err)
-    if msgs and text in msgs:
-        del msgs[len(msgs) - 1 - msgs[::-1].index(text)]
 
 
 def take_recent_errors() -> str | None:

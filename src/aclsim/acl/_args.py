@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import AclError
+from ..errors import AclError, record_error
 
 _last = threading.local()  # this thread's last failing code, for acl.rt.peek_at_last_error / get_last_error
 _U64 = (1 << 64) - 1
@@ -109,8 +109,9 @@ def pyacl(name: str, fmt: str, fail: tuple | None = None) -> Callable:
             vals = parse(args)
             try:
                 out = fn(*vals)
-            except AclError as e:
+            except AclError as e:  # the pyACL boundary: the code is returned, the message kept for get_recent_err_msg
                 _last.code = e.code
+                record_error(str(e))
                 return e.code if fail is None else (*fail, e.code)
             if fail is None:
                 return 0

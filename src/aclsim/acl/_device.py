@@ -8,7 +8,6 @@ runtime changes shape, this module is what adapts.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -16,22 +15,9 @@ import numpy as np
 
 from .. import constants as C
 from ..errors import AclError, Code
-from ..runtime import KernelFault, KernelWork, Task, get_runtime
+from ..runtime import BufferUse, KernelFault, KernelWork, Task, get_runtime
+from ..runtime.devrange import RUN_MODES, run_mode  # noqa: F401 (the faces read the mode here)
 from ..runtime.observe import Refused, user_site
-
-RUN_MODES = ("ep", "rc")
-
-
-def run_mode() -> str:
-    """How the emulated program is attached to its NPU (ACLSIM_RUN_MODE, set by `aclsim run --run-mode`):
-    "ep" (default) - a host program talking to an NPU card over PCIe; host and device memory are apart.
-    "rc" - the program runs on the device's own CPU (an Atlas 200 DK): acl.rt.get_run_mode() is ACL_DEVICE
-    and host and device share memory, so the host reads and writes device memory directly."""
-    mode = os.environ.get("ACLSIM_RUN_MODE", "ep").strip().lower() or "ep"
-    if mode not in RUN_MODES:
-        raise ValueError(f"ACLSIM_RUN_MODE={mode!r} is not a run mode; use ep (a host with an NPU card, the "
-                         "default) or rc (a program on the device, as on an Atlas 200 DK)")
-    return mode
 
 
 class Bytes:
@@ -108,18 +94,17 @@ def report_access(mem: Iterable[tuple[Bytes, bool]], what: str, task: Task | Non
 
 def enqueue(stream: int, kind: str, name: str, run: Callable[[], None], reads: list[Bytes], writes: list[Bytes],
             fn: str, keep: Any = None, engine: str = "onnxruntime") -> Task:
-    """Queue `run()` as device work on a stream handle (0 = default stream), as a kernel launch is queued;
-    its reads and writes are reported to the observers as that task's accesses."""
-    rt = get_runtime()
-
+    """Queue `run()` as device work on a stream handle (0 = default stream), as a kernel launch is queued; its
+    reads and writes travel in the work's typed description (KernelWork.buffers), so the observers see them as
+    they see a kernel's: ordered against frees, reuse and other streams."""
     def body(task: Task) -> None:
         run()
 
-    work = KernelWork(engine, bytes_read=sum(b.nbytes for b in reads), bytes_written=sum(b.nbytes for b in writes))
+    buffers = (*(BufferUse(b._region, False) for b in reads), *(BufferUse(b._region, True) for b in writes))
+    work = KernelWork(engine, bytes_read=sum(b.nbytes for b in reads), bytes_written=sum(b.nbytes for b in writes),
+                      api=fn, buffers=buffers)
     task = Task(kind, name, body, work=work, keep=keep)
-    rt.launch(stream, task, fn)
-    report_access([*((b, False) for b in reads), *((b, True) for b in writes)], fn, task)
-    return task
+    return get_runtime().launch(stream, task, fn)
 
 
 def synchronize(stream: int) -> None:
@@ -132,13 +117,15 @@ def event_done(event: int) -> bool:
     return get_runtime().query_event_status(event) == C.ACL_EVENT_RECORDED_STATUS_COMPLETE
 
 
-def run_now(run: Callable[[], None]) -> None:
+def run_now(run: Callable[[], None], fn: str) -> None:
     """Run device work on the calling thread (a synchronous call): a fault is that call's AclError, with the code
-    a queued run would give its stream."""
+    a queued run would give its stream (any other failure of the work is 507000, as the scheduler gives it)."""
     try:
         run()
     except KernelFault as e:
         raise AclError(e.code, str(e))
+    except Exception as e:
+        raise AclError(Code.ERROR_RT_INTERNAL_ERROR, f"{fn}: {type(e).__name__}: {e}")
 
 
 def chip_name() -> str:

@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import AclError, Code
+from ..errors import Code, error_text, record_error
 
 R = object()  # stands for the return code in a failure template
 
@@ -34,7 +34,7 @@ _RET = (R,)
 def _stub(qualname: str, template: tuple, why: str) -> Callable[..., Any]:
     def call(*args: Any, **kwargs: Any) -> Any:
         msg = f"{qualname} is not emulated by aclsim: {why}"
-        AclError(Code.ERROR_API_NOT_SUPPORT, msg)  # records the message for acl.get_recent_err_msg()
+        record_error(error_text(Code.ERROR_API_NOT_SUPPORT, msg))  # for acl.get_recent_err_msg()
         warnings.warn(msg, NotEmulatedWarning, stacklevel=2)
         out = tuple(int(Code.ERROR_API_NOT_SUPPORT) if v is R else v for v in template)
         return out[0] if len(out) == 1 else out

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import AclError, Code
+from ..errors import AclError, Code, record_error
 from ..models import types as T
 from . import _device, _handles
 from ._args import parser, pyacl
@@ -48,8 +48,9 @@ class TensorDesc:
         return n
 
 
-def _fail(fn: str, msg: str) -> None:
-    AclError(Code.ERROR_INVALID_PARAM, f"{fn}: {msg}")  # recorded for acl.get_recent_err_msg()
+def failed(err: AclError) -> None:
+    """A pyACL call that returns no code failed with `err`: its message goes to acl.get_recent_err_msg()."""
+    record_error(str(err))
 
 
 def _bare(fn: str, fmt: str, on_fail: Any):
@@ -60,7 +61,8 @@ def _bare(fn: str, fmt: str, on_fail: Any):
         def wrapper(*args: Any) -> Any:
             try:
                 return impl(*parse(args))
-            except AclError:
+            except AclError as e:
+                failed(e)
                 return on_fail
 
         wrapper.__name__ = impl.__name__
@@ -139,7 +141,8 @@ def create_tensor_desc(*args: Any) -> int:
     dtype, dims, fmt = parser(fn, "iOi")(args)
     try:
         return _handles.new(TensorDesc(dtype, _dims(fn, dims), fmt))
-    except AclError:
+    except AclError as e:
+        failed(e)
         return 0
 
 

@@ -10,7 +10,6 @@ the pyACL reference (bare values for the description getters, `(value, ret)` els
 from __future__ import annotations
 
 import itertools
-import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,21 +19,13 @@ from ..errors import AclError, Code
 from ..models import aipp as A
 from ..models import om
 from ..models import types as T
-from ..models.build import Options, build
-from ..models.graph import Session
+from ..models.execute import prepare
+from ..models.model import Model, dynamic_aipp, full_dims, parse, sizes
+from ..models.model import load as load_model
 from . import _device, _handles
 from ._args import parser, pyacl
 from ._missing import generic, not_emulated
-from .buffers import DataBuffer, _bare
-
-
-@dataclass(eq=False)
-class Model:
-    id: int
-    om: om.OmModel
-    session: Session
-    cur_output_dims: list[list[int]] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
+from .buffers import DataBuffer, _bare, failed
 
 
 @dataclass(eq=False)
@@ -54,16 +45,6 @@ _ids = itertools.count(1)
 # ---------------------------------------------------------------- loading
 
 
-def _model_from_bytes(data: bytes, where: str, fn: str) -> om.OmModel:
-    m, onnx_bytes = om.load(data, where, fn)
-    if m is not None:
-        return m
-    try:
-        return build(onnx_bytes, Options())
-    except ValueError as e:
-        raise AclError(Code.ERROR_PARSE_MODEL, f"{fn}: {where}: {e}")
-
-
 def _read(path: str, fn: str) -> bytes:
     # aclmdlLoadFromFile: a path that cannot be read fails the model read (ACL_ERROR_READ_MODEL_FAILURE)
     try:
@@ -81,10 +62,9 @@ def _host_bytes(ptr: int, size: int, fn: str) -> bytes:
 
 def _load(data: bytes, where: str, fn: str) -> int:
     _device.require_context(fn)
-    m = _model_from_bytes(data, where, fn)
-    mid = next(_ids)
-    _models[mid] = Model(mid, m, Session(m.onnx), [list(o.dims) for o in m.outputs])
-    return mid
+    m = load_model(next(_ids), data, where, fn)
+    _models[m.id] = m
+    return m.id
 
 
 @pyacl("acl.mdl.load_from_file", "s", fail=(0,))
@@ -99,7 +79,7 @@ def load_from_mem(model: int, size: int) -> int:
 
 
 def _check_mem(fn: str, work: int, work_size: int, weight: int, weight_size: int, m: om.OmModel) -> None:
-    need_work, need_weight = _sizes(m)
+    need_work, need_weight = sizes(m)
     if work_size < need_work or weight_size < need_weight:
         raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: work/weight memory of {work_size}/{weight_size} bytes; "
                        f"acl.mdl.query_size says the model needs {need_work}/{need_weight}")
@@ -112,7 +92,7 @@ def _check_mem(fn: str, work: int, work_size: int, weight: int, weight_size: int
 def load_from_file_with_mem(path: str, work: int, work_size: int, weight: int, weight_size: int) -> int:
     fn = "acl.mdl.load_from_file_with_mem"
     data = _read(path, fn)
-    _check_mem(fn, work, work_size, weight, weight_size, _model_from_bytes(data, path, fn))
+    _check_mem(fn, work, work_size, weight, weight_size, parse(data, path, fn))
     return _load(data, path, fn)
 
 
@@ -121,7 +101,7 @@ def load_from_mem_with_mem(model: int, size: int, work: int, work_size: int, wei
     fn = "acl.mdl.load_from_mem_with_mem"
     data = _host_bytes(model, size, fn)
     where = f"the {size} bytes at {model:#x}"
-    _check_mem(fn, work, work_size, weight, weight_size, _model_from_bytes(data, where, fn))
+    _check_mem(fn, work, work_size, weight, weight_size, parse(data, where, fn))
     return _load(data, where, fn)
 
 
@@ -139,20 +119,15 @@ def unload(model_id: int) -> None:
     del _models[model_id]
 
 
-def _sizes(m: om.OmModel) -> tuple[int, int]:
-    """(work, weight) bytes: the IO tensors plus the weights, as an upper bound of what the NPU would need."""
-    return sum(t.size for t in (*m.inputs, *m.outputs)) + 1024, m.weight_size
-
-
 @pyacl("acl.mdl.query_size", "s", fail=(0, 0))
 def query_size(path: str) -> tuple[int, int]:
-    return _sizes(_model_from_bytes(_read(path, "acl.mdl.query_size"), path, "acl.mdl.query_size"))
+    return sizes(parse(_read(path, "acl.mdl.query_size"), path, "acl.mdl.query_size"))
 
 
 @pyacl("acl.mdl.query_size_from_mem", "kk", fail=(0, 0))
 def query_size_from_mem(model: int, size: int) -> tuple[int, int]:
     fn = "acl.mdl.query_size_from_mem"
-    return _sizes(_model_from_bytes(_host_bytes(model, size, fn), f"the {size} bytes at {model:#x}", fn))
+    return sizes(parse(_host_bytes(model, size, fn), f"the {size} bytes at {model:#x}", fn))
 
 
 # ---------------------------------------------------------------- descriptions
@@ -226,7 +201,7 @@ def get_input_dims(desc: int, index: int) -> dict:
 def get_input_dims_v2(desc: int, index: int) -> dict:
     """With static AIPP, H is scaled so that the dims multiply to the input size (aclmdlGetInputDimsV2)."""
     t = _tensor(desc, index, False, "acl.mdl.get_input_dims_v2")
-    if t.aipp is None or _dynamic_aipp(t):
+    if t.aipp is None or dynamic_aipp(t):
         return _dims(t.name, t.dims)
     n, h, w, _ = t.dims
     num, den, _ = A.FORMATS[t.aipp["input_format"]]
@@ -384,12 +359,6 @@ def set_dynamic_hw_size(model_id: int, dataset: int, index: int, height: int, wi
     mem.array(np.uint64)[:] = (height, width)
 
 
-def _full_dims(m: om.OmModel, gear: list[int]) -> list[int]:
-    """The aclmdlIODims of a --dynamic_dims gear: the dims of all inputs in order, the gear's values in the -1s."""
-    values = iter(gear)
-    return [next(values) if d == -1 else d for t in m.inputs if t.name != om.DYNAMIC_TENSOR_NAME for d in t.dims]
-
-
 @pyacl("acl.mdl.set_input_dynamic_dims", "IkkO")
 def set_input_dynamic_dims(model_id: int, dataset: int, index: int, dims: Any) -> None:
     """`dims` is an aclmdlIODims dict whose "dims" are the dims of all inputs of one --dynamic_dims gear."""
@@ -402,12 +371,12 @@ def set_input_dynamic_dims(model_id: int, dataset: int, index: int, dims: Any) -
                        "size: use acl.mdl.set_dynamic_batch_size / set_dynamic_hw_size")
     full = [int(v) for v in dims["dims"]][: int(dims.get("dimCount", len(dims["dims"])))]
     for gear in m.om.dynamic_dims:
-        if _full_dims(m.om, gear) == full:
+        if full_dims(m.om, gear) == full:
             _device.report_access([(mem, True)], fn)
             mem.array(np.uint64)[:] = gear
             return
     raise AclError(Code.ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID, f"{fn}: dims {full} are not one of the model's gears "
-                   f"{[_full_dims(m.om, g) for g in m.om.dynamic_dims]} (acl.mdl.get_input_dynamic_dims)")
+                   f"{[full_dims(m.om, g) for g in m.om.dynamic_dims]} (acl.mdl.get_input_dynamic_dims)")
 
 
 @pyacl("acl.mdl.get_input_dynamic_gear_count", "kk", fail=(0,))
@@ -424,106 +393,27 @@ def get_input_dynamic_dims(desc: int, index: int, gear_count: int) -> list[dict]
     if gear_count != len(m.dynamic_dims):
         raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: gear_count {gear_count}, the model has "
                        f"{len(m.dynamic_dims)} (acl.mdl.get_input_dynamic_gear_count)")
-    return [_dims("", _full_dims(m, g)) for g in m.dynamic_dims]
+    return [_dims("", full_dims(m, g)) for g in m.dynamic_dims]
 
 
 # ---------------------------------------------------------------- execution
 
 
-def _gear(m: Model, bufs: list[DataBuffer], fn: str) -> dict[str, list[int]]:
-    """The input shapes to run with: the static ones, or those of the gear the dynamic input selects."""
-    shapes = {t.name: list(t.dims) for t in m.om.inputs}
-    if not m.om.dynamic:
-        return shapes
-    dyn = m.om.inputs[-1]
-    mem = _device.memory(bufs[-1].addr, dyn.size, False, fn, "dynamic input buffer")
-    _device.report_access([(mem, False)], fn)
-    value = [int(v) for v in mem.array(np.uint64)]
-    if m.om.dynamic_batch:
-        if value[0] not in m.om.dynamic_batch:
-            raise AclError(Code.ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID, f"{fn}: the dynamic input holds batch {value[0]}"
-                           f", not one of {m.om.dynamic_batch}: call acl.mdl.set_dynamic_batch_size first")
-        for s in shapes.values():
-            if s and s[0] == -1:
-                s[0] = value[0]
-    else:
-        gears, setter = ((m.om.dynamic_hw, "set_dynamic_hw_size") if m.om.dynamic_hw
-                         else (m.om.dynamic_dims, "set_input_dynamic_dims"))
-        if value not in gears:
-            raise AclError(Code.ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID, f"{fn}: the dynamic input holds {value}, not "
-                           f"one of {gears}: call acl.mdl.{setter} first")
-        values = iter(value)
-        for s in shapes.values():
-            if m.om.dynamic_hw:  # H, W of every image input; dynamic dims run on across the inputs
-                values = iter(value)
-            s[:] = [next(values) if d == -1 else d for d in s]
-    return shapes
-
-
-def _buffers(dataset: int, count: int, what: str, code: Code, fn: str) -> list[DataBuffer]:
+def _buffers(dataset: int, what: str, fn: str) -> list[tuple[int, int]]:
     ds = _handles.get(dataset, Dataset, fn, f"{what} dataset")
-    if len(ds.buffers) != count:
-        raise AclError(code, f"{fn}: the {what} dataset has {len(ds.buffers)} buffers, the model has {count} {what}s")
-    return [_handles.get(h, DataBuffer, fn, f"{what} data buffer") for h in ds.buffers]
+    return [(b.addr, b.size) for b in (_handles.get(h, DataBuffer, fn, f"{what} data buffer") for h in ds.buffers)]
 
 
-def _prepare(model_id: int, inputs: int, outputs: int, fn: str) -> tuple[Any, list, list, Model]:
-    """Validate everything up front (nothing runs on a bad call); returns the work and the memory it touches."""
+def _prepare(model_id: int, inputs: int, outputs: int, fn: str) -> tuple[Model, Any]:
+    """Check the call (nothing runs on a bad one) and report the bytes it read at the call itself."""
     m = _model(model_id, fn)
-    ins = _buffers(inputs, len(m.om.inputs), "input", Code.ERROR_MODEL_INPUT_NOT_MATCH, fn)
-    outs = _buffers(outputs, len(m.om.outputs), "output", Code.ERROR_MODEL_OUTPUT_NOT_MATCH, fn)
-    shapes = _gear(m, ins, fn)
-    graph_in = [t for t in m.om.inputs if t.name not in (om.DYNAMIC_TENSOR_NAME, A.DYNAMIC_TENSOR)]
-    reads, feeds = [], []
-    params = None  # the dynamic AIPP parameters' buffer (the model's last input), when it has one
-    if m.om.inputs[-1].name == A.DYNAMIC_TENSOR:
-        t = m.om.inputs[-1]
-        params = _device.operand(ins[-1].addr, t.size, False, fn, f"input {len(ins) - 1} ({t.name})")
-        reads.append(params)
-    for k, (t, b) in enumerate(zip(graph_in, ins, strict=False)):
-        count = int(np.prod(shapes[t.name]))
-        need = t.size if t.aipp else count * T.SIZES[t.dtype]  # AIPP inputs are static
-        if b.size < need:
-            raise AclError(Code.ERROR_MODEL_INPUT_NOT_MATCH, f"{fn}: input {k} ({t.name}) buffer has {b.size} bytes, "
-                           f"the model reads {need} (acl.mdl.get_input_size_by_index)")
-        mem = _device.operand(b.addr, need, False, fn, f"input {k} ({t.name})")
-        reads.append(mem)
-        feeds.append((t, mem, shapes[t.name]))
-    writes = []
-    for k, (t, b) in enumerate(zip(m.om.outputs, outs, strict=True)):
-        if b.size < t.size:
-            raise AclError(Code.ERROR_MODEL_OUTPUT_NOT_MATCH, f"{fn}: output {k} ({t.name}) buffer has {b.size} "
-                           f"bytes, the model writes up to {t.size} (acl.mdl.get_output_size_by_index)")
-        writes.append(_device.operand(b.addr, t.size, True, fn, f"output {k} ({t.name})"))
 
-    def run() -> None:
-        fd = {}
-        for t, mem, shape in feeds:
-            if t.aipp:
-                cfg, mh, mw = t.aipp, t.aipp["aclsim_model_h"], t.aipp["aclsim_model_w"]
-                if _dynamic_aipp(t):
-                    rows = params.array(np.float64).reshape(-1, len(A.FIELDS))[: shape[0]]
-                    try:
-                        x = A.apply_dynamic(rows, mem.array(), mh, mw)
-                    except A.AippError as e:
-                        raise _device.fault(f"{fn}: dynamic AIPP on input {t.name}: {e}",
-                                            Code.ERROR_MODEL_INPUT_NOT_MATCH)
-                else:
-                    x = A.apply(cfg, mem.array(), shape[0], mh, mw)
-                if cfg["aclsim_nhwc"]:
-                    x = x.transpose(0, 2, 3, 1)
-                fd[t.name] = x.astype(T.numpy_dtype(t.graph_dtype), copy=False)
-            else:
-                a = mem.array(T.numpy_dtype(t.dtype), shape)
-                fd[t.name] = a if t.dtype == t.graph_dtype else a.astype(T.numpy_dtype(t.graph_dtype))
-        with m.lock:
-            results = m.session.run(fd)
-        for t, mem, r in zip(m.om.outputs, writes, results, strict=True):
-            r = np.ascontiguousarray(r, dtype=T.numpy_dtype(t.dtype))
-            mem.array()[: r.nbytes] = r.reshape(-1).view(np.uint8)
-        m.cur_output_dims = [list(r.shape) for r in results]
+    def claim(addr: int, nbytes: int, write: bool, what: str) -> _device.Bytes:
+        return _device.operand(addr, nbytes, write, fn, what)  # device memory (in EP mode: host refused)
 
-    return run, reads, writes, m
+    ex = prepare(m, _buffers(inputs, "input", fn), _buffers(outputs, "output", fn), claim, fn)
+    _device.report_access([(b, False) for b in ex.read_now], fn)
+    return m, ex
 
 
 @pyacl("acl.mdl.execute", "Ikk")
@@ -531,9 +421,9 @@ def execute(model_id: int, inputs: int, outputs: int) -> None:
     """Synchronous: the model runs now, reading and writing device memory as a host-visible call."""
     fn = "acl.mdl.execute"
     _device.require_context(fn)
-    run, reads, writes, _ = _prepare(model_id, inputs, outputs, fn)
-    _device.report_access([*((r, False) for r in reads), *((w, True) for w in writes)], fn)
-    _device.run_now(run)
+    _, ex = _prepare(model_id, inputs, outputs, fn)
+    _device.report_access([*((r, False) for r in ex.reads), *((w, True) for w in ex.writes)], fn)
+    _device.run_now(ex.run, fn)
 
 
 @pyacl("acl.mdl.execute_async", "Ikkk")
@@ -541,15 +431,11 @@ def execute_async(model_id: int, inputs: int, outputs: int, stream: int) -> None
     """Queued on `stream` like a kernel: results are valid after acl.rt.synchronize_stream."""
     fn = "acl.mdl.execute_async"
     _device.require_context(fn)
-    run, reads, writes, m = _prepare(model_id, inputs, outputs, fn)
-    _device.enqueue(stream, "kernel", f"model {m.id}", run, reads, writes, fn, keep=m)
+    m, ex = _prepare(model_id, inputs, outputs, fn)
+    _device.enqueue(stream, "kernel", f"model {m.id}", ex.run, ex.reads, ex.writes, fn, keep=m)
 
 
 # ---------------------------------------------------------------- dynamic AIPP
-
-
-def _dynamic_aipp(t: om.TensorInfo) -> bool:
-    return bool(t.aipp) and t.aipp.get("aipp_mode") == "dynamic"
 
 
 @dataclass(eq=False)
@@ -563,7 +449,7 @@ def create_aipp(*args: Any) -> int:
     """acl.mdl.create_aipp(batch_size) -> aipp_set (0 on failure)."""
     (batch,) = parser("acl.mdl.create_aipp", "k")(args)
     if not 1 <= batch <= 1024:
-        AclError(Code.ERROR_INVALID_PARAM, f"acl.mdl.create_aipp: batch_size {batch} must be 1..1024")
+        failed(AclError(Code.ERROR_INVALID_PARAM, f"acl.mdl.create_aipp: batch_size {batch} must be 1..1024"))
         return 0
     return _handles.new(AippSet([{} for _ in range(batch)]))
 
@@ -642,7 +528,7 @@ set_aipp_pixel_var_reci = _aipp_setter("set_aipp_pixel_var_reci", "ffffk",
 
 def _write_aipp(m: Model, ds: Dataset, index: int, a: AippSet, fn: str) -> None:
     t = m.om.inputs[index]
-    related = [x for x in m.om.inputs if _dynamic_aipp(x)]
+    related = [x for x in m.om.inputs if dynamic_aipp(x)]
     if t.name != A.DYNAMIC_TENSOR or not related:
         raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: input {index} is not the dynamic AIPP input (the model "
                        f"needs aipp_mode: dynamic; its index is acl.mdl.get_input_index_by_name(desc, "
@@ -671,7 +557,7 @@ def get_aipp_type(model_id: int, index: int) -> tuple[int, int]:
         raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: index {index} is out of range: the model has {len(ins)} "
                        "inputs")
     t = ins[index]
-    if _dynamic_aipp(t):
+    if dynamic_aipp(t):
         return 2, len(ins) - 1  # ACL_DATA_WITH_DYNAMIC_AIPP, the parameters' input (aclsim puts it last)
     return (3 if t.name == A.DYNAMIC_TENSOR else 1 if t.aipp else 0), 0xFFFFFFFF
 
@@ -689,7 +575,7 @@ def set_aipp_by_input_index(model_id: int, dataset: int, index: int, aipp_set: i
     """As set_input_aipp, with `index` the image input the dynamic AIPP belongs to."""
     fn = "acl.mdl.set_aipp_by_input_index"
     m = _model(model_id, fn)
-    if not 0 <= index < len(m.om.inputs) or not _dynamic_aipp(m.om.inputs[index]):
+    if not 0 <= index < len(m.om.inputs) or not dynamic_aipp(m.om.inputs[index]):
         raise AclError(Code.ERROR_INVALID_PARAM, f"{fn}: input {index} has no dynamic AIPP")
     a = _handles.get(aipp_set, AippSet, fn, "dynamic AIPP parameter set")
     _write_aipp(m, _handles.get(dataset, Dataset, fn, "dataset"), len(m.om.inputs) - 1, a, fn)

@@ -20,7 +20,7 @@ from ..runtime import get_runtime
 from . import _device, _handles
 from ._args import parser, pyacl
 from ._missing import R, not_emulated
-from .buffers import _bare
+from .buffers import _bare, failed
 
 
 @pyacl("acl.media.dvpp_malloc", "k", fail=(0,))
@@ -517,7 +517,8 @@ def dvpp_create_batch_pic_desc(*args: Any) -> int:
     """acl.media.dvpp_create_batch_pic_desc(batch_size) -> batch description (0 on failure)."""
     (n,) = parser("acl.media.dvpp_create_batch_pic_desc", "I")(args)
     if not 1 <= n <= 256:
-        AclError(Code.ERROR_INVALID_PARAM, f"acl.media.dvpp_create_batch_pic_desc: batch_size {n} must be 1..256")
+        failed(AclError(Code.ERROR_INVALID_PARAM, f"acl.media.dvpp_create_batch_pic_desc: batch_size {n} must be "
+                        "1..256"))
         return 0
     return _handles.new(BatchPicDesc([_handles.new(PicDesc()) for _ in range(n)]))
 

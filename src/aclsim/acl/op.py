@@ -130,9 +130,7 @@ def _tensors(fn: str, what: str, descs: list[int], bufs: list[int], code: Code,
     for k, (dh, bh) in enumerate(zip(descs, bufs, strict=True)):
         d = _handles.get(dh, TensorDesc, fn, f"{what} {k} tensor description")
         b = _handles.get(bh, DataBuffer, fn, f"{what} {k} data buffer")
-        if d.dtype not in T.NUMPY or any(x < 0 for x in d.dims):
-            raise AclError(code, f"{fn}: {what} {k}: data type {d.dtype} / dims {d.dims} cannot be computed "
-                           "(give a numeric type and known dims)")
+        _computable(fn, [d], what, k, code)
         need = d.element_count * T.SIZES[d.dtype]
         if d.const is not None and not write:
             if len(d.const) < need:
@@ -146,8 +144,14 @@ def _tensors(fn: str, what: str, descs: list[int], bufs: list[int], code: Code,
     return out
 
 
-def _squeezed(dims: Any) -> list[int]:
-    return [x for x in dims if x != 1]
+def _computable(fn: str, descs: list[TensorDesc], what: str = "tensor", first: int = 0,
+                code: Code = Code.ERROR_OP_INPUT_NOT_MATCH) -> list[TensorDesc]:
+    """The descriptions, each with a numeric data type and known dims (AclError `code` naming the first that has not)."""
+    for k, d in enumerate(descs, first):
+        if d.dtype not in T.NUMPY or any(x < 0 for x in d.dims):
+            raise AclError(code, f"{fn}: {what} {k}: data type {d.dtype} / dims {d.dims} cannot be computed "
+                           "(give a numeric type and known dims)")
+    return descs
 
 
 def _value(d: TensorDesc, mem: _device.Bytes | None) -> Any:
@@ -173,14 +177,29 @@ def _require_model(fn: str, op_type: str, ins: list[TensorDesc], outs: list[Tens
                        "--singleop=ops.json --output=DIR` and call acl.op.set_model_dir(DIR) first")
 
 
+def _signature(descs: list[TensorDesc]) -> list[ops.Tensor]:
+    return [(T.numpy_dtype(d.dtype), tuple(d.dims)) for d in descs]
+
+
+def _check_call(fn: str, op_type: str, ins: list[TensorDesc], outs: list[TensorDesc], attrs: dict) -> None:
+    """The operator type, then everything about the call that does not depend on the data (arity, data types,
+    attributes, shapes), at the call as aclopCompileAndExecute compiles at the call: nothing fails later at
+    synchronize that could be known now."""
+    _check_type(fn, op_type)
+    ops.require_runtime()  # without onnx the user hears why now, not when the stream reaches the work
+    try:
+        ops.check_call(op_type, _signature(ins), _signature(outs), attrs)
+    except ops.CallError as e:
+        raise AclError(e.code, f"{fn}: {e}")
+
+
 def _submit(fn: str, op_type: str, in_descs: Any, inputs: Any, out_descs: Any, outputs: Any, attr: int,
             stream: int, need_model: bool) -> None:
     _device.require_context(fn)
     ins = _tensors(fn, "input", _list(in_descs, fn), _list(inputs, fn), Code.ERROR_OP_INPUT_NOT_MATCH, False)
     outs = _tensors(fn, "output", _list(out_descs, fn), _list(outputs, fn), Code.ERROR_OP_OUTPUT_NOT_MATCH, True)
     attrs = dict(_handles.get(attr, Attr, fn, "operator attribute")) if attr else {}
-    _check_type(fn, op_type)
-    ops.require_runtime()  # at the call, not when the stream reaches it: without onnx the user hears why now
+    _check_call(fn, op_type, [d for d, _ in ins], [d for d, _ in outs], attrs)
     if need_model:
         _require_model(fn, op_type, [d for d, _ in ins], [d for d, _ in outs])
 
@@ -189,15 +208,13 @@ def _submit(fn: str, op_type: str, in_descs: Any, inputs: Any, out_descs: Any, o
         dtypes = [T.numpy_dtype(d.dtype) for d, _ in outs]
         try:
             results = ops.run(op_type, xs, attrs, dtypes)
-        except ops.OperatorError as e:
+        except ops.OperatorError as e:  # a graph shaped by input values (perm, axes, ...) that do not fit
             raise _device.fault(f"{fn}: {op_type}: {e}", Code.ERROR_OP_INPUT_NOT_MATCH)
-        for k, ((d, mem), r) in enumerate(zip(outs, results, strict=False)):
-            # A shape that differs only in size-1 dims is the same bytes (the official vpc_resnet50 sample
-            # describes ArgMaxV2's scalar result as [1]); any other shape or type difference is refused.
-            if _squeezed(r.shape) != _squeezed(d.dims) or r.dtype != T.numpy_dtype(d.dtype):
-                raise _device.fault(f"{fn}: {op_type} produces output {k} as {r.dtype}{list(r.shape)}, but its "
-                                    f"description says {T.numpy_dtype(d.dtype)}{d.dims}", Code.ERROR_OP_OUTPUT_NOT_MATCH)
-            mem.array(r.dtype, tuple(d.dims))[...] = r.reshape(d.dims)
+        (d, mem), r = outs[0], results[0]
+        if not ops.same_shape(r.shape, d.dims) or r.dtype != T.numpy_dtype(d.dtype):
+            raise _device.fault(f"{fn}: {op_type} produces output 0 as {r.dtype}{list(r.shape)}, but its "
+                                f"description says {T.numpy_dtype(d.dtype)}{d.dims}", Code.ERROR_OP_OUTPUT_NOT_MATCH)
+        mem.array(r.dtype, tuple(d.dims))[...] = r.reshape(d.dims)
 
     _device.enqueue(stream, "kernel", op_type, run, [m for _, m in ins if m is not None], [m for _, m in outs], fn)
 
@@ -241,11 +258,14 @@ def cast(in_desc: int, in_buf: int, out_desc: int, out_buf: int, truncate: int, 
 
 @pyacl("acl.op.update_params", "sOOk")
 def update_params(op_type: str, in_descs: Any, out_descs: Any, attr: int) -> None:
-    """Compile-time check: the operator type is one aclsim emulates (shapes are checked at execution)."""
+    """Compile-time check: the operator type, the signature and (when the graph does not depend on input values)
+    the shapes, as compile_and_execute checks them at its call."""
     fn = "acl.op.update_params"
-    for h in (*_list(in_descs, fn), *_list(out_descs, fn)):
-        _handles.get(h, TensorDesc, fn, "tensor description")
-    _check_type(fn, op_type)
+    ins = [_handles.get(h, TensorDesc, fn, f"input {k} tensor description") for k, h in enumerate(_list(in_descs, fn))]
+    outs = [_handles.get(h, TensorDesc, fn, f"output {k} tensor description")
+            for k, h in enumerate(_list(out_descs, fn))]
+    attrs = dict(_handles.get(attr, Attr, fn, "operator attribute")) if attr else {}
+    _check_call(fn, op_type, _computable(fn, ins), _computable(fn, outs), attrs)
 
 
 # ---------------------------------------------------------------- operator handles
@@ -266,12 +286,11 @@ def create_handle(op_type: str, in_descs: Any, out_descs: Any, attr: int) -> int
     """Needs a loaded single-operator model matching the descriptions, as aclopCreateHandle does."""
     fn = "acl.op.create_handle"
     ins, outs = (_list(v, fn) for v in (in_descs, out_descs))
-    _check_type(fn, op_type)
-    _require_model(fn, op_type, [_handles.get(h, TensorDesc, fn, f"input {k} tensor description")
-                                 for k, h in enumerate(ins)],
-                   [_handles.get(h, TensorDesc, fn, f"output {k} tensor description") for k, h in enumerate(outs)])
-    if attr:
-        _handles.get(attr, Attr, fn, "operator attribute")
+    in_d = [_handles.get(h, TensorDesc, fn, f"input {k} tensor description") for k, h in enumerate(ins)]
+    out_d = [_handles.get(h, TensorDesc, fn, f"output {k} tensor description") for k, h in enumerate(outs)]
+    attrs = dict(_handles.get(attr, Attr, fn, "operator attribute")) if attr else {}
+    _check_call(fn, op_type, _computable(fn, in_d), _computable(fn, out_d), attrs)
+    _require_model(fn, op_type, in_d, out_d)
     return _handles.new(OpHandle(op_type, ins, outs, attr))
 
 

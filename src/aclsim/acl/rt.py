@@ -62,10 +62,7 @@ def synchronize_device() -> None:
 
 @pyacl("acl.rt.synchronize_device_with_timeout", "i")
 def synchronize_device_with_timeout(timeout_ms: int) -> None:
-    if timeout_ms < -1:  # aclrtSynchronizeDeviceWithTimeoutImpl: timeout in [-1, INT_MAX] else 107000
-        raise AclError(Code.ERROR_RT_PARAM_INVALID, f"acl.rt.synchronize_device_with_timeout: timeout {timeout_ms} "
-                       "is invalid; pass -1 (wait forever) or a number of ms >= 0")
-    get_runtime().synchronize_device()
+    get_runtime().synchronize_device_with_timeout(timeout_ms)
 
 
 @pyacl("acl.rt.device_can_access_peer", "ii", fail=(0,))
@@ -235,10 +232,7 @@ def synchronize_stream(stream: int) -> None:
 
 @pyacl("acl.rt.synchronize_stream_with_timeout", "ki")
 def synchronize_stream_with_timeout(stream: int, timeout_ms: int) -> None:
-    if timeout_ms == 0 or timeout_ms < -1:  # ApiErrorDecorator::StreamSynchronize: RT_ERROR_INVALID_VALUE
-        raise AclError(Code.ERROR_RT_PARAM_INVALID, f"acl.rt.synchronize_stream_with_timeout: timeout {timeout_ms} "
-                       "is invalid; pass -1 (wait forever) or a number of ms > 0")
-    get_runtime().synchronize_stream(stream)
+    get_runtime().synchronize_stream_with_timeout(stream, timeout_ms)
 
 
 @pyacl("acl.rt.stream_query", "k", fail=(0,))
@@ -329,10 +323,7 @@ def synchronize_event(event: int) -> None:
 
 @pyacl("acl.rt.synchronize_event_with_timeout", "ki")
 def synchronize_event_with_timeout(event: int, timeout_ms: int) -> None:
-    if timeout_ms < -1:  # as the stream and device versions: a timeout below -1 is RT_ERROR_INVALID_VALUE
-        raise AclError(Code.ERROR_RT_PARAM_INVALID, f"acl.rt.synchronize_event_with_timeout: timeout {timeout_ms} "
-                       "is invalid; pass -1 to wait forever or a number of ms >= 0")
-    get_runtime().synchronize_event(event)
+    get_runtime().synchronize_event_with_timeout(event, timeout_ms)
 
 
 @pyacl("acl.rt.event_elapsed_time", "kk", fail=(0.0,))

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import AclError, withdraw
+from ..errors import AclError
 from ..runtime import get_runtime
 from ..runtime.host import MAPPINGS
 from ..runtime.memory import device_of
@@ -66,10 +66,11 @@ def _device_bytes(ptr: int, nbytes: int, fn: str) -> _device.Bytes | None:
             "runs with `aclsim run --run-mode rc`)"
         )
     try:
-        return _device.memory(ptr, nbytes, True, fn, "ptr")
-    except AclError as e:
-        withdraw(e)  # a ValueError here, as for a bad host pointer: not an ACL call's error
+        mem = _device.memory(ptr, nbytes, True, fn, "ptr")
+    except AclError as e:  # a ValueError here, as for a bad host pointer (an AclError made records no message)
         raise ValueError(e.message) from None
+    _device.report_access([(mem, False)], fn)  # the host reads device memory queued work may still write
+    return mem
 
 
 def _check_host(ptr: int, nbytes: int, fn: str) -> None:
@@ -114,6 +115,7 @@ def ptr_to_bytes(*args: Any) -> bytes:
     if dev is not None:
         return dev.array().tobytes()
     _check_host(ptr, size, "acl.util.ptr_to_bytes")
+    get_runtime().report_host_read(ptr, size, "acl.util.ptr_to_bytes")  # (pinned memory a queued copy may write)
     return ctypes.string_at(ptr, size) if size else b""
 
 
@@ -138,6 +140,7 @@ def ptr_to_numpy(*args: Any) -> np.ndarray:
     with rt.lock:
         h = rt.host.find(ptr)
         freed = rt.host.find_freed(ptr) is not None
+    rt.report_host_read(ptr, nbytes, "acl.util.ptr_to_numpy")  # the view's making; later reads through it are not seen
     if freed:
         raise ValueError("acl.util.ptr_to_numpy: the pointer is inside a pinned buffer acl.rt.free_host released")
     if h is not None and ptr + nbytes <= h.end:

@@ -15,8 +15,8 @@ import os
 from collections.abc import Callable
 from types import ModuleType
 
-from aclsim.errors import Code
-from aclsim.runtime import KernelFault, user_site
+from .faults import NotEmulatedError, not_emulated
+from .table import by_api
 
 NAMES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pyasc_names.txt")
 
@@ -31,42 +31,22 @@ MODULES: dict[str, str | None] = {
 # how a pyasc module is reached from `import asc`
 SPELLING = {"asc.language.adv": "asc.adv"}
 
+# notes on the names that are no instruction (an instruction's note is its row of the instruction table)
 NOTES: dict[str, str] = {
-    "asc.data_copy": "count, DataCopyParams, Nd2NzParams (GM -> L1) and DataCopyCO12DstParams (L0C -> GM) forms; "
-                     "enhanced form with default enhancements; SliceInfo forms GM <-> UB with shape_value set",
     "asc.DataCopyEnhancedParams": "normal block mode, no dequantisation/ReLU/padding (the rest is the Cube's path)",
     "asc.bfloat16": "storage, cast, duplicate, Cube inputs; atomic add/max/min, scalar access and host arrays via "
                     "ml_dtypes (aclsim[bf16]); no vector arithmetic, as on A2/A3",
     "asc.runtime.config.set_platform": "both backends run on the emulator",
-    "asc.load_data": "LoadData2DParams and img2col LoadData3DParamsV2/V2Pro forms (L1 -> L0A/L0B); small-channel "
-                     "img2col not emulated; LoadData2DParamsV2 and LoadData3DParamsV1 refused (not on A2/A3)",
-    "asc.fixpipe": "L0C -> GM; every A2/A3 QuantModes (scalar and per-channel), ReLU, channel split",
     "asc.DataCopyCO12DstParams": "L0C -> GM; quantisation as fixpipe's except per-channel, ReLU",
     "asc.LoadData2DParamsV2": "refused on A2/A3 profiles (Ascend 950 only)",
     "asc.LoadData3DParamsV1": "refused on A2/A3 profiles (an Atlas training/inference chip form); not emulated on 310P",
     "asc.LoadData3DParamsV2": "channel_size a multiple of C0 (the small-channel forms are not emulated)",
     "asc.LoadData3DParamsV2Pro": "as LoadData3DParamsV2",
-    "asc.load_data_with_transpose": "1-, 2-, 4-byte types; V2's src_frac_gap inferred from its name",
-    "asc.sync_all": "hard and soft forms; the soft form's GM workspace contents are not modeled",
     "asc.language.adv.Matmul": "GM operands in ND",
     "asc.lib.host": "tiling computed from the chip profile",
     "asc.language.adv.softmax": "ND layout (data_format_nz=True not emulated)",
-    "asc.set_deq_scale": "the vdeq form stores the 16 groups in UB in a packing of aclsim's own",
-    "asc.sort": "A2/A3 (score, index) records; on 310P region proposals, index not read",
     "asc.language.adv.extract": "A2/A3 (score, index) records (region-proposal layout not emulated)",
-    "asc.compare": "count and mask/repeat forms into dst (the cmpMask-register form is not emulated)",
-    "asc.select": "count and mask/repeat forms with a sel_mask tensor (the cmpMask-register form is not emulated)",
-    "asc.gather_mask": "normal mode (reduce_mode=False); COUNTER mode not emulated",
-    "asc.scatter": "Atlas inference chips (310P) only, as in CANN",
-    "asc.set_aipp_functions": "dtc_round_mode (Atlas 200I/500 A2 only) not emulated; applied by load_image_to_local",
 }
-
-
-class NotEmulatedError(KernelFault, AttributeError):
-    """A pyasc API aclsim does not emulate (ACL_ERROR_RT_FEATURE_NOT_SUPPORT when raised in a kernel)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, Code.ERROR_RT_FEATURE_NOT_SUPPORT)
 
 
 @functools.cache
@@ -80,15 +60,6 @@ def pyasc_names() -> dict[str, dict[str, str]]:
             module, name, kind = line.rstrip("\n").split("\t")
             out.setdefault(module, {})[name] = kind
     return out
-
-
-def not_emulated(api: str) -> NotEmulatedError:
-    """The error for a pyasc API (`asc.X` spelled as the user wrote it) that aclsim lacks, with the call site."""
-    from . import context as ctx  # late: context imports the runtime, which may still be loading
-
-    core = ctx.CORE
-    head = f"{core.kernel}: core {core.idx} of {core.num}: " if core is not None else ""
-    return NotEmulatedError(f"{head}{api} is a pyasc API that aclsim does not emulate (yet){ctx.where(user_site())}")
 
 
 def module_getattr(module: str) -> Callable[[str], object]:
@@ -115,13 +86,16 @@ def _stand_in(module: str) -> ModuleType | None:
 
 
 def coverage() -> list[tuple[str, str, bool, str]]:
-    """(pyasc module, name, emulated, note) for every pyasc 1.1.1 name."""
+    """(pyasc module, name, emulated, note) for every pyasc 1.1.1 name: emulated when the stand-in module has it
+    (every instruction of the table has its pyasc name there: a test holds the two together); the note of a name
+    that is an instruction comes from the instruction table."""
     rows = []
     for module, names in pyasc_names().items():
         mod = _stand_in(module)
         for name in names:
             full = f"{module}.{name}"
-            note = NOTES.get(full, NOTES.get(module, ""))
+            instructions = by_api(name) if module == "asc" else []
+            note = "; ".join(dict.fromkeys(i.note for i in instructions if i.note)) or NOTES.get(full, NOTES.get(module, ""))
             rows.append((SPELLING.get(module, module), name, mod is not None and name in vars(mod), note))
     return rows
 
@@ -134,3 +108,6 @@ def table() -> str:
              "| module | name | emulated | notes |", "|---|---|---|---|"]
     lines += [f"| `{m}` | `{n}` | {'yes' if ok else 'no'} | {note} |" for m, n, ok, note in rows]
     return "\n".join(lines) + "\n"
+
+
+__all__ = ["NotEmulatedError", "coverage", "module_getattr", "not_emulated", "pyasc_names", "table"]

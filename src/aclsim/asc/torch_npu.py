@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
-from ..errors import AclError, withdraw
+from ..errors import AclError
 from ..runtime import get_runtime
 from ..runtime import oob as _oob
 
@@ -67,8 +67,7 @@ def _context() -> Any:
     rt = get_runtime()
     try:
         return rt.current_context("torch.npu")
-    except AclError as e:
-        withdraw(e)  # only a probe
+    except AclError:  # only a probe (an AclError made records no message)
         rt.set_device(0)
         return rt.current_context("torch.npu")
 

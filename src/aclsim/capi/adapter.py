@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import acl
-from ..errors import AclError, Code
+from ..errors import Code, error_text, record_error
 from ..runtime.observe import FOREIGN_CALLER
 
 # C name -> pyACL function, where the name does not follow aclrtFooBar -> acl.rt.foo_bar.
@@ -132,7 +132,8 @@ def _kind(ctype: str, ct: Any) -> str:
 
 # ----------------------------------------------------------------------------------- helpers the adapters call
 def _null(fn: str, param: str) -> int:
-    AclError(Code.ERROR_INVALID_PARAM, f"{fn}: {param} is NULL; pass the address of a variable to receive the result")
+    record_error(error_text(Code.ERROR_INVALID_PARAM,
+                            f"{fn}: {param} is NULL; pass the address of a variable to receive the result"))
     return int(Code.ERROR_INVALID_PARAM)
 
 
@@ -274,8 +275,8 @@ def _unsupported(fn: dict) -> Callable:
 
     def impl(ra: Any, *args: Any) -> Any:
         FOREIGN_CALLER.ra = ra
-        AclError(Code.ERROR_API_NOT_SUPPORT,
-                 f"{name} is not emulated by aclsim's C face (the call changed nothing); docs/c.md lists what is")
+        record_error(error_text(Code.ERROR_API_NOT_SUPPORT, f"{name} is not emulated by aclsim's C face (the call "
+                                "changed nothing); docs/c.md lists what is"))
         return _NULL if failed is None and "*" in ret else failed
 
     return impl
@@ -301,7 +302,7 @@ def _recent(ra: Any) -> Any:
 def _launch_callback(ra: Any, fn: Any, user_data: Any, block_type: int, stream: Any) -> int:
     FOREIGN_CALLER.ra = ra
     if fn == _NULL:
-        AclError(Code.ERROR_INVALID_PARAM, "aclrtLaunchCallback: fn is NULL; pass the function to call")
+        record_error(error_text(Code.ERROR_INVALID_PARAM, "aclrtLaunchCallback: fn is NULL; pass the function to call"))
         return int(Code.ERROR_INVALID_PARAM)
     return acl.rt.launch_callback(lambda _args: fn(user_data), None, block_type, _addr(stream))
 
@@ -360,8 +361,8 @@ def _device_info(ra: Any, device: int, attr: int, value: Any) -> int:
 
     rt = get_runtime()
     if not 0 <= device < len(rt.devices):
-        AclError(Code.ERROR_RT_INVALID_DEVICEID, f"aclrtGetDeviceInfo: device {device} does not exist "
-                 f"({len(rt.devices)} device(s); ACLSIM_DEVICES or aclsim run --devices sets how many)")
+        record_error(error_text(Code.ERROR_RT_INVALID_DEVICEID, f"aclrtGetDeviceInfo: device {device} does not "
+                                f"exist ({len(rt.devices)} device(s); ACLSIM_DEVICES or aclsim run --devices sets how many)"))
         return int(Code.ERROR_RT_INVALID_DEVICEID)
     chip = rt.devices[device].chip
     simt = 1 if chip.simt else 0
@@ -370,8 +371,8 @@ def _device_info(ra: Any, device: int, attr: int, value: Any) -> int:
                208: ((1 << 31) - 1) * simt, 209: 2048 * simt, 210: 2048 * simt, 211: 2048 * simt, 212: 64 * simt,
                301: chip.memory_size, 302: chip.l2_size}
     if attr not in figures:
-        AclError(Code.ERROR_INVALID_PARAM, f"aclrtGetDeviceInfo: attribute {attr} is not one aclsim knows "
-                 "(acl/acl_rt.h lists the aclrtDevAttr values it answers)")
+        record_error(error_text(Code.ERROR_INVALID_PARAM, f"aclrtGetDeviceInfo: attribute {attr} is not one aclsim "
+                                "knows (acl/acl_rt.h lists the aclrtDevAttr values it answers)"))
         return int(Code.ERROR_INVALID_PARAM)
     value[0] = figures[attr]
     return 0

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import native
 from ..acl import _args as acl_args
-from ..errors import AclError
+from ..errors import AclError, record_error
 from ..native import accesses
 from ..native.faults import Fault
 from ..runtime import FOREIGN_CALLER, Site
@@ -109,6 +109,7 @@ def _launch(ra: Any, kp: Any) -> int:
     except AclError as e:  # the launch does not run: <<<...>>> has no result, so say it (as CANN's log does)
         runner.owned = False  # the C side frees the arguments when the launch fails
         acl_args._last.code = e.code
+        record_error(str(e))
         print(f"aclsim: kernel launch failed ({e.code}): {e.message}", file=sys.stderr)
         return int(e.code)
     return 0

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from ..errors import Code
+from ..files import write_atomic
 from ..runtime.observe import Site
 
 PREFIX = "========= "
@@ -134,9 +135,7 @@ class Report:
         }
         if self.interrupted:
             doc["interrupted"] = self.interrupted
-        with open(path, "w") as fh:
-            json.dump(doc, fh, indent=2)
-            fh.write("\n")
+        write_atomic(path, json.dumps(doc, indent=2) + "\n")  # whole or not at all (a full disk, a CI timeout)
 
 
 def _code_name(code: int) -> str:

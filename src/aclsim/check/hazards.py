@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..runtime import Access, Allocation, DeviceReset, KernelAccess, Release, Site, Stream, Task
-from .describe import alloc_line, alloc_text, range_text, rw, stream_arg, stream_name, task_text
+from .describe import alloc_line, alloc_text, memory_kind, range_text, rw, stream_arg, stream_name, task_text
 from .findings import Finding, Report, line_of, short_path, where
 from .order import Clock, Order, TaskClock
 
@@ -79,6 +79,8 @@ class Hazards:
             if tc is not None:
                 self._task(acc.alloc, TaskRec(tc, acc.lo, acc.hi, acc.write, False, None))
 
+    on_host_access = on_access  # pinned host memory: host calls and copy tasks, judged the same way
+
     def on_kernel_access(self, ka: KernelAccess) -> None:
         tc = self.order.tasks.get(ka.task.seq)
         if tc is None:
@@ -102,6 +104,12 @@ class Hazards:
                 self._found_host(a, h, TaskRec(tc, 0, a.size, False, False, None), uses=True)
         self._host(a, HostRec(self.order.host_tick, 0, a.alloc_size, True, self.order.host, site, "acl.rt.free",
                               free=True))
+
+    def on_free_host(self, rel: Release) -> None:
+        """free_host of pinned memory a queued copy still reads or writes (its log holds the copy's access)."""
+        h = rel.alloc
+        self._host(h, HostRec(self.order.host_tick, 0, h.alloc_size, True, self.order.host, rel.site,
+                              "acl.rt.free_host", free=True))
 
     def on_device_reset(self, reset: DeviceReset) -> None:
         for a in reset.leaked:
@@ -178,7 +186,7 @@ class Hazards:
                 "memcheck", "use-after-free-queued",
                 "Use after free: memory freed while queued device work still uses it",
                 [f"freed at {where(h.site)}", queued, f"{alloc_text(a)}, {alloc_line(a)}",
-                 "acl.rt.free does not wait for queued tasks: the device touches memory that may already be reused"],
+                 f"{h.what} does not wait for queued tasks: the device touches memory that may already be reused"],
                 fix_sync, ("use-after-free-queued", _loc(h.site), _loc(task.site)), order, None,
                 {"free": h.site, "task": task.site, "alloc": a.site},
             ))
@@ -187,7 +195,7 @@ class Hazards:
             return
         self.report.add(Finding(
             "racecheck", "race-host-device",
-            f"Race: host call {h.what} {rw(h.write)} device memory that queued device work {rw(t.write)}",
+            f"Race: host call {h.what} {rw(h.write)} {memory_kind(a)} that queued device work {rw(t.write)}",
             [f"host:   {h.what} {rw(h.write)} {range_text(a, h.lo, h.hi)} at {where(h.site)}",
              f"device: {queued}",
              f"nothing made the host wait for that work first, so the host sees "
@@ -203,7 +211,7 @@ class Hazards:
         kind = "write-write" if first.write and second.write else ("read-write" if second.write else "write-read")
         self.report.add(Finding(
             "racecheck", "race-stream-stream",
-            f"Race ({kind}): two streams access the same device memory with no event between them",
+            f"Race ({kind}): two streams access the same {memory_kind(a)} with no event between them",
             [f"first:  {task_text(f_task, first.line)} {rw(first.write)} {range_text(a, first.lo, first.hi)} "
              f"on {stream_name(first.tc.stream)}, queued at {where(f_task.site)}",
              f"second: {task_text(s_task, second.line)} {rw(second.write)} {range_text(a, second.lo, second.hi)} "

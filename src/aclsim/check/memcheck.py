@@ -25,7 +25,7 @@ from ..runtime import (
     Task,
     is_device_address,
 )
-from .describe import alloc_line, alloc_text, kernel_where, range_text
+from .describe import alloc_line, alloc_text, called, kernel_where, range_text, task_text
 from .findings import Finding, Report, line_of, where
 from .kspan import element_offsets, span_of
 from .order import Order
@@ -267,13 +267,18 @@ class MemCheck:
             return  # stopped by Ctrl-C, not a fault of the kernel
         code, msg = err
         tc = self.order.clock_of(task)
+        call = called(task) is not None  # a model, operator, DVPP or BLAS call
+        if call:
+            fix = "the message says what the call's buffers or descriptions must be; correct them"
+        elif task.error_cause:
+            fix = "fix the kernel code at the line named above (the error is Python's, raised while the kernel ran)"
+        else:
+            fix = "fix the access named above (index, bounds check or alignment)"
         self._add(
-            "device-fault", f"Device fault: kernel {task.name} stopped with an exception",
-            [msg, f"launched at {where(task.site)}",
-             "the stream reports it at the next synchronize; later work on the stream is dropped"],
-            "fix the kernel code at the line named above (the error is Python's, raised while the kernel ran)"
-            if task.error_cause else "fix the access named above (index, bounds check or alignment)",
-            task.site, (tc.tick if tc else self.order.tick, 0), code, {"launch": task.site},
+            "device-fault", f"Device fault: {task_text(task) if call else 'kernel ' + task.name} stopped with an "
+            "exception", [msg, f"{'queued' if call else 'launched'} at {where(task.site)}",
+                          "the stream reports it at the next synchronize; later work on the stream is dropped"],
+            fix, task.site, (tc.tick if tc else self.order.tick, 0), code, {"launch": task.site},
             fold=("device-fault", msg),
         )
 

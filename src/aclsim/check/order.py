@@ -71,8 +71,12 @@ class Order:
         if acc.task is None:
             self.host_tick = self.next_tick()
 
+    on_host_access = on_access  # pinned host memory: the same program order
+
     def on_free(self, rel: Any) -> None:
         self.host_tick = self.next_tick()
+
+    on_free_host = on_free
 
     def on_task_done(self, task: Task) -> None:
         tc = self.pending.pop(task.seq, None)

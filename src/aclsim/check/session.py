@@ -65,6 +65,7 @@ class Session:
         observers.append(KindCheck(self.report, self.order))
         self.observer = _Dispatch(observers, self.report, self.order)
         self.finished = False
+        self.json_failed = False
         get_runtime().bus.subscribe(self.observer)
 
     @property
@@ -111,11 +112,20 @@ class Session:
         with _signals_held():  # a second Ctrl-C must not cut the report short
             self.report.write_text(self.out or sys.stderr)
             if self.json_path:
-                self.report.write_json(self.json_path)
+                try:
+                    self.report.write_json(self.json_path)
+                except OSError as e:  # (written whole or not at all: nothing truncated is left behind)
+                    print(f"aclsim: cannot write the sanitizer report to {self.json_path}: {e}",
+                          file=self.out or sys.stderr)
+                    self.json_failed = True
         return self._override()
 
     def _override(self) -> int | None:
-        return self.error_exitcode if self.report.error_count and self.error_exitcode is not None else None
+        """The exit status to use: --error-exitcode when errors were found, 1 when the JSON report could not be
+        written, None to keep the program's own."""
+        if self.report.error_count and self.error_exitcode is not None:
+            return self.error_exitcode
+        return 1 if self.json_failed else None
 
 
 @contextlib.contextmanager

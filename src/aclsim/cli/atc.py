@@ -25,6 +25,18 @@ examples:
 """
 
 
+# ATC's --precision_mode values (ATC command reference, "--precision_mode")
+PRECISION_MODES = ("force_fp32", "force_fp16", "cube_fp16in_fp32out", "allow_mix_precision", "allow_fp32_to_fp16",
+                   "must_keep_origin_dtype", "allow_mix_precision_fp16", "allow_mix_precision_bf16",
+                   "allow_fp32_to_bf16", "force_lowerprecision")
+# ATC flags that choose kernels, fusion, memory reuse or logging: accepted with any value
+TUNING_FLAGS = ("--enable_small_channel", "--op_select_implmode", "--optypelist_for_implmode", "--fusion_switch_file",
+                "--buffer_optimize", "--op_precision_mode", "--modify_mixlist", "--keep_dtype", "--check_report",
+                "--disable_reuse_memory", "--auto_tune_mode", "--op_debug_level", "--host_env_os", "--host_env_cpu",
+                "--precision_mode_v2", "--allow_hf32", "--virtual_type", "--compression_optimize_conf",
+                "--sparsity", "--customize_dtypes", "--dump_mode", "--status_check", "--enable_compress_weight")
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("atc", help="convert an ONNX model to an aclsim .om (ATC's flags)", description=DESCRIPTION,
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -41,6 +53,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dynamic_image_size", default="", help='image size gears, e.g. "224,224;448,448"')
     p.add_argument("--dynamic_dims", default="",
                    help='ND gears: the values of all -1 dims per gear, e.g. "1,16;4,32" (with --input_format=ND)')
+    p.add_argument("--out_nodes", default="",
+                   help='"node:index;node2:index": those node outputs become the model\'s outputs, in that order')
+    tuning = p.add_argument_group(
+        "accepted for ATC command lines, no effect here",
+        "how the NPU computes or how ATC tunes, not what the model's inputs and outputs are; aclsim runs the "
+        "graph with ONNX Runtime in the model's own data types. Also accepted with any value: "
+        + ", ".join(TUNING_FLAGS))
+    tuning.add_argument("--precision_mode", choices=PRECISION_MODES, help="operator precision on the NPU")
+    for flag in TUNING_FLAGS:
+        tuning.add_argument(flag, help=argparse.SUPPRESS)
     p.add_argument("--singleop", help="single-operator description JSON: writes one model per operator to --output")
     p.add_argument("--log", default="null", choices=["debug", "info", "warning", "error", "null"],
                    help="log level (aclsim prints a summary at info and debug)")
@@ -99,6 +121,7 @@ def _model(args: argparse.Namespace) -> int:
         dynamic_batch=parse_gears(args.dynamic_batch_size, False) if args.dynamic_batch_size else [],
         dynamic_hw=parse_gears(args.dynamic_image_size, True) if args.dynamic_image_size else [],
         dynamic_dims=parse_gears(args.dynamic_dims, False, dims=True) if args.dynamic_dims else [],
+        out_nodes=[n.strip() for n in args.out_nodes.split(";") if n.strip()],
         soc_version=args.soc_version,
     )
     model = build(data, opts)

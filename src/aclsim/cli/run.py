@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.abc
+import importlib.machinery
 import importlib.util
 import os
 import runpy
@@ -94,6 +96,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+class _NotEmulated(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """`import asc2` (pyasc's newer tile-level language) fails at the import with what to do, not a bare
+    ModuleNotFoundError that reads as a missing install: aclsim emulates pyasc's `asc` API only. The finder
+    answers (so a find_spec probe does not raise); loading the module raises."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> importlib.machinery.ModuleSpec | None:
+        return importlib.machinery.ModuleSpec(name, self) if name.split(".")[0] == "asc2" else None
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        raise ModuleNotFoundError(
+            f"No module named {spec.name!r}: asc2, pyasc's tile-level kernel language, is not emulated by aclsim "
+            "(`aclsim run` gives `import asc`, pyasc's Ascend C API: asc.language, asc.jit); run asc2 kernels "
+            "with the real pyasc on an NPU", name=spec.name)
+
+    def exec_module(self, module: object) -> None:  # never reached: create_module raises
+        raise AssertionError
+
+
 def install_aliases() -> None:
     """Make `import acl` (and `import asc` when pyasc is absent) resolve to aclsim."""
     from .. import acl
@@ -111,6 +131,8 @@ def install_aliases() -> None:
                 sys.modules[name.removeprefix("aclsim.")] = module
         if importlib.util.find_spec("torch") is not None and importlib.util.find_spec("torch_npu") is None:
             importlib.import_module("aclsim.asc.torch_npu").install()  # device="npu" tensors live in host memory
+    if not any(isinstance(f, _NotEmulated) for f in sys.meta_path) and importlib.util.find_spec("asc2") is None:
+        sys.meta_path.append(_NotEmulated())
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,6 +1,8 @@
-"""Model, operator and image engines behind `acl.mdl`, `acl.op` and `aclsim atc`.
+"""Model, operator and image engines behind `acl.mdl`, `acl.op`, `acl.media`, `acl.blas` and `aclsim atc`.
 
 `om` holds aclsim's model container (ONNX bytes plus what ATC records: IO description, AIPP, dynamic
-dims); `graph` runs a model with ONNX Runtime on the CPU; `aipp` is the static AIPP preprocessing;
-`types` the ACL data-type and format tables. None of these import the faces (`aclsim.acl`).
+dims); `verify` checks a loaded one against its ONNX graph; `model` loads models and `execute` runs them
+(AIPP, casts, ONNX Runtime, outputs); `graph` is the ONNX Runtime session; `aipp` the AIPP preprocessing;
+`ops`/`singleop` the built-in operators; `picture` DVPP's pictures; `types` the ACL data-type and format
+tables. This package is an engine: it imports the runtime and the base modules, never a face (`aclsim.acl`).
 """

@@ -79,9 +79,24 @@ def image_size(cfg: dict[str, Any], h: int, w: int) -> int:
     return h * w * num // den
 
 
+NUMBERS = (*FIELDS[1:], "padding_value", "max_src_image_size", "related_input_rank")  # keys that hold a number
+
+
+def check_numbers(cfg: dict[str, Any]) -> None:
+    """Refuse a configuration whose numeric settings are not numbers (e.g. `crop_size_w: abc`)."""
+    bad = [k for k in NUMBERS if k in cfg and not isinstance(cfg[k], (int, float))]
+    if bad:
+        raise AippError(", ".join(f"{k} {cfg[k]!r}" for k in bad) + ": must be numbers")
+
+
 def check(cfg: dict[str, Any], model_h: int, model_w: int) -> None:
     """Refuse a configuration whose crop/padding does not produce the model input's H x W."""
+    check_numbers(cfg)
+    if cfg.get("input_format") not in FORMATS:
+        raise AippError(f"input_format {cfg.get('input_format')}: aclsim emulates {', '.join(FORMATS)}")
     h, w = source_hw(cfg, model_h, model_w)
+    if h <= 0 or w <= 0:
+        raise AippError(f"source image {w}x{h}: width and height must be > 0")
     if cfg["input_format"] == "YUV420SP_U8" and (h % 2 or w % 2):
         raise AippError(f"YUV420SP_U8 source {w}x{h}: width and height must be even")
     ch, cw = _crop_box(cfg, h, w)[2:]

@@ -6,7 +6,9 @@ shapes, with -1 at the batch dim for `--dynamic_batch_size "1,2,4"` or at H and 
 written by acl.mdl.set_dynamic_batch_size / set_dynamic_hw_size); `--input_format` (NCHW default);
 `--input_fp16_nodes "a;b"` makes those inputs float16; `--output_type FP16` or `"node:index:FP16;..."`;
 `--insert_op_conf` static or dynamic AIPP; `--dynamic_dims "1,2;4,8"` with `--input_format=ND`: each gear gives the
-values of all -1 dims of `--input_shape`, in input order. Output dims and sizes are those of the largest gear.
+values of all -1 dims of `--input_shape`, in input order; `--out_nodes "node:index;..."` makes those node
+outputs the model's outputs, in that order, named as ATC names them ("node:index"; a bare name is a tensor).
+Output dims and sizes are those of the largest gear.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class Options:
     dynamic_batch: list[int] = field(default_factory=list)
     dynamic_hw: list[list[int]] = field(default_factory=list)
     dynamic_dims: list[list[int]] = field(default_factory=list)
+    out_nodes: list[str] = field(default_factory=list)
     soc_version: str = ""
 
 
@@ -94,6 +97,8 @@ def build(onnx_bytes: bytes, opts: Options) -> OmModel:
         raise BuildError("--dynamic_batch_size, --dynamic_image_size and --dynamic_dims exclude each other")
     if opts.dynamic_dims and opts.input_format != "ND":
         raise BuildError(f"--dynamic_dims needs --input_format=ND (got {opts.input_format}), as with ATC")
+    if opts.out_nodes:
+        _select_outputs(proto, opts.out_nodes)
     if len(opts.aipp) > len(names):
         raise BuildError(f"{len(opts.aipp)} aipp_op blocks for a model with {len(names)} inputs")
 
@@ -153,6 +158,43 @@ def build(onnx_bytes: bytes, opts: Options) -> OmModel:
     weight = sum(onnx.numpy_helper.to_array(i).nbytes for i in proto.graph.initializer)
     return OmModel(onnx_fixed, inputs, outputs, opts.dynamic_batch, opts.dynamic_hw, opts.soc_version, weight,
                    opts.dynamic_dims)
+
+
+def _select_outputs(proto: Any, out_nodes: list[str]) -> None:
+    """--out_nodes: the graph's outputs become the named node outputs ("node:index") or tensors (a bare name),
+    in the order given; each is exposed under the name ATC reports for it (the text given)."""
+    onnx = require("onnx")
+    nodes = {n.name: n for n in proto.graph.node if n.name}
+    tensors = {o for n in proto.graph.node for o in n.output} | {i.name for i in proto.graph.input}
+    try:
+        inferred = onnx.shape_inference.infer_shapes(proto)
+    except Exception as e:
+        raise BuildError(f"--out_nodes: the model's tensor types cannot be inferred: {e}")
+    types = {v.name: v.type for v in (*inferred.graph.value_info, *inferred.graph.output, *inferred.graph.input)}
+    outputs = []
+    for spec in out_nodes:
+        node, sep, index = spec.rpartition(":")
+        if sep and index.isdigit():
+            if node not in nodes:
+                raise BuildError(f"--out_nodes {spec!r}: the model has no node named {node!r} "
+                                 f"(nodes: {sorted(nodes)[:12]}{' ...' if len(nodes) > 12 else ''})")
+            outs = nodes[node].output
+            if int(index) >= len(outs):
+                raise BuildError(f"--out_nodes {spec!r}: node {node!r} has {len(outs)} outputs")
+            tensor = outs[int(index)]
+        elif spec in tensors:
+            tensor = spec
+        else:
+            raise BuildError(f"--out_nodes {spec!r}: expected node_name:index (or a tensor name of the model)")
+        if tensor not in types:
+            raise BuildError(f"--out_nodes {spec!r}: the type of tensor {tensor!r} cannot be inferred")
+        if spec != tensor:
+            proto.graph.node.append(onnx.helper.make_node("Identity", [tensor], [spec]))
+        vi = onnx.ValueInfoProto(name=spec)
+        vi.type.CopyFrom(types[tensor])
+        outputs.append(vi)
+    del proto.graph.output[:]
+    proto.graph.output.extend(outputs)
 
 
 def _dim_text(tt: Any) -> str:

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from . import types as T
 from .graph import Session, require
+from .signatures import SIGNATURES, CallError, Tensor, check
 
 
 class UnknownOperator(KeyError):
@@ -100,9 +102,13 @@ def _matmul(a_attr: str, b_attr: str) -> Callable[..., Spec]:
 
 
 def _transpose(xs: list[np.ndarray], at: dict[str, Any]) -> Spec:
-    perm = _ints(xs[1]) if len(xs) > 1 else list(at.get("perm", []))
+    if len(xs) == 1 and "perm" not in at:
+        raise OperatorError("the attribute perm is required (a permutation of the input's dims)")
+    perm = _ints(xs[1]) if len(xs) > 1 else list(at["perm"])
     if sorted(perm) != list(range(xs[0].ndim)):
         raise OperatorError(f"perm {perm} is not a permutation of {xs[0].ndim} dims")
+    if not perm:  # a 0-d tensor: nothing to permute
+        return [_node("Identity", ["x0"], ["y0"])], ["x0"], {}
     return [_node("Transpose", ["x0"], ["y0"], perm=perm)], ["x0"], {}
 
 
@@ -207,8 +213,18 @@ _VALUE_INPUTS = {"Transpose": (1,), "Slice": (1, 2), "StridedSlice": (1, 2, 3), 
                  "ArgMaxV2": (1,), "ArgMinV2": (1,), **{k: (1,) for k in _REDUCE}}
 
 SUPPORTED = tuple(sorted(_OPS))
+assert set(SUPPORTED) == set(SIGNATURES), "every operator has its signature (models/signatures.py)"
 
-_cache: dict[tuple, Session] = {}
+
+@dataclass
+class Compiled:
+    """An operator's graph for one signature: its session, and output 0's type and shape as ONNX infers them."""
+
+    session: Session
+    shape: tuple[int | None, ...] | None
+
+
+_cache: dict[tuple, Compiled] = {}
 _lock = threading.Lock()
 
 
@@ -222,8 +238,7 @@ def require_runtime() -> None:
     require("onnxruntime")
 
 
-def run(op_type: str, xs: list[np.ndarray], attrs: dict[str, Any], out_dtypes: list[np.dtype]) -> list[np.ndarray]:
-    """Compute `op_type` on `xs`; UnknownOperator / OperatorError when it cannot."""
+def _compiled(op_type: str, xs: list[np.ndarray], attrs: dict[str, Any], out_dtypes: list[np.dtype]) -> Compiled:
     build = _OPS.get(op_type)
     if build is None:
         raise UnknownOperator(op_type)
@@ -231,29 +246,67 @@ def run(op_type: str, xs: list[np.ndarray], attrs: dict[str, Any], out_dtypes: l
     key = (op_type, tuple((x.dtype.str, x.shape) for x in xs), tuple(d.str for d in out_dtypes),
            tuple(sorted((k, _freeze(v)) for k, v in attrs.items())), values)
     with _lock:
-        sess = _cache.get(key)
-    if sess is None:
-        sess = _session(op_type, build, xs, attrs, out_dtypes)
+        c = _cache.get(key)
+    if c is None:
+        c = _compile(op_type, build, xs, attrs, out_dtypes)
         with _lock:
-            _cache[key] = sess
-    feeds = {n: xs[int(n[1:])] for n in sess.input_names}
-    return sess.run(feeds)
+            _cache[key] = c
+    return c
 
 
-def _session(op_type: str, build: Callable[..., Spec], xs: list[np.ndarray], attrs: dict[str, Any],
-             out_dtypes: list[np.dtype]) -> Session:
+def run(op_type: str, xs: list[np.ndarray], attrs: dict[str, Any], out_dtypes: list[np.dtype]) -> list[np.ndarray]:
+    """Compute `op_type` on `xs`; UnknownOperator / OperatorError when it cannot."""
+    sess = _compiled(op_type, xs, attrs, out_dtypes).session
+    return sess.run({n: xs[int(n[1:])] for n in sess.input_names})
+
+
+def check_call(op_type: str, inputs: list[Tensor], outputs: list[Tensor], attrs: dict[str, Any]) -> None:
+    """Everything about a call that does not depend on the data, checked at the call: the signature (arity, data
+    types), and for an operator whose graph does not depend on input values, the graph itself (attributes,
+    shapes that do not combine) and the output shape it gives. CallError with the code otherwise."""
+    check(op_type, inputs, outputs, attrs)
+    if op_type in _VALUE_INPUTS:
+        return  # its graph depends on the values of some inputs, which are known when the stream runs it
+    xs = [np.lib.stride_tricks.as_strided(np.zeros(1, d), shape, [0] * len(shape)) for d, shape in inputs]
+    try:
+        shape = _compiled(op_type, xs, attrs, [d for d, _ in outputs]).shape
+    except OperatorError as e:
+        raise CallError(100021, str(e))
+    d, dims = outputs[0]
+    if shape is not None and None not in shape and not same_shape(shape, dims):
+        raise CallError(100022, f"{op_type} produces output 0 as {d}{list(shape)}, but its description says "
+                        f"{d}{list(dims)}")
+
+
+def same_shape(a: Any, b: Any) -> bool:
+    """Shapes that differ only in size-1 dims are the same bytes (the official vpc_resnet50 sample describes
+    ArgMaxV2's scalar result as [1])."""
+    return [x for x in a if x != 1] == [x for x in b if x != 1]
+
+
+def _compile(op_type: str, build: Callable[..., Spec], xs: list[np.ndarray], attrs: dict[str, Any],
+             out_dtypes: list[np.dtype]) -> Compiled:
     onnx = require("onnx")
     h, nh = onnx.helper, require("onnx.numpy_helper")
-    nodes, names, consts = build(xs, attrs)
-    inputs = [h.make_tensor_value_info(n, T.ACL_TO_ONNX[T.acl_type_of(xs[int(n[1:])].dtype)],
-                                       list(xs[int(n[1:])].shape)) for n in names]
-    outputs = [h.make_tensor_value_info(f"y{k}", T.ACL_TO_ONNX[T.acl_type_of(d)], None)
-               for k, d in enumerate(out_dtypes[:1])]
-    graph = h.make_graph(nodes, op_type, inputs, outputs, [nh.from_array(v, k) for k, v in consts.items()])
-    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 20)])
-    model.ir_version = min(model.ir_version, 9)
+    what = (f"{op_type} cannot run on inputs {[f'{x.dtype}{list(x.shape)}' for x in xs]} with attributes "
+            f"{attrs}")
     try:
-        return Session(model.SerializeToString())
-    except Exception as e:
-        raise OperatorError(f"{op_type} cannot run on inputs "
-                            f"{[f'{x.dtype}{list(x.shape)}' for x in xs]} with attributes {attrs}: {e}")
+        nodes, names, consts = build(xs, attrs)
+        inputs = [h.make_tensor_value_info(n, T.ACL_TO_ONNX[T.acl_type_of(xs[int(n[1:])].dtype)],
+                                           list(xs[int(n[1:])].shape)) for n in names]
+        outputs = [h.make_tensor_value_info(f"y{k}", T.ACL_TO_ONNX[T.acl_type_of(d)], None)
+                   for k, d in enumerate(out_dtypes[:1])]
+        graph = h.make_graph(nodes, op_type, inputs, outputs, [nh.from_array(v, k) for k, v in consts.items()])
+        model = h.make_model(graph, opset_imports=[h.make_opsetid("", 20)])
+        model.ir_version = min(model.ir_version, 9)
+        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True).graph.output[0].type.tensor_type
+        session = Session(model.SerializeToString())
+    except OperatorError:
+        raise
+    except (KeyError, ValueError, TypeError) as e:  # an attribute or type the graph cannot take
+        raise OperatorError(f"{what}: {str(e).strip()[:300]}")
+    except Exception as e:  # ONNX's shape inference or ONNX Runtime refusing the graph
+        raise OperatorError(f"{what}: {str(e).strip()[:300]}")
+    shape = (tuple(d.dim_value if d.HasField("dim_value") else None for d in inferred.shape.dim)
+             if inferred.HasField("shape") else None)
+    return Compiled(session, shape)

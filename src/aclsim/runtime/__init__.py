@@ -14,6 +14,7 @@ from .observe import (
     ApiCall,
     BadFree,
     Bus,
+    CopyInFlight,
     DeviceReset,
     EventWait,
     HostCopy,
@@ -29,7 +30,7 @@ from .observe import (
     user_site,
 )
 from .streams import Event, Stream
-from .work import CallbackWork, CopyWork, EventWork, KernelFault, KernelWork, Task
+from .work import BufferUse, CallbackWork, CopyWork, EventWork, KernelFault, KernelWork, Task
 
 __all__ = [
     "DEVICE_BASE",
@@ -38,9 +39,11 @@ __all__ = [
     "Allocation",
     "ApiCall",
     "BadFree",
+    "BufferUse",
     "Bus",
     "CallbackWork",
     "Context",
+    "CopyInFlight",
     "CopyWork",
     "DeviceHeap",
     "DeviceReset",

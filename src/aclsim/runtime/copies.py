@@ -7,6 +7,7 @@ call writes no byte. A copy's direction is resolved from the pointers, as the cu
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,9 +17,10 @@ import numpy as np
 from .. import constants as C
 from ..errors import AclError, Code
 from .callbacks import running_callback
+from .devrange import run_mode
 from .host import MAPPINGS, HostAllocation, HostRegistry, host_view
 from .memory import Allocation, is_device_address
-from .observe import Access, Bus, HostCopy, HostWait, KindMismatch, Refused, Site, api, now, user_site
+from .observe import Access, Bus, CopyInFlight, HostCopy, HostWait, KindMismatch, Refused, Site, api, now, user_site
 from .scheduler import Scheduler
 from .streams import Stream
 from .work import CopyWork, Task
@@ -191,8 +193,9 @@ class CopiesRoom:
         _check_kind(fn, kind)
         actual = actual_direction(dst, src)
         given = H2D if kind == C.ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE else kind
-        if given not in (C.ACL_MEMCPY_DEFAULT, actual) and self.bus.observers:
-            # The current runtime corrects the kind from the pointers (MemcpyKindAutoCorrect).
+        if given not in (C.ACL_MEMCPY_DEFAULT, actual) and self.bus.observers and run_mode() != "rc":
+            # The runtime corrects the kind from the pointers (MemcpyKindAutoCorrect). In RC mode the process's
+            # memory is device memory (Atlas 200 DK samples copy it with DEVICE_TO_DEVICE): any kind is right.
             self.bus.emit("kind_mismatch", KindMismatch(fn, kind, actual, user_site()))
         if actual == D2D and dst.alloc.device != src.alloc.device:
             a, b = src.alloc.device, dst.alloc.device
@@ -206,11 +209,25 @@ class CopiesRoom:
 
     # ------------------------------------------------------------------ observers
     def report_access(self, r: Region | None, write: bool, task: Task | None, what: str, site: Site | None) -> None:
-        """Tell observers that `what` read or wrote the device bytes of `r` (from the host when task is None)."""
-        if r is not None and r.is_device:
+        """Tell observers that `what` read or wrote the bytes of `r` (from the host when task is None): device
+        memory as `access`, pinned host memory (malloc_host) as `host_access`; other host memory is not tracked."""
+        if r is None:
+            return
+        event = "access" if r.is_device else "host_access" if type(r.alloc) is HostAllocation else None
+        if event is not None and (r.is_device or self.bus.wants(event)):
             lo = r.addr - r.alloc.start
             inside = running_callback() if task is None else None
-            self.bus.emit("access", Access(r.alloc, lo, lo + r.nbytes, write, task, site, what, inside))
+            self.bus.emit(event, Access(r.alloc, lo, lo + r.nbytes, write, task, site, what, inside))
+
+    def report_host_read(self, addr: int, nbytes: int, what: str) -> None:
+        """A host-side acl call (acl.util.ptr_to_bytes, ptr_to_numpy) read [addr, addr + nbytes): observers get a
+        `host_access` when those bytes are pinned host memory, which queued copies may still write."""
+        if not self.bus.observers or not nbytes:
+            return
+        with self.lock:
+            h = self.host.find(addr)
+        if h is not None and addr + nbytes <= h.end:
+            self.report_access(Region(addr, nbytes, "host", h), False, None, what, user_site())
 
     def _report_host_copy(self, fn: str, d: Region, s: Region | None, nbytes: int) -> None:
         """Tell observers about a synchronous copy or fill: the bytes it touched and the device work it was."""
@@ -223,6 +240,19 @@ class CopiesRoom:
             kind = "memset" if s is None else "memcpy"
             ctx = self.current_context(fn)
             self.bus.emit("host_copy", HostCopy(fn, kind, direction, nbytes, dev.alloc.device, ctx.handle))
+
+    def _move(self, fn: str, nbytes: int, move: Callable[[], None]) -> None:
+        """Do a synchronous copy or fill; a listener (the progress line) hears when it starts and ends."""
+        bus = self.bus
+        if not (bus.listeners or bus.observers) or not bus.wants("copy_start"):
+            move()
+            return
+        rec = CopyInFlight(fn, nbytes, threading.get_ident(), now())
+        bus.emit("copy_start", rec)
+        try:
+            move()
+        finally:
+            bus.emit("copy_end", rec)
 
     # ------------------------------------------------------------------ synchronous
     @api("acl.rt.memcpy", pointers=("dst", "src"))
@@ -242,7 +272,7 @@ class CopiesRoom:
             self._direction(fn, kind, d, s)
             if self.bus.observers:
                 self._report_host_copy(fn, d, s, count)
-            np.copyto(d.view(), s.view())
+            self._move(fn, count, lambda: np.copyto(d.view(), s.view()))
 
     @api("acl.rt.memset", pointers=("addr",))
     def memset(self, addr: int, max_count: int, value: int, count: int) -> None:
@@ -256,7 +286,7 @@ class CopiesRoom:
             r = self.region(addr, count, True, fn, "dev_ptr")
             if self.bus.observers:
                 self._report_host_copy(fn, r, None, count)
-            r.view().fill(value & 0xFF)
+            self._move(fn, count, lambda: r.view().fill(value & 0xFF))
 
     @api("acl.rt.memcpy2d", pointers=("dst", "src"))
     def memcpy2d(self, dst: int, dpitch: int, src: int, spitch: int, width: int, height: int, kind: int) -> None:
@@ -268,7 +298,7 @@ class CopiesRoom:
             self._direction(fn, kind, d, s)
             if self.bus.observers:
                 self._report_host_copy(fn, d, s, width * height)
-            _copy_2d(d.view(), dpitch, s.view(), spitch, width, height)
+            self._move(fn, width * height, lambda: _copy_2d(d.view(), dpitch, s.view(), spitch, width, height))
 
     def _regions_2d(
         self, fn: str, dst: int, dpitch: int, src: int, spitch: int, width: int, height: int

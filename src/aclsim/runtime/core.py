@@ -77,6 +77,7 @@ class Runtime(DevicesRoom, MemoryRoom, CopiesRoom, StreamsRoom, CallbacksRoom):
 
     def shutdown(self) -> None:
         """Release every device (used between tests and at interpreter exit)."""
+        self.scheduler.closing = True  # work a timed-out wait left running on a driver thread is not waited for
         with self.lock:
             for dev in self.devices:
                 if dev.contexts or dev.refcount:

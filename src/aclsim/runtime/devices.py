@@ -211,11 +211,31 @@ class DevicesRoom:
 
     @api("acl.rt.synchronize_device")
     def synchronize_device(self) -> None:
-        ctx = self.current_context("acl.rt.synchronize_device")
+        self._synchronize_device(-1, "acl.rt.synchronize_device")
+
+    @api("acl.rt.synchronize_device_with_timeout")
+    def synchronize_device_with_timeout(self, timeout_ms: int) -> None:
+        """aclrtSynchronizeDeviceWithTimeout: -1 waits forever, >= 0 gives up after that many ms with
+        ACL_ERROR_RT_STREAM_SYNC_TIMEOUT (507046); < -1 is 107000 (aclrtSynchronizeDeviceWithTimeoutImpl)."""
+        fn = "acl.rt.synchronize_device_with_timeout"
+        if timeout_ms < -1:
+            raise AclError(Code.ERROR_RT_PARAM_INVALID, f"{fn}: timeout {timeout_ms} is invalid; pass -1 (wait "
+                           "forever) or a number of ms >= 0")
+        self._synchronize_device(timeout_ms, fn)
+
+    def _synchronize_device(self, timeout_ms: int, fn: str) -> None:
+        ctx = self.current_context(fn)
         t0 = now()
+        dev = self.devices[ctx.device_id]
+        errors = []
+        if timeout_ms >= 0:  # each stream's work runs on its driver thread; the host waits for all until then
+            with self.lock:
+                streams = [(s, None) for c in dev.contexts for s in c.all_streams()]
+            late = self.scheduler.wait(streams, t0 + timeout_ms / 1000)
+            if late is not None:
+                self._timed_out(fn, timeout_ms, late, Code.ERROR_RT_STREAM_SYNC_TIMEOUT,
+                                HostWait("query", user_site(), t0, now(), stream=late))
         with self.lock:
-            dev = self.devices[ctx.device_id]
-            errors = []
             for c in dev.contexts:
                 for s in c.all_streams():
                     self.scheduler.drive(s)

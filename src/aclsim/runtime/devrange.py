@@ -149,3 +149,18 @@ def _page_runs(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             out.append([lo, hi])
     return [(lo, hi) for lo, hi in out]
+
+
+RUN_MODES = ("ep", "rc")
+
+
+def run_mode() -> str:
+    """How the emulated program is attached to its NPU (ACLSIM_RUN_MODE, set by `aclsim run --run-mode`):
+    "ep" (default) - a host program talking to an NPU card over PCIe; host and device memory are apart.
+    "rc" - the program runs on the device's own CPU (an Atlas 200 DK): acl.rt.get_run_mode() is ACL_DEVICE
+    and host and device share memory, so the host reads and writes device memory directly."""
+    mode = os.environ.get("ACLSIM_RUN_MODE", "ep").strip().lower() or "ep"
+    if mode not in RUN_MODES:
+        raise ValueError(f"ACLSIM_RUN_MODE={mode!r} is not a run mode; use ep (a host with an NPU card, the "
+                         "default) or rc (a program on the device, as on an Atlas 200 DK)")
+    return mode

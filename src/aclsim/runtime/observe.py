@@ -3,7 +3,9 @@
 Observers (the sanitizer, the trace, the progress line) subscribe to the `Bus`; the runtime calls
 `bus.emit("name", record)` and every subscribed observer that defines `on_name(record)` receives it.
 With no observers the runtime builds no records at all (`bus.active`). Observers only read
-records: they never call back into the runtime or take its lock.
+records: they never call back into the runtime or take its lock. A light listener (`bus.listen`) gets
+only the events whose sites ask `bus.wants(name)` first, and turns no other record on: the progress line
+listens for copies in flight that way, at no cost to the calls it does not watch.
 
 Events (one typed record each):
   api(ApiCall)              a host API call returned (pyACL or Pythonic face)
@@ -13,10 +15,14 @@ Events (one typed record each):
   bad_free(BadFree)         a free the runtime refused
   submit(Task) / task_done(Task)   device work queued on / finished by a stream (task.work is typed)
   access(Access)            device bytes read or written by a host call or a copy/fill task
+  host_access(Access)       pinned host bytes (malloc_host; Access.alloc a host.HostAllocation) read or written
+                            by a host call (memcpy, memset, acl.util.ptr_to_bytes/ptr_to_numpy) or a copy task
   kernel_access(KernelAccess)  device memory a kernel read or wrote in one allocation
   pipe_access(PipeAccess)   a pipe of an AI Core read or wrote bytes of the core's local memory (UB)
   pipe_sync(PipeSync)       an AI Core's set_flag / wait_flag / pipe_barrier, or a queue operation
   host_copy(HostCopy)       a synchronous copy or fill moved device bytes (no task)
+  copy_start(CopyInFlight) / copy_end(CopyInFlight)  a synchronous copy or fill begins / ends on a host thread
+                            (emitted when `bus.wants("copy_start")`, to light listeners too: the progress line)
   kind_mismatch(KindMismatch)  a memcpy kind that contradicts the pointers (corrected)
   refused(Refused)          a call refused host memory it was given (overrun, freed pinned buffer)
   host_wait(HostWait)       the host waited for device work, or saw it finished
@@ -114,9 +120,10 @@ class ApiCall:
 
 @dataclass
 class Access:
-    """Device memory read or written by a host call or a device task."""
+    """Device memory (event `access`) or pinned host memory (event `host_access`) read or written by a host call
+    or a device task."""
 
-    alloc: Any  # memory.Allocation
+    alloc: Any  # memory.Allocation, or host.HostAllocation for a host_access
     lo: int  # byte offsets within the allocation
     hi: int
     write: bool
@@ -231,6 +238,16 @@ class HostCopy:
 
 
 @dataclass(frozen=True)
+class CopyInFlight:
+    """A synchronous copy or fill (memcpy, memset, memcpy2d) a host thread is doing, from `start` (host clock)."""
+
+    api: str  # e.g. "acl.rt.memcpy"
+    nbytes: int
+    thread: int
+    start: float
+
+
+@dataclass(frozen=True)
 class KindMismatch:
     """A copy whose `kind` argument contradicts its pointers (the runtime corrects it)."""
 
@@ -298,6 +315,7 @@ class Bus:
 
     def __init__(self) -> None:
         self.observers: list[Any] = []
+        self.listeners: list[Any] = []  # light listeners: events asked for with wants(name), no records turned on
         self._lock = threading.Lock()
 
     @property
@@ -313,16 +331,28 @@ class Bus:
         with self._lock:
             self.observers = [o for o in self.observers if o is not observer]
 
+    def listen(self, listener: Any) -> None:
+        """Subscribe lightly: `listener` gets the events whose sites ask `wants(name)` (and any other event while
+        an observer makes the runtime emit it), without turning on the records observers get."""
+        with self._lock:
+            if listener not in self.listeners:
+                self.listeners = [*self.listeners, listener]
+
+    def unlisten(self, listener: Any) -> None:
+        with self._lock:
+            self.listeners = [o for o in self.listeners if o is not listener]
+
     def wants(self, name: str) -> bool:
         attr = "on_" + name
-        return any(hasattr(o, attr) for o in self.observers)
+        return any(hasattr(o, attr) for group in (self.observers, self.listeners) for o in group)
 
     def emit(self, name: str, record: Any = None) -> None:
         attr = "on_" + name
-        for o in self.observers:
-            fn = getattr(o, attr, None)
-            if fn is not None:
-                fn(record)
+        for group in (self.observers, self.listeners):
+            for o in group:
+                fn = getattr(o, attr, None)
+                if fn is not None:
+                    fn(record)
 
 
 def now() -> float:

@@ -9,6 +9,12 @@ runs each task as soon as it is submitted (ACLSIM_SCHEDULE=eager).
 Every task carries a modeled device clock: it starts no earlier than it was submitted, than the
 previous task on its stream ended, or than the event it waits for; it lasts as long as the
 emulator took to run it.
+
+A wait with a timeout (`wait`: synchronize_*_with_timeout) must return on time whatever the work is (a
+kernel that never ends, a blocking callback nobody processes), so it does not run the work on the
+waiting thread: a driver thread of the stream ("the device") runs it, without the runtime lock while a
+task's body runs, and the host waits for it until the deadline. On a timeout the work goes on running,
+as on the device; a later wait picks it up, a teardown (`close`) stops waiting for it.
 """
 
 from __future__ import annotations
@@ -45,6 +51,8 @@ class Scheduler:
         self._waiting = 0  # threads in _wait: notify only when someone listens (notify_all costs ~1 us)
         self.post_callback: Callable[[Task], None] | None = None  # set by the runtime
         self.run_inline: Callable[[Task], None] | None = None  # runs a callback on its own report thread
+        self.closing = False  # the runtime is torn down: waits stop waiting for driver threads
+        self._local = threading.local()  # .driver: this thread is a stream's driver (runs task bodies unlocked)
 
     def _wait(self) -> None:
         """Wait (holding cv) for another thread's progress; polls, so a missed notify costs at most 50 ms."""
@@ -79,12 +87,16 @@ class Scheduler:
         me = threading.get_ident()
         with self.cv:
             while stream.queue and not (until is not None and until.done):
+                if self.closing and (stream.busy_thread not in (None, me) or self._driving()):
+                    return  # teardown: a driver thread may run a task that never ends; nobody waits for it
                 if stream.busy_thread is not None and stream.busy_thread != me:
                     if steps is not None or not wait_callbacks:
                         return  # a poll: another thread is running this stream, so it progresses anyway
                     head = stream.queue[0]
                     if _blocking_callback(head) is not None:
                         self._check_callback_can_finish(stream, head)  # that thread may wait for us
+                        if self._run_mine(head):
+                            continue
                     self._wait()
                     continue
                 task = stream.queue[0]
@@ -117,6 +129,70 @@ class Scheduler:
                     return  # a blocking callback still pending and we may not wait
                 stream.queue.popleft()
                 self._notify()
+
+    # ------------------------------------------------------------------ waits with a deadline
+    def wait(self, targets: list[tuple[Any, Task | None]], deadline: float) -> Any | None:
+        """Wait (host clock `deadline`) for each (stream, task) target: the task done, or with task None the
+        stream's queue empty, while driver threads run the work (all streams at once, as the device does).
+        Returns None, or the first stream whose work did not finish in time (the work goes on). AclError when
+        the work can never finish (a blocking callback whose report thread is gone), as `drive` raises it."""
+        with self.cv:
+            drivers = {id(s): self._driver(s, until) for s, until in targets if not self._reached(s, until)}
+        for stream, until in targets:
+            driver = drivers.get(id(stream))
+            while not self._reached(stream, until):
+                remaining = deadline - now()
+                if remaining <= 0:
+                    return stream
+                head = stream.queue[0] if stream.queue else None
+                if head is not None and self._run_mine(head):
+                    continue
+                assert driver is not None
+                if not driver.is_alive():
+                    if driver.error is not None:
+                        raise driver.error
+                    with self.cv:
+                        driver = self._driver(stream, until)  # it stopped short (e.g. teardown began): again
+                driver.finished.wait(min(remaining, 0.01))
+        return None
+
+    @staticmethod
+    def _reached(stream: Any, until: Task | None) -> bool:
+        return until.done if until is not None else not stream.queue
+
+    def _driver(self, stream: Any, until: Task | None) -> _Driver:
+        """The stream's driver thread, started if none is running (holding cv)."""
+        d = stream.driver
+        if d is None or not d.is_alive():
+            d = stream.driver = _Driver(self, stream, until)
+            d.start()
+        return d
+
+    def _driving(self) -> bool:
+        return getattr(self._local, "driver", False)
+
+    def _run_mine(self, head: Task) -> bool:
+        """Run `head` here if it is a posted blocking callback whose report thread is this one (a thread waiting
+        for its own callback would otherwise wait forever)."""
+        cb = _blocking_callback(head)
+        if (cb is None or cb.processed or not head.posted or cb.subscriber != threading.get_ident()
+                or self.run_inline is None):
+            return False
+        self.run_inline(head)
+        return True
+
+    def _run_body(self, task: Task) -> None:
+        """Run the task's work; on a driver thread without the runtime lock, so the host can go on (and the
+        work can call into the runtime) while it runs."""
+        assert task.fn is not None
+        if not self._driving():
+            task.fn(task)
+            return
+        saved = self.cv._release_save()  # type: ignore[attr-defined]  # (all recursion levels of the RLock)
+        try:
+            task.fn(task)
+        finally:
+            self.cv._acquire_restore(saved)  # type: ignore[attr-defined]
 
     @staticmethod
     def _check_callback_can_finish(stream: Any, task: Task) -> None:
@@ -196,7 +272,7 @@ class Scheduler:
         elif task.fn is not None:
             t0 = now()
             try:
-                task.fn(task)
+                self._run_body(task)
             except KernelFault as e:
                 task.error = (e.code, str(e))
                 stream.error = task.error
@@ -234,3 +310,22 @@ class Scheduler:
         with self.cv:
             task.work.processed = True
             self._notify()
+
+
+class _Driver(threading.Thread):
+    """Runs a stream's queued work for a wait with a timeout (the device side of that wait)."""
+
+    def __init__(self, scheduler: Scheduler, stream: Any, until: Task | None) -> None:
+        super().__init__(name=f"aclsim-device-{stream.handle:#x}", daemon=True)  # never holds the process up
+        self.scheduler, self.stream, self.until = scheduler, stream, until
+        self.error: BaseException | None = None
+        self.finished = threading.Event()
+
+    def run(self) -> None:
+        self.scheduler._local.driver = True
+        try:
+            self.scheduler.drive(self.stream, self.until)
+        except BaseException as e:  # handed to the waiting host (an AclError), or the end of this thread
+            self.error = e
+        finally:
+            self.finished.set()

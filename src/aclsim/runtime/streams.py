@@ -16,7 +16,7 @@ from ..errors import AclError, Code
 from .handles import Handles
 from .observe import Bus, HostWait, api, now, user_site
 from .scheduler import Scheduler
-from .work import EventWork, Task
+from .work import EventWork, KernelWork, Task
 
 
 class Stream:
@@ -36,6 +36,7 @@ class Stream:
         self.destroyed = False
         self.subscriber: int | None = None  # thread id receiving launch_callback reports
         self.last_task: Task | None = None
+        self.driver: Any = None  # the thread running its work for a wait with a timeout (scheduler.wait)
 
     def __repr__(self) -> str:
         return f"<Stream {self.handle:#x} dev{self.device_id}{' default' if self.is_default else ''}>"
@@ -68,6 +69,7 @@ class StreamsRoom:
     scheduler: Scheduler
     devices: list[Any]
     _reports: dict[int, deque[Task]]
+    report_access: Any  # copies.CopiesRoom.report_access
 
     def stream(self, handle: int, fn: str = "") -> Stream:
         """The stream for a pyACL handle (0 = the current context's default stream)."""
@@ -135,13 +137,42 @@ class StreamsRoom:
 
     @api("acl.rt.synchronize_stream")
     def synchronize_stream(self, handle: int) -> None:
-        s = self.stream(handle, "acl.rt.synchronize_stream")
+        self._synchronize_stream(handle, -1, "acl.rt.synchronize_stream")
+
+    @api("acl.rt.synchronize_stream_with_timeout")
+    def synchronize_stream_with_timeout(self, handle: int, timeout_ms: int) -> None:
+        """aclrtSynchronizeStreamWithTimeout: -1 waits forever; > 0 gives up after that many ms with
+        ACL_ERROR_RT_STREAM_SYNC_TIMEOUT (507046) while the work goes on; 0 or < -1 is 107000
+        (ApiErrorDecorator::StreamSynchronize, hicann/runtime)."""
+        fn = "acl.rt.synchronize_stream_with_timeout"
+        if timeout_ms == 0 or timeout_ms < -1:
+            raise AclError(Code.ERROR_RT_PARAM_INVALID, f"{fn}: timeout {timeout_ms} is invalid; pass -1 (wait "
+                           "forever) or a number of ms > 0")
+        self._synchronize_stream(handle, timeout_ms, fn)
+
+    def _synchronize_stream(self, handle: int, timeout_ms: int, fn: str) -> None:
+        s = self.stream(handle, fn)
         t0 = now()
-        self.scheduler.drive(s)
+        if timeout_ms < 0:
+            self.scheduler.drive(s)
+        elif self.scheduler.wait([(s, None)], t0 + timeout_ms / 1000) is not None:
+            self._timed_out(fn, timeout_ms, s, Code.ERROR_RT_STREAM_SYNC_TIMEOUT, HostWait("query", user_site(), t0,
+                                                                                          now(), stream=s))
         if self.bus.observers:
             self.bus.emit("host_wait", HostWait("stream", user_site(), t0, now(), stream=s))
         with self.lock:
             self._take_stream_error(s)
+
+    def _timed_out(self, fn: str, timeout_ms: int, s: Stream, code: Code, seen: HostWait) -> None:
+        """A wait with a timeout gave up: the host saw what had finished (a query), the work goes on."""
+        if self.bus.observers:
+            self.bus.emit("host_wait", seen)
+        head = s.queue[0] if s.queue else None
+        what = ("nothing" if head is None else f"the blocking callback {head.name!r} (waiting for acl.rt.process_report"
+                " on its report thread)" if head.kind == "callback" else f"{head.kind} {head.name!r}")
+        raise AclError(code, f"{fn}: the work queued on {s!r} did not finish within {timeout_ms} ms: {what} is still "
+                       "running on the device and goes on; a later synchronize waits for it again "
+                       "(acl.rt.destroy_stream_force drops what is still queued behind it)")
 
     @api("acl.rt.stream_query")
     def stream_query(self, handle: int) -> int:
@@ -166,14 +197,22 @@ class StreamsRoom:
 
     @api("acl.rt.launch_kernel")
     def launch(self, stream: int | Stream, task: Task, fn: str = "kernel launch") -> Task:
-        """Queue device work (a kernel) on a stream; the kernel faces call this."""
+        """Queue device work (a kernel, or a model/operator/DVPP/BLAS call) on a stream; the faces call this.
+
+        The buffers the work declares (`KernelWork.buffers`) are reported to the observers as the task's
+        reads and writes, ordered like a kernel's against frees, reuse and other streams."""
         with self.lock:
             s = stream if isinstance(stream, Stream) else self.stream(stream, fn)
             if s.destroyed:
                 raise AclError(Code.ERROR_RT_INVALID_HANDLE, f"{fn}: the stream was destroyed")
             if self.bus.observers and task.site is None:
                 task.site = user_site()
-            return self.scheduler.submit(s, task)
+            self.scheduler.submit(s, task)
+            work = task.work
+            if self.bus.observers and type(work) is KernelWork:
+                for b in work.buffers:
+                    self.report_access(b.region, b.write, task, work.api or fn, task.site)
+            return task
 
     # ------------------------------------------------------------------ events
     @api("acl.rt.create_event")
@@ -239,12 +278,28 @@ class StreamsRoom:
 
     @api("acl.rt.synchronize_event")
     def synchronize_event(self, event: int) -> None:
+        self._synchronize_event(event, -1, "acl.rt.synchronize_event")
+
+    @api("acl.rt.synchronize_event_with_timeout")
+    def synchronize_event_with_timeout(self, event: int, timeout_ms: int) -> None:
+        """aclrtSynchronizeEventWithTimeout: -1 waits forever, >= 0 gives up after that many ms with
+        ACL_ERROR_RT_EVENT_SYNC_TIMEOUT (507047); < -1 is 107000 (aclrtSynchronizeEventWithTimeoutImpl)."""
+        fn = "acl.rt.synchronize_event_with_timeout"
+        if timeout_ms < -1:
+            raise AclError(Code.ERROR_RT_PARAM_INVALID, f"{fn}: timeout {timeout_ms} is invalid; pass -1 to wait "
+                           "forever or a number of ms >= 0")
+        self._synchronize_event(event, timeout_ms, fn)
+
+    def _synchronize_event(self, event: int, timeout_ms: int, fn: str) -> None:
         with self.lock:
-            e = self._event(event, "acl.rt.synchronize_event")
+            e = self._event(event, fn)
             r = e.record
         t0 = now()
-        if r is not None:
+        if r is not None and timeout_ms < 0:
             self.scheduler.drive(r.stream, until=r)
+        elif r is not None and self.scheduler.wait([(r.stream, r)], t0 + timeout_ms / 1000) is not None:
+            self._timed_out(fn, timeout_ms, r.stream, Code.ERROR_RT_EVENT_SYNC_TIMEOUT,
+                            HostWait("query", user_site(), t0, now(), event=e))
         if self.bus.observers:
             self.bus.emit("host_wait", HostWait("event", user_site(), t0, now(), event=e))
 

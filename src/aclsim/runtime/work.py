@@ -36,11 +36,20 @@ class CopyWork:
     src: Any = None  # copies.Region read (None for a fill)
 
 
+@dataclass(frozen=True)
+class BufferUse:
+    """A byte range queued work reads or writes, known when it is queued (models, operators, DVPP, BLAS)."""
+
+    region: Any  # copies.Region (device memory, or host memory the work writes, e.g. JPEGE's size)
+    write: bool
+
+
 @dataclass
 class KernelWork:
-    """A kernel launch: its shape, its pointer arguments, and what it moved once it ran."""
+    """Device work that computes: a kernel launch (its shape, its pointer arguments, what it moved once it
+    ran), or a model, operator, DVPP or BLAS call, whose buffers are known when it is queued."""
 
-    engine: str  # "simt", "asc", or "custom" (work queued through Runtime.launch directly)
+    engine: str  # "simt", "asc", "onnxruntime", "dvpp", "numpy", or "custom" (queued through Runtime.launch)
     source: str | None = None  # the kernel's source file
     grid: tuple[int, ...] | None = None  # SIMT launch shape
     block: tuple[int, ...] | None = None
@@ -52,10 +61,14 @@ class KernelWork:
     cube_flops: int = 0  # Cube-unit multiply-adds x 2 (Ascend C mmad), for the modeled time
     cube_cores: int | None = None  # Ascend C mix launches: the AICs (blocks), when `cores` counts AIVs
     progress: tuple[int, int] | None = None  # (done, total) while running, for the progress line
+    api: str | None = None  # the call that queued work that is not a kernel launch, e.g. "acl.mdl.execute_async"
+    buffers: tuple[BufferUse, ...] = ()  # what that work reads and writes (a kernel's accesses come as it runs)
 
     def __post_init__(self) -> None:  # shapes given as lists become tuples (hashable, comparable)
         self.grid = None if self.grid is None else tuple(self.grid)
         self.block = None if self.block is None else tuple(self.block)
+        if self.buffers and not self.pointers:  # the device addresses it was given, as a kernel's arguments
+            self.pointers = tuple(b.region.addr for b in self.buffers if b.region.is_device)
 
 
 @dataclass

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .. import __version__
+from ..files import write_atomic
 from .timeline import Span, StreamKey, Timeline
 
 HOST_PID = 1
@@ -124,5 +125,4 @@ def write(tl: Timeline, path: str) -> None:
     other = {"generator": f"aclsim {__version__}", "soc": tl.chip.name, "cost_model": tl.model.as_dict()}
     text = '{"displayTimeUnit":"ms","otherData":' + json.dumps(other) + ',"traceEvents":[\n'
     text += ",\n".join(events(tl)) + "\n]}\n"
-    with open(path, "w") as f:
-        f.write(text)
+    write_atomic(path, text)  # a full disk leaves no truncated, invalid JSON behind

@@ -6,11 +6,14 @@ order, flow events ("s"/"f") as arrows and counter events ("C") as step lines un
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
 from collections import defaultdict
 from typing import Any
+
+from ..files import write_atomic
 
 COLORS = {
     "api": "#9e9e9e", "sync": "#e53935", "host-wait": "#b71c1c", "memcpy": "#1e88e5", "memset": "#00acc1", "kernel": "#43a047",
@@ -184,8 +187,10 @@ def plot(
         cax.grid(linestyle=":", alpha=0.5)
     axes[-1][0].set_xlabel("time since the trace started (ms)")
     fig.tight_layout()
-    fig.savefig(output, dpi=150)
+    image = io.BytesIO()  # whole or not at all: written beside `output`, then renamed over it
+    fig.savefig(image, dpi=150, format=ext)
     plt.close(fig)
+    write_atomic(output, image.getvalue())
     return start_ms, end_ms
 
 

@@ -1,38 +1,29 @@
 """A one-line progress display for long device work, on a terminal only.
 
-A watcher thread looks at the runtime a few times a second: device tasks that are executing (a
-stream is busy with its first task) and synchronous copies in progress (a host thread inside
-`Runtime.memcpy`/`memset`/`memcpy2d`). Once one has run longer than `after` seconds it shows its
-name, size and elapsed time, and the fraction done when the kernel engine reports
-`task.work.progress = (done, total)`. Uses `rich` when it is installed, else a plain
-carriage-return line. Silent when not a TTY.
+A watcher thread looks a few times a second at what runs: device tasks that are executing (a stream is
+busy with its first task: `Runtime.executing()`) and synchronous copies in progress (the runtime's typed
+`copy_start` / `copy_end` events, `CopyInFlight`, which the watcher hears as a light listener of the bus).
+Once one has run longer than `after` seconds it shows its name, size and elapsed time, and the fraction
+done when the kernel engine reports `task.work.progress = (done, total)`. Uses `rich` when it is
+installed, else a plain carriage-return line. Silent when not a TTY.
 
-Nothing is subscribed while no line is shown, so the watcher adds no cost to API calls. While a
-line is shown the watcher listens for `task_done`: the host thread that finishes the task erases
-the line before it returns to the program, so the program's next print never lands on (or under)
-a stale line. A synchronous copy has no such event: its line goes at the next poll.
+Listening lightly turns on no record the runtime builds for observers, so the watcher adds no cost to
+API calls. While a line is shown the watcher also subscribes for `task_done`: the host thread that
+finishes the task erases the line before it returns to the program, so the program's next print never
+lands on (or under) a stale line. A copy's line goes when its `copy_end` arrives or at the next poll.
 """
 
 from __future__ import annotations
 
 import functools
-import inspect
 import sys
 import threading
 from collections.abc import Callable
-from types import FrameType
 from typing import Any, TextIO
 
-from ..runtime import KernelWork, Runtime, current_runtime
+from ..runtime import CopyInFlight, KernelWork, current_runtime
 from ..runtime.observe import Bus, now
 from .units import fmt_bytes
-
-# Code objects of the runtime's synchronous copy methods -> how many bytes their frame moves.
-_SYNC_COPIES = {
-    inspect.unwrap(Runtime.memcpy).__code__: lambda f: f.get("count", 0),
-    inspect.unwrap(Runtime.memset).__code__: lambda f: f.get("count", 0),
-    inspect.unwrap(Runtime.memcpy2d).__code__: lambda f: f.get("width", 0) * f.get("height", 0),
-}
 
 
 def describe_task(task: Any) -> str:
@@ -55,8 +46,8 @@ def describe_task(task: Any) -> str:
     return text
 
 
-def _describe_copy(frame: FrameType, size: Callable[[dict], int]) -> str:
-    return f"{frame.f_code.co_name} {fmt_bytes(size(frame.f_locals))}"
+def _describe_copy(rec: CopyInFlight) -> str:
+    return f"{rec.api.rsplit('.', 1)[-1]} {fmt_bytes(rec.nbytes)}"
 
 
 class _PlainLine:
@@ -117,6 +108,8 @@ class ProgressWatcher:
         self._line: _PlainLine | _RichLine | None = None
         self._shown: set[Any] = set()  # identities of the work on the line
         self._bus: Bus | None = None  # the bus whose task_done we listen to while a line is shown
+        self._heard: Bus | None = None  # the bus we listen to lightly, for copies in flight
+        self._copies: dict[int, CopyInFlight] = {}  # copies in flight, by id of their record
 
     @property
     def active(self) -> bool:
@@ -136,6 +129,30 @@ class ProgressWatcher:
             self._stop.set()
             self._thread.join()
             self._thread = None
+        if self._heard is not None:
+            self._heard.unlisten(self)
+            self._heard = None
+
+    def _hear(self) -> None:
+        """Listen lightly to the runtime the program made (a new one after reset_runtime) for copies in flight."""
+        rt = current_runtime()
+        if rt is not None and rt.bus is not self._heard:
+            if self._heard is not None:
+                self._heard.unlisten(self)
+            self._heard = rt.bus
+            self._copies = {}
+            rt.bus.listen(self)
+
+    def on_copy_start(self, rec: CopyInFlight) -> None:
+        """Bus event, in the host thread starting a synchronous copy or fill."""
+        self._copies[id(rec)] = rec
+
+    def on_copy_end(self, rec: CopyInFlight) -> None:
+        """Bus event, in the host thread that finished it: its line (if shown) goes now."""
+        self._copies.pop(id(rec), None)
+        with self._lock:
+            if id(rec) in self._shown:
+                self._clear()
 
     def _run(self) -> None:
         try:
@@ -185,20 +202,15 @@ class ProgressWatcher:
         found: list[tuple[Any, Callable[[], str]]] = []
         # Only look at a runtime the program has already created: making one here would fix its
         # configuration (ACLSIM_*) before the program had a chance to set it.
+        self._hear()
         rt = current_runtime()
         try:
             for task in rt.executing() if rt is not None else ():
                 found.append((task, functools.partial(describe_task, task)))
         except (RuntimeError, IndexError):  # the host changed the structures under us: try next time
             pass
-        for tid, frame in sys._current_frames().items():
-            f = frame
-            while f is not None:
-                size = _SYNC_COPIES.get(f.f_code)
-                if size is not None:
-                    found.append(((tid, id(f)), functools.partial(_describe_copy, f, size)))
-                    break
-                f = f.f_back
+        for key, rec in list(self._copies.items()):
+            found.append((key, functools.partial(_describe_copy, rec)))
         return found
 
     def line(self, t: float, running: list[tuple[Any, Callable[[], str]]]) -> tuple[str, set[Any]]:

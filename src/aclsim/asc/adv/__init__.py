@@ -1,9 +1,10 @@
-"""pyasc's `asc.adv` (high-level APIs): Matmul and its tiling, element-wise math, softmax, rmsnorm, quant."""
+"""pyasc's `asc.adv` (`asc.language.adv`): the high-level APIs of `aclsim.asc.highlevel` under pyasc's names:
+Matmul and its tiling, element-wise math, softmax, rmsnorm, quant, sort."""
 
 from __future__ import annotations
 
 from ..coverage import module_getattr
-from .math import (
+from ..highlevel.elementwise import (
     acos,
     acosh,
     asin,
@@ -32,7 +33,7 @@ from .math import (
     trunc,
     xor,
 )
-from .matmul import (
+from ..highlevel.matmul import (
     Matmul,
     MatmulConfig,
     MatmulType,
@@ -45,11 +46,11 @@ from .matmul import (
     get_special_mdl_config,
     register_matmul,
 )
-from .norm import RmsNormTiling, rmsnorm
-from .quant import QuantConfig, quant
-from .softmax import SoftmaxTiling, softmax
-from .sort import concat, extract
-from .tiling import TCubeTiling
+from ..highlevel.norm import RmsNormTiling, rmsnorm
+from ..highlevel.quant import QuantConfig, quant
+from ..highlevel.softmax import SoftmaxTiling, softmax
+from ..highlevel.sort import concat, extract
+from ..highlevel.tiling import TCubeTiling
 
 __getattr__ = module_getattr("asc.language.adv")  # pyasc names aclsim lacks raise NotEmulatedError
 
@@ -58,7 +59,7 @@ __all__ = [
     "get_mdl_config", "get_mm_config", "get_normal_config", "get_special_basic_config", "get_special_mdl_config",
     "register_matmul",
 ]
-__all__ += [  # element-wise math (math.py)
+__all__ += [  # element-wise math (highlevel/elementwise.py)
     "acos", "acosh", "asin", "asinh", "atan", "atanh", "axpy", "ceil", "cos", "cosh", "digamma", "erf", "erfc", "exp",
     "floor", "frac", "lgamma", "log", "power", "round", "sign", "sin", "sinh", "tan", "tanh", "trunc", "xor",
 ]

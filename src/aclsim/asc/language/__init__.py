@@ -1,1 +1,1 @@
-"""pyasc's `asc.language` package: only `asc.language.core` (tiling structs, `KnownTypes`) is emulated."""
+"""pyasc's `asc.language`: `core` (tiling structs, `KnownTypes`) and `basic` (the call forms of the instructions)."""

@@ -21,8 +21,8 @@ import warnings
 from enum import IntEnum
 from typing import Any
 
-from aclsim.asc.adv.tiling import TCubeTiling
-from aclsim.asc.context import AscWarning
+from aclsim.asc.faults import AscWarning
+from aclsim.asc.highlevel.tiling import TCubeTiling
 from aclsim.chips import ChipProfile
 from aclsim.runtime import get_runtime
 
@@ -166,6 +166,11 @@ class MatmulApiTilingBase:
         self.result: dict[str, int] = {}
         self.core_split = (1, 1, 1)  # (dim, m_dim, n_dim) of the last get_tiling
         self.sparse = False
+        self.double = (True, True, False)  # double buffering of A (L1 and L0A), B (L1 and L0B), C (L0C)
+        self.split_range = (-1,) * 6  # max base m, n, k, min base m, n, k (-1: free)
+        self.single_range = (-1,) * 6  # max single-core m, n, k, min m, n, k (-1: free)
+        self.align = (-1, -1, -1)  # single-core m, n, k multiples (-1 or 0: free)
+        self.dequant = DequantType.SCALAR
 
     # setters (each returns 0, as the C++ API does)
     def set_a_type(self, pos: int, type: int, data_type: int, is_trans: bool = False) -> int:
@@ -224,7 +229,15 @@ class MatmulApiTilingBase:
         self.batch_num = int(batch)
         return 0
 
-    def set_double_buffer(self, *args: Any, **kwargs: Any) -> int:
+    def set_double_buffer(self, a: bool, b: bool, c: bool, bias: bool, trans_nd2nz: bool = True,
+                          trans_nz2nd: bool = True) -> int:
+        """Whether A, B (in L1 and L0A/L0B) and C (in L0C) are double-buffered: db_l0a/db_l0b/db_l0c and
+        depth_a1/depth_b1 of the tiling follow, and base_k leaves room for them. The BiasTable's double buffer has no
+        TCubeTiling field. Telling the tiling that no ND2NZ / NZ2ND conversion is needed is not emulated."""
+        if not trans_nd2nz or not trans_nz2nd:
+            raise NotImplementedError("asc.lib.host set_double_buffer: trans_nd2nz=False / trans_nz2nd=False (no "
+                                      "layout conversion) is not emulated; aclsim's tiling assumes the conversions")
+        self.double = (bool(a), bool(b), bool(c))
         return 0
 
     def set_batch_info_for_normal(self, batch_a: int, batch_b: int, m: int, n: int, k: int) -> int:
@@ -236,7 +249,11 @@ class MatmulApiTilingBase:
         """The template choice (MatmulConfigParams or its fields) changes speed on the chip, not the tiling's
         shapes here."""
 
-    def set_split_range(self, *args: Any, **kwargs: Any) -> int:
+    def set_split_range(self, max_base_m: int = -1, max_base_n: int = -1, max_base_k: int = -1, min_base_m: int = -1,
+                        min_base_n: int = -1, min_base_k: int = -1) -> int:
+        """Bounds of base_m, base_n, base_k (-1: free); get_tiling fails (-1) when no base block within them fits."""
+        self.split_range = tuple(int(v) for v in (max_base_m, max_base_n, max_base_k, min_base_m, min_base_n,
+                                                  min_base_k))
         return 0
 
     def set_sparse(self, is_sparse_in: bool = False) -> int:
@@ -250,6 +267,9 @@ class MatmulApiTilingBase:
         return 0
 
     def set_dequant_type(self, dequant_type: int) -> int:
+        """SCALAR: one dequantisation scale; TENSOR: one per output column, kept in L1 (uint64 each), which the
+        tiling then leaves room for."""
+        self.dequant = DequantType(dequant_type)
         return 0
 
     def get_base_m(self) -> int:
@@ -268,15 +288,22 @@ class MatmulApiTilingBase:
         fm, fn, _ = self.single_fixed
         if fm > 0 and fn > 0:
             return fm, fn
+        am, an = (a if a > 0 else 16 for a in self.align[:2])
+        hi_m, hi_n, _, lo_m, lo_n, _ = self.single_range
         best: tuple[float, int, int, int] | None = None
         for md in range(1, dim + 1):
             for nd in range(1, dim // md + 1):
-                sm, sn = _up(-(-m // md), 16), _up(-(-n // nd), 16)
+                sm, sn = _up(-(-m // md), am), _up(-(-n // nd), an)
+                if (0 < hi_m < sm) or (0 < hi_n < sn) or sm < lo_m or sn < lo_n:
+                    continue
                 cores = -(-m // sm) * -(-n // sn)
                 cost = sm * sn + 64 * (sm + sn)  # Cube MACs per K plus the A/B rows it streams in
                 key = (cost, cores, sm, sn)
                 if best is None or key < best:
                     best = key
+        if best is None:
+            raise ValueError(f"no split of M={m} x N={n} over {dim} cores has single-core shapes within "
+                             f"set_single_range {self.single_range} aligned to set_align_split {self.align[:2]}")
         return best[2], best[3]
 
     def get_tiling(self, tiling: TCubeTiling) -> int:
@@ -310,21 +337,32 @@ class MatmulApiTilingBase:
         dim = 1 if self.batch_num else max(1, self.dim)
         sm, sn = self._split(m, n, dim)
         sk = self.single_fixed[2] if self.single_fixed[2] > 0 else k
+        ak, (hi_k, lo_k) = self.align[2], self.single_range[2::3]
+        if (ak > 0 and sk % ak) or 0 < hi_k < sk or sk < lo_k:
+            raise ValueError(f"single_core_k is K={sk} (aclsim does not split K over cores), outside "
+                             f"set_single_range's K bounds or not a multiple of set_align_split's {ak}")
+        if self.dequant is DequantType.TENSOR:
+            l1 -= _up(sn * 8, 32)  # the per-column uint64 dequantisation scales wait in L1
+        db_a, db_b, db_c = (2 if d else 1 for d in self.double)
+        max_m, max_n, max_k, min_m, min_n, min_k = self.split_range
         bm, bn, bk = self.fix
-        bm = bm if bm > 0 else min(128, _up(sm, 16))
-        bn = bn if bn > 0 else min(256, _up(sn, 16))
+        bm = bm if bm > 0 else min(128, _up(sm, 16), max_m if max_m > 0 else 128)
+        bn = bn if bn > 0 else min(256, _up(sn, 16), max_n if max_n > 0 else 256)
         if self.fix[1] <= 0:
-            while bn > 16 and (bm * bn * 4 > l0c or (c_pos in UB_POSITIONS and bm * bn * csz > ub // 2)):
+            while bn > max(16, min_n) and (db_c * bm * bn * 4 > l0c or (c_pos in UB_POSITIONS and bm * bn * csz > ub // 2)):
                 bn //= 2
         if self.fix[0] <= 0:
-            while bm > 16 and (bm * bn * 4 > l0c or (c_pos in UB_POSITIONS and bm * bn * csz > ub // 2)):
+            while bm > max(16, min_m) and (db_c * bm * bn * 4 > l0c or (c_pos in UB_POSITIONS and bm * bn * csz > ub // 2)):
                 bm //= 2
         if bk <= 0:
-            fit = min(chip.l0a_size // (2 * bm * isz), chip.l0b_size // (2 * bn * isz))
-            bk = min(_up(sk, 16), fit // 16 * 16)
+            fit = min(chip.l0a_size // (db_a * bm * isz), chip.l0b_size // (db_b * bn * isz))
+            bk = min(_up(sk, 16), fit // 16 * 16, max_k if max_k > 0 else _up(sk, 16))
+        if not (min_m <= bm and min_n <= bn and min_k <= bk):
+            raise ValueError(f"base blocks {bm} x {bn} x {bk} fall below set_split_range's minimum "
+                             f"{min_m} x {min_n} x {min_k}")
         # the Matmul pads base blocks to whole fractals (16 rows, C0 = 32 bytes along K) in L0
         pm, pn, pk = _up(bm, 16), _up(bn, 16), _up(bk, k0)
-        if pm * pn * 4 > l0c or pm * pk * isz > chip.l0a_size or pk * pn * isz > chip.l0b_size:
+        if db_c * pm * pn * 4 > l0c or db_a * pm * pk * isz > chip.l0a_size or db_b * pk * pn * isz > chip.l0b_size:
             raise ValueError(f"base blocks {bm} x {bn} x {bk} do not fit {chip.name}'s L0A/L0B ({chip.l0a_size} bytes) "
                              f"and L0C ({l0c} bytes)")
         k_steps = -(-sk // bk)
@@ -332,16 +370,17 @@ class MatmulApiTilingBase:
         if (bm + bn) * bk * isz > l1:
             raise ValueError(f"one base_m x base_k of A and base_k x base_n of B ({(bm + bn) * bk * isz} bytes) do not "
                              f"fit L1 ({l1} bytes)")
-        depth = 2 * step_k if 2 * (bm + bn) * bk * isz * step_k <= l1 else step_k
+        doubled = 2 * (bm + bn) * bk * isz * step_k <= l1
+        depth_a, depth_b = (2 * step_k if doubled and d else step_k for d in self.double[:2])
         cores = -(-m // sm) * -(-n // sn)
         self.core_split = (dim, -(-m // sm), -(-n // sn))
         out = {
             "used_core_num": cores, "m": om, "n": on, "k_a": oka, "k_b": okb,
             "single_core_m": sm, "single_core_n": sn, "single_core_k": sk,
-            "base_m": bm, "base_n": bn, "base_k": bk, "depth_a1": depth, "depth_b1": depth,
+            "base_m": bm, "base_n": bn, "base_k": bk, "depth_a1": depth_a, "depth_b1": depth_b,
             "step_m": 1, "step_n": 1, "step_k_a": step_k, "step_k_b": step_k, "is_bias": int(self.bias),
             "iterate_order": 1 if self.traverse is MatrixTraverse.FIRSTN else 0,
-            "db_l0a": 2, "db_l0b": 2, "db_l0c": 1, "batch_num": self.batch_num,
+            "db_l0a": db_a, "db_l0b": db_b, "db_l0c": db_c, "batch_num": self.batch_num,
         }
         for side, keys in (("a", ("b", "s", "n", "g", "d")), ("b", ("b", "s", "n", "g", "d")),
                            ("c", ("b", "s1", "n", "g", "s2"))):
@@ -365,10 +404,17 @@ class MultiCoreMatmulTiling(MatmulApiTilingBase):
         self.single_fixed = (int(single_m_in), int(single_n_in), int(single_k_in))
         return 0
 
-    def set_single_range(self, *args: Any, **kwargs: Any) -> int:
+    def set_single_range(self, max_m: int = -1, max_n: int = -1, max_k: int = -1, min_m: int = -1, min_n: int = -1,
+                         min_k: int = -1) -> int:
+        """Bounds of single_core_m, single_core_n, single_core_k (-1: free). aclsim does not split K over cores, so
+        single_core_k is K: get_tiling fails (-1) when K lies outside the K bounds."""
+        self.single_range = tuple(int(v) for v in (max_m, max_n, max_k, min_m, min_n, min_k))
         return 0
 
     def set_align_split(self, align_m: int, align_n: int, align_k: int) -> int:
+        """single_core_m / single_core_n / single_core_k become multiples of these (-1 or 0: free; CANN
+        SetAlignSplit). single_core_k is K here (K is not split): get_tiling fails (-1) when K is not a multiple."""
+        self.align = (int(align_m), int(align_n), int(align_k))
         return 0
 
     def enable_multi_core_split_k(self, flag: bool) -> None:

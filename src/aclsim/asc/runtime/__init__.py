@@ -1,1 +1,1 @@
-"""pyasc's `asc.runtime` namespace: only `asc.runtime.config` is emulated."""
+"""pyasc's `asc.runtime`: `@asc.jit` and the launch (`jit`), `config`."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aclsim.asc import dtypes as _t
+from aclsim.asc.types import dtypes as _t
 
 
 class KnownTypes:

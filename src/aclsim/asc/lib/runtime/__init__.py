@@ -7,24 +7,13 @@ from __future__ import annotations
 
 from aclsim.asc.coverage import module_getattr
 from aclsim.asc.runtime.config import Platform
-from aclsim.errors import AclError, withdraw
-from aclsim.runtime import Context, Stream, get_runtime
+from aclsim.asc.runtime.device import current_context
+from aclsim.runtime import Stream, get_runtime
 
 from . import support
 from .support import CoreType, DeviceInfoType, DeviceModuleType
 
 __getattr__ = module_getattr("asc.lib.runtime")  # pyasc names aclsim lacks say so at the call site
-
-
-def current_context(what: str) -> Context:
-    """This thread's context; pyasc's runtime opens device 0 when the script chose none."""
-    rt = get_runtime()
-    try:
-        return rt.current_context(what)
-    except AclError as e:
-        withdraw(e)  # only a probe: acl.get_recent_err_msg() must not report it
-        rt.set_device(0)
-        return rt.current_context(what)
 
 
 def _context_stream() -> Stream:

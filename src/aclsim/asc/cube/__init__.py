@@ -1,0 +1,1 @@
+"""The Cube unit's instructions: LoadData (2D, img2col, with transpose), Mmad, Fixpipe."""

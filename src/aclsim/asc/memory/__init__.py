@@ -1,0 +1,1 @@
+"""Instruction operands and their life cycle: LocalTensor, GlobalTensor, TPipe / TQue / TBuf, LocalTensorAuto."""

@@ -1,0 +1,1 @@
+"""Data movement instructions: DataCopy in its forms, DataCopyPad, atomic stores, transposes, AIPP."""

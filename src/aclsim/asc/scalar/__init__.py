@@ -1,0 +1,1 @@
+"""Scalar-unit functions, system variables and debugging output."""

@@ -1,0 +1,1 @@
+"""Synchronisation instructions: flags between the pipes of a core, and between cores."""

@@ -1,0 +1,93 @@
+"""`compare`, `compare_scalar` and `select` (count and mask/repeat forms; pyasc `basic/vec_cmpsel.py`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..faults import fail
+from ..memory.local import LocalTensor
+from ..table import instruction
+from ..types.enums import CMPMODE, SelMode
+from . import masked
+from .elementwise import ARITH, FLOAT, check_types, count_of
+from .repeat import Repeat
+
+_CMP = {CMPMODE.LT: np.less, CMPMODE.GT: np.greater, CMPMODE.EQ: np.equal, CMPMODE.LE: np.less_equal,
+        CMPMODE.GE: np.greater_equal, CMPMODE.NE: np.not_equal}
+
+
+def _compare(core: Any, api: str, dst: LocalTensor, srcs: tuple[LocalTensor, ...], cmp_mode: int, n: int | Repeat,
+             fn: Callable) -> None:
+    """Both forms of compare/compare_scalar (CANN `kernel_operator_vec_cmp_impl.h`, dav_c220): int32 compares
+    for EQ only; the count form compares whole 256-byte repeats, so the count must fill them."""
+    mode = CMPMODE(cmp_mode)
+    dt = srcs[0].dtype
+    if dt.name == "int32" and mode != CMPMODE.EQ:
+        fail(api, f"int32 operands compare with CMPMODE.EQ only, got CMPMODE.{mode.name}")
+    if dst.dtype.itemsize != 1:
+        fail(api, f"dst must be uint8/int8 (one bit per element), got {dst.dtype.name}")
+    if type(n) is Repeat:
+        masked.compare(core, api, dst, srcs, n, fn)
+        return
+    if n * dt.itemsize % 256:
+        fail(api, f"{n} x {dt.name} = {n * dt.itemsize} bytes is not a multiple of 256: the count form compares "
+                  "whole repeats of 256 bytes and would leave the tail uncompared")
+    packed = np.packbits(fn(*[t.read(n, api) for t in srcs]), bitorder="little")
+    dst.write(packed.size, api)[...] = packed.view(dst.dtype.np)
+
+
+@instruction("Compare", "compare", "vector", "V", ARITH,
+             note="count and mask/repeat forms into dst (the cmpMask-register form is not emulated)")
+def compare(core: Any, dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, cmp_mode: int, n: int | Repeat) -> None:
+    """Bit i of dst (LSB first) = src0[i] <cmp_mode> src1[i]."""
+    api = "compare"
+    if type(n) is not Repeat and not count_of(api, n):
+        return
+    check_types(core, api, ARITH, src0.dtype, src1)
+    _compare(core, api, dst, (src0, src1), cmp_mode, n, _CMP[CMPMODE(cmp_mode)])
+
+
+@instruction("CompareScalar", "compare_scalar", "vector", "V", ARITH)
+def compare_scalar(core: Any, dst: LocalTensor, src0: LocalTensor, scalar: Any, cmp_mode: int, n: int | Repeat) -> None:
+    """Bit i of dst = src0[i] <cmp_mode> scalar."""
+    api = "compare_scalar"
+    if type(n) is not Repeat and not count_of(api, n):
+        return
+    check_types(core, api, ARITH, src0.dtype)
+    fn, value = _CMP[CMPMODE(cmp_mode)], src0.dtype.np.type(scalar)
+    _compare(core, api, dst, (src0,), cmp_mode, n, lambda x: fn(x, value))
+
+
+@instruction("Select", "select", "vector", "V", FLOAT,
+             note="count and mask/repeat forms with a sel_mask tensor (the cmpMask-register form is not emulated)")
+def select(core: Any, dst: LocalTensor, sel_mask: LocalTensor, src0: LocalTensor, src1: Any, sel_mode: int,
+           n: int | Repeat) -> None:
+    """dst[i] = src0[i] where bit i of sel_mask is 1, else src1[i] (or the scalar src1 in
+    VSEL_TENSOR_SCALAR_MODE); VSEL_CMPMASK_SPR reuses one repeat's bits."""
+    api = "select"
+    if type(n) is not Repeat and not count_of(api, n):
+        return
+    mode = SelMode(sel_mode)
+    dt = dst.dtype
+    if mode == SelMode.VSEL_TENSOR_SCALAR_MODE:
+        check_types(core, api, FLOAT, dt, src0)
+        other: Any = dt.np.type(src1)
+    else:
+        check_types(core, api, FLOAT, dt, src0, src1)
+    if type(n) is Repeat:
+        masked.select(core, api, dst, sel_mask, src0, src1 if mode != SelMode.VSEL_TENSOR_SCALAR_MODE else other,
+                      mode, n)
+        return
+    count = n
+    if mode != SelMode.VSEL_TENSOR_SCALAR_MODE:
+        other = src1.read(count, api)
+    # VSEL_CMPMASK_SPR: one repeat's bits (the cmpMask register), again in every repeat (masked.py)
+    lanes = 256 // dt.itemsize
+    nbits = lanes if mode == SelMode.VSEL_CMPMASK_SPR and count > lanes else count
+    raw = sel_mask.reinterpret_cast(np.uint8).read(-(-nbits // 8), api)
+    bits = np.resize(np.unpackbits(raw, count=nbits, bitorder="little").astype(bool), count)
+    a = src0.read(count, api)
+    np.copyto(dst.write(count, api), np.where(bits, a, other))
