@@ -290,7 +290,7 @@ class Unit:
             close = code.find(">>>", at + 3)
             if close < 0:
                 raise RewriteError(f"a kernel launch without '>>>' (line {self._line(at)})")
-            config = _split_top(self.text[at + 3 : close])
+            config = [c.strip() for c in _split_top(self.text[at + 3 : close])]
             j = close + 3
             while j < len(code) and code[j] in " \t\n":
                 j += 1

@@ -9,6 +9,7 @@ imports the runtime and nothing above it.
 """
 
 from .faults import Fault
-from .launch import KINDS, NativeKernel, Runner, core_wait, submit
+from .kernel import KINDS, NativeKernel, Runner
+from .launch import core_wait, submit
 
 __all__ = ["KINDS", "Fault", "NativeKernel", "Runner", "core_wait", "submit"]

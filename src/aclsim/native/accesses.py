@@ -21,7 +21,7 @@ from .faults import coords
 
 if TYPE_CHECKING:
     from ..runtime import Task
-    from .launch import NativeKernel
+    from .kernel import NativeKernel
 
 RECORD = np.dtype([("ra", "<u8"), ("off", "<i8"), ("stride", "<i8"), ("lane", "<u8"), ("lane_stride", "<i8"),
                    ("count", "<u4"), ("alloc", "<u4"), ("kind", "u1"), ("size", "u1"), ("satisfied", "u1"),

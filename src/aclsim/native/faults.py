@@ -13,7 +13,7 @@ from ..runtime.gm import GlobalMemory
 from ..runtime.memory import device_of
 
 if TYPE_CHECKING:
-    from .launch import NativeKernel
+    from .kernel import NativeKernel
 
 SIGNAL, ILLEGAL, TRAP = 1, 2, 3  # Fault.status: a signal in kernel code; an access --check refused; a trap
 

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from ..errors import AclError, Code
 from ..runtime import KernelFault, KernelWork, Task, get_runtime
@@ -24,64 +23,14 @@ from ..runtime.devrange import kernel_access
 from ..runtime.gm import GlobalMemory
 from . import accesses, faults
 from .gang import Gang, current
+from .kernel import KINDS, NativeKernel
 
-KINDS = ("simt", "aicore", "vector", "cube", "mix")
 MAX_THREADS = 2048  # SIMT API "核函数配置": __launch_bounds__(N) with N in 1..2048
 DEFAULT_BOUNDS = 1024  # "若未配置__launch_bounds__，最大线程数默认为1024"
 MAX_BLOCKS = 65535  # Ascend C: numBlocks in [1, 65535] ("SIMD-BuiltIn关键字", 核函数配置)
 MAX_GRID = (1 << 32) - 1
 CHUNK_SECONDS = 0.02  # a chunk of SIMT blocks grows while it runs faster than this
 FIRST_CHUNK_THREADS = 1 << 16  # the first chunk's threads (a call into the compiled code costs ~10 us)
-
-
-class Runner(Protocol):
-    """The compiled code of one launch, as the face runs it."""
-
-    def run(self, *, first: int = 0, count: int = 0, core: int = -1, core_num: int = 0, sub_block: int = 0,
-            sub_blocks: int = 1, is_aic: bool = False, ub_size: int, table: accesses.Table | None) -> faults.Fault | None:
-        """Run SIMT blocks first .. first + count - 1, or the body of AI Core `core`; the fault, if any."""
-
-    def checked(self) -> bool:
-        """Switch to the kernel's checked build (True), or say it has none (False)."""
-
-    def records(self, table: accesses.Table) -> Any:
-        """The access records of the runs since the last call (a numpy array of accesses.RECORD)."""
-
-    def where(self, pc: int, returns: bool = True) -> Any:
-        """The source place (runtime Site) of a return address (or, `returns` False, an instruction) in the
-        kernel's code, or None; inside aclsim's own inlined headers, the place in the program that called them."""
-
-    def release(self) -> None:
-        """Free the launch's copy of its arguments."""
-
-
-@dataclass
-class NativeKernel:
-    """One launch of a natively compiled kernel."""
-
-    name: str
-    kind: str  # one of KINDS
-    fibers: bool  # the body synchronises threads: run them as fibers
-    grid: tuple[int, int, int]
-    block: tuple[int, int, int]
-    dyn_ubuf: int
-    max_threads: int  # __launch_bounds__ (0: not given)
-    pointers: tuple[int, ...]
-    source: str | None  # the file defining the kernel
-    line: int | None
-    runner: Runner = field(repr=False)
-
-    @property
-    def simt(self) -> bool:
-        return self.kind == "simt"
-
-    @property
-    def threads(self) -> int:
-        return self.block[0] * self.block[1] * self.block[2]
-
-    @property
-    def blocks(self) -> int:
-        return self.grid[0] * self.grid[1] * self.grid[2]
 
 
 class _Keep:
