@@ -39,7 +39,7 @@ examples:
 sources: .c (C), .cpp .cc .cxx .C (C++), .asc (Ascend C and SIMT kernels with their host code).
 bisheng's NPU options (--npu-arch=..., --enable-simt, -dc, --cce-...) are accepted and ignored. CMake projects
 with `project(... LANGUAGES ASC CXX)` build against `aclsim home` (find_package(ASC); see docs/c.md).
-CC / CXX choose the compilers. ACLSIM_CC_KEEP=DIR keeps the rewritten sources in DIR.
+CC / CXX choose the compilers.
 """
 
 CXX_EXT = (".cpp", ".cc", ".cxx", ".C", ".c++", ".asc")
@@ -149,7 +149,6 @@ class Build:
                   file=sys.stderr)
             return 127
         kernels = [] if self.preprocess_only else [i for i in self.sources if _needs_rewrite(self.argv[i])]
-        keep = os.environ.get("ACLSIM_CC_KEEP")
         tmp = Path(tempfile.mkdtemp(prefix="aclsim-cc-"))
         try:
             argv = list(self.argv)
@@ -161,7 +160,7 @@ class Build:
                     obj = out or Path(src).with_suffix(".o").name
                 else:
                     obj = str(tmp / f"{len(list(tmp.iterdir()))}-{Path(src).stem}.o")
-                code = self._kernel_source(src, obj, tmp, keep)
+                code = self._kernel_source(src, obj, tmp)
                 if code:
                     return code
                 argv[i] = "" if self.compile_only else obj
@@ -186,7 +185,7 @@ class Build:
             cmd += [f"-L{lib}", "-lascendcl", f"-Wl,-rpath,{lib}"]
         return cmd
 
-    def _kernel_source(self, src: str, obj: str, tmp: Path, keep: str | None) -> int:
+    def _kernel_source(self, src: str, obj: str, tmp: Path) -> int:
         """Rewrite one kernel source, build its checked build, and compile it (embedding the checked build)."""
         from ..capi.rewrite import RewriteError, rewrite
 
@@ -219,10 +218,6 @@ class Build:
             if plain_ok:
                 print(f"aclsim cc: warning: the checked build of {src} does not compile, so aclsim run --check will "
                       f"not see its kernels' memory accesses: {first}", file=sys.stderr)
-        if keep:
-            os.makedirs(keep, exist_ok=True)
-            for p in (plain, twin):
-                shutil.copy(p, Path(keep) / p.name)
         return subprocess.run([*self.base(self.cxx_compiler), *flags, "-c", str(plain), "-o", obj],
                               check=False).returncode
 

@@ -2,10 +2,11 @@
 
 The checked build (kernels.c) records each access to device memory as part of a run: one place in the
 code, one allocation, one kind (read, write, atomic), accesses `stride` bytes and `lane_stride` threads
-apart. Runs become one KernelAccess per (place, allocation, kind), with the byte offset and the thread of
-every element, in an order the sanitizer's initcheck can trust: first the reads of bytes the launch had not
-written before (they see what was there before the kernel), then the writes, then the reads of bytes the
-launch itself wrote.
+apart, and whether a read was of bytes the launch had already written. When the launch ends (or faults),
+the runs become one KernelAccess per (place, allocation, kind), with the byte offset and the thread of every
+element, in an order the sanitizer's initcheck can trust: first the reads of bytes the launch had not
+written (they see what was there before the kernel), then the writes. Reads of bytes the launch wrote
+itself are left out: they can only race or fault where the write that preceded them already does.
 """
 
 from __future__ import annotations
@@ -43,6 +44,12 @@ class Table:
         self.lo, self.hi = DEVICE_BASE, WINDOW_END
         self.handle: Any = None  # the face's C-side state
         self.lines: dict[int, int | None] = {}
+        self.records: list[np.ndarray] = []
+
+    def add(self, recs: np.ndarray) -> None:
+        """Keep a run's records until the launch ends."""
+        if len(recs):
+            self.records.append(recs)
 
 
 _warned: set[str] = set()
@@ -55,17 +62,19 @@ def warn_unchecked(name: str) -> None:
               "the sanitizer does not see its accesses to device memory", file=sys.stderr)
 
 
-def emit(gm: GlobalMemory, task: Task, k: NativeKernel, table: Table, recs: np.ndarray) -> None:
-    """KernelAccess events for the records of one chunk of blocks (or one core)."""
-    if not len(recs):
+def emit(gm: GlobalMemory, task: Task, k: NativeKernel, table: Table) -> None:
+    """KernelAccess events for every record of the launch."""
+    if not table.records:
         return
+    recs = np.concatenate(table.records)
+    table.records = []
     counts = recs["count"].astype(np.int64)
     task.work.bytes_read += int((counts * recs["size"])[recs["kind"] != WRITE].sum())
     task.work.bytes_written += int((counts * recs["size"])[recs["kind"] != READ].sum())
-    if not gm.observed():
+    recs = recs[(recs["kind"] != READ) | (recs["satisfied"] == 0)]
+    if not gm.observed() or not len(recs):
         return
-    # reads the launch had not written first, then writes and atomics, then reads of its own writes
-    phase = np.where(recs["kind"] != READ, 1, np.where(recs["satisfied"] == 1, 2, 0))
+    phase = np.where(recs["kind"] != READ, 1, 0)  # reads before the writes
     order = np.lexsort((recs["ra"], recs["size"], recs["kind"], recs["alloc"], phase))
     recs, phase = recs[order], phase[order]
     key = np.stack([phase, recs["alloc"], recs["kind"], recs["size"], recs["ra"].astype(np.int64)], axis=1)

@@ -105,11 +105,15 @@ def _run(task: Task, k: NativeKernel, launched: set, keep: _Keep) -> None:
         else:
             accesses.warn_unchecked(k.name)
     spans = [(a.start, a.end) for a in {*gm.allocations(), *launched}]
-    with kernel_access(spans):
-        if k.simt:
-            _run_blocks(task, k, gm, chip.ub_size, table)
-        else:
-            _run_cores(task, k, gm, chip.ub_size, table)
+    try:
+        with kernel_access(spans):
+            if k.simt:
+                _run_blocks(task, k, gm, chip.ub_size, table)
+            else:
+                _run_cores(task, k, gm, chip.ub_size, table)
+    finally:  # the launch's accesses, also those before a fault
+        if table is not None:
+            accesses.emit(gm, task, k, table)
 
 
 def _run_blocks(task: Task, k: NativeKernel, gm: GlobalMemory, ub_size: int, table: accesses.Table | None) -> None:
@@ -121,7 +125,7 @@ def _run_blocks(task: Task, k: NativeKernel, gm: GlobalMemory, ub_size: int, tab
         t0 = time.perf_counter()
         fault = k.runner.run(first=first, count=count, ub_size=ub_size, table=table)
         if table is not None:
-            accesses.emit(gm, task, k, table, k.runner.records(table))
+            table.add(k.runner.records(table))
         if fault is not None:
             raise KernelFault(faults.describe(k, fault, gm))
         first += count
@@ -146,7 +150,7 @@ def _run_cores(task: Task, k: NativeKernel, gm: GlobalMemory, ub_size: int, tabl
         fault = k.runner.run(core=block, core_num=k.blocks, sub_block=sub, sub_blocks=subs, is_aic=aic,
                              ub_size=ub_size, table=table)
         if table is not None:
-            accesses.emit(gm, task, k, table, k.runner.records(table))
+            table.add(k.runner.records(table))
         if fault is not None:
             raise KernelFault(faults.describe(k, fault, gm))
 
