@@ -82,12 +82,42 @@ def emit(gm: GlobalMemory, task: Task, k: NativeKernel, table: Table) -> None:
     describe = _describer(k)
     for group in np.split(recs, cuts):
         r0 = group[0]
-        offs, lanes = _elements(group)
         alloc = table.allocs[int(r0["alloc"])]
         size, kind = int(r0["size"]), int(r0["kind"])
-        gm.emit(task, alloc, kind != READ, int(offs.min()), int(offs.max()) + size, size, offsets=offs,
-                lanes=lanes, line=_line(k, table, int(r0["ra"])), api=_API[kind], describe=describe,
-                atomic=kind == ATOMIC, core=None if k.simt else int(lanes[0]))
+        whole = _whole(group, size)
+        if whole is not None:  # every element of a range: one span, no per-element arrays
+            lo, hi = whole
+            offs = lanes = None
+        else:
+            offs, lanes = _elements(group)
+            lo, hi = int(offs.min()), int(offs.max()) + size
+        gm.emit(task, alloc, kind != READ, lo, hi, size, offsets=offs, lanes=lanes,
+                line=_line(k, table, int(r0["ra"])), api=_API[kind], describe=describe, atomic=kind == ATOMIC,
+                core=None if k.simt else int(r0["lane"]))
+
+
+WHOLE_FROM = 1 << 20  # groups of more accesses are checked for covering a whole range first
+
+
+def _whole(group: np.ndarray, size: int) -> tuple[int, int] | None:
+    """(lo, hi) when the group's accesses cover every element of [lo, hi) and nothing else (large kernels touch
+    whole buffers: their accesses are reported as the range, without an array of every element)."""
+    counts = group["count"].astype(np.int64)
+    if counts.sum() < WHOLE_FROM or len(group) > WHOLE_FROM // 16:
+        return None
+    first = group["off"]
+    last = first + (counts - 1) * group["stride"]
+    lo, hi = int(np.minimum(first, last).min()), int(np.maximum(first, last).max()) + size
+    if lo % size:
+        return None
+    hit = np.zeros((hi - lo) // size, bool)
+    for off, stride, n in zip(first.tolist(), group["stride"].tolist(), counts.tolist(), strict=True):
+        if (off - lo) % size or stride % size:
+            return None
+        a = (off - lo) // size
+        b = a + stride // size * (n - 1)
+        hit[min(a, b) : max(a, b) + 1 : max(abs(stride // size), 1)] = True
+    return (lo, hi) if hit.all() else None
 
 
 def _elements(group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -109,8 +109,11 @@ inline int32_t lanemask_ge() { return (int32_t)~(uint32_t)lanemask_lt(); }
 
 /* ------------------------------------------------------------------------------------------- atomics */
 namespace aclsim {
+/* Atomic operations are recorded once, as atomics (ACLSIM_ACCESS): the checked build's instrumentation
+ * stays out of the operations themselves, which it would record as a plain load and store. */
+#define ACLSIM_UNCHECKED __attribute__((no_sanitize_address))
 template <class T, class F>
-T atomic_update(T *p, F f) {  /* compare-and-swap loop over the value's bits */
+ACLSIM_UNCHECKED T atomic_update(T *p, F f) {  /* compare-and-swap loop over the value's bits */
     static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, "atomics work on 2-, 4- and 8-byte values");
     using U = std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
     U *q = reinterpret_cast<U *>(p);
@@ -124,15 +127,21 @@ T atomic_update(T *p, F f) {  /* compare-and-swap loop over the value's bits */
     return o;
 }
 template <class T>
-T fetch_add(T *p, T v) {
+ACLSIM_UNCHECKED T fetch_add(T *p, T v) {
     if constexpr (std::is_floating_point_v<T>) return atomic_update(p, [&](T o) { return o + v; });
     else return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
 }
 template <class T>
-T fetch_sub(T *p, T v) {
+ACLSIM_UNCHECKED T fetch_sub(T *p, T v) {
     if constexpr (std::is_floating_point_v<T>) return atomic_update(p, [&](T o) { return o - v; });
     else return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST);
 }
+template <class T>
+ACLSIM_UNCHECKED T fetch_and(T *p, T v) { return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); }
+template <class T>
+ACLSIM_UNCHECKED T fetch_or(T *p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
+template <class T>
+ACLSIM_UNCHECKED T fetch_xor(T *p, T v) { return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST); }
 }  // namespace aclsim
 
 #define ACLSIM_ATOMIC_ARITH(T)                                                                                      \
@@ -163,15 +172,15 @@ T fetch_sub(T *p, T v) {
 #define ACLSIM_ATOMIC_BITS(T)                                                                                       \
     inline T asc_atomic_and(T *address, T val) {                                                                     \
         ACLSIM_ACCESS(address, sizeof(T), 2);                                                                        \
-        return __atomic_fetch_and(address, val, __ATOMIC_SEQ_CST);                                                  \
+        return aclsim::fetch_and(address, val);                                                  \
     }                                                                                                               \
     inline T asc_atomic_or(T *address, T val) {                                                                      \
         ACLSIM_ACCESS(address, sizeof(T), 2);                                                                        \
-        return __atomic_fetch_or(address, val, __ATOMIC_SEQ_CST);                                                   \
+        return aclsim::fetch_or(address, val);                                                   \
     }                                                                                                               \
     inline T asc_atomic_xor(T *address, T val) {                                                                     \
         ACLSIM_ACCESS(address, sizeof(T), 2);                                                                        \
-        return __atomic_fetch_xor(address, val, __ATOMIC_SEQ_CST);                                                  \
+        return aclsim::fetch_xor(address, val);                                                  \
     }
 ACLSIM_ATOMIC_ARITH(int)
 ACLSIM_ATOMIC_ARITH(unsigned int)
@@ -394,6 +403,38 @@ inline float cyl_bessel_i1f(float x) {
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
+
+/* C library functions that store through pointers run unchecked (the library is not instrumented): these
+ * compute into locals and store in the kernel's code, so the checked build sees the stores. */
+namespace aclsim {
+inline void sincosf_stores(float x, float *s, float *c) {
+    float a, b;
+    (::sincosf)(x, &a, &b);
+    *s = a;
+    *c = b;
+}
+inline float modff_stores(float x, float *i) {
+    float w, f = (::modff)(x, &w);
+    *i = w;
+    return f;
+}
+inline float frexpf_stores(float x, int *e) {
+    int k;
+    float m = (::frexpf)(x, &k);
+    *e = k;
+    return m;
+}
+inline float remquof_stores(float x, float y, int *q) {
+    int k;
+    float r = (::remquof)(x, y, &k);
+    *q = k;
+    return r;
+}
+}  // namespace aclsim
+#define sincosf(x, s, c) ::aclsim::sincosf_stores((x), (s), (c))
+#define modff(x, i) ::aclsim::modff_stores((x), (i))
+#define frexpf(x, e) ::aclsim::frexpf_stores((x), (e))
+#define remquof(x, y, q) ::aclsim::remquof_stores((x), (y), (q))
 
 /* simt_api/math_constants.h: float constants by name */
 #define ASCRT_INF_F __builtin_inff()
