@@ -275,3 +275,19 @@ def test_a_native_launch_is_device_work_on_the_timeline(tmp_path, simt):
 def test_eager_scheduling_runs_the_kernel_at_the_launch(simt):
     r = run(simt, "stencil", options=("--schedule", "eager", *SOC950))
     assert "sync 0" in r.stdout and values(r.stdout, "stencil")[0] == 121
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None or shutil.which("make") is None, reason="needs cmake and make")
+def test_an_asc_cmake_project_builds_against_aclsim_home_and_its_library_kernels_are_checked(tmp_path):
+    home = aclsim("home").stdout.strip()
+    src = KERNELS / "cmake"
+    env = dict(os.environ, CMAKE_PREFIX_PATH=home, ASCEND_HOME_PATH=home)
+    build = tmp_path / "build"
+    build.mkdir()
+    for cmd in (["cmake", str(src)], ["make"]):
+        r = subprocess.run(cmd, cwd=build, env=env, capture_output=True, text=True, timeout=600, check=False)
+        assert r.returncode == 0, r.stdout + r.stderr
+    r = aclsim("run", "--check", "memcheck", str(build / "demo"), cwd=ROOT)  # 910B1: the extra thread reads padding
+    assert "y[999] 998001" in r.stdout
+    line = line_of(src / "square_kernel.asc", "BUG: <=")
+    assert re.search(rf"at kernel square \(\S*square_kernel\.asc:{line}\)", r.stderr), r.stderr
