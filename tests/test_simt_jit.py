@@ -745,3 +745,39 @@ def test_compiled_kernels_are_cached_on_disk_for_the_next_run(tmp_path):
     off = subprocess.run([sys.executable, str(script), examples], capture_output=True, text=True, timeout=300,
                          env=dict(env, ACLSIM_SIMT_JIT_CACHE="0", XDG_CACHE_HOME=str(tmp_path / "xdg")))
     assert off.stdout.split()[0] == "0" and not (tmp_path / "xdg").exists()  # off: compiled in memory
+
+
+def test_only_kernels_with_loops_are_handed_to_the_interruptible_worker(tmp_path):
+    """A compiled kernel without a loop cannot run for long: it runs on the calling thread (the hand-off
+    to the worker that makes Ctrl-C work costs a launch tens of microseconds); a loop kernel is handed off."""
+    script = tmp_path / "handoff.py"
+    script.write_text(textwrap.dedent('''
+        import threading
+        import numpy as np
+        import aclsim
+        from aclsim import simt
+
+        @simt.kernel
+        def straight(x: simt.Ptr[np.float32]):
+            x[simt.threadIdx.x] = 1.0
+
+        @simt.kernel
+        def looping(x: simt.Ptr[np.float32]):
+            for k in range(4):
+                x[simt.threadIdx.x] += 1.0
+
+        def workers():
+            return sum(t.name == "aclsim-simt-jit" for t in threading.enumerate())
+
+        with aclsim.Device(0):
+            d = aclsim.zeros(32)
+            straight[1, 32](d)
+            aclsim.Stream.default().synchronize()
+            print(workers(), end=" ")
+            looping[1, 32](d)
+            aclsim.Stream.default().synchronize()
+            print(workers(), d.copy_to_host()[0])
+    '''))
+    env = dict(os.environ, ACLSIM_SIMT_JIT="1", ACLSIM_SIMT_JIT_CACHE="0")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert out.stdout.split() == ["0", "1", "5.0"], out.stderr

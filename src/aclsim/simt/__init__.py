@@ -18,11 +18,11 @@ next synchronize, with kernel, block, thread, index, address and line in acl.get
 """
 
 from . import lang
-from .device_function import DeviceFunction, device
 from .kernel import MAX_THREADS_PER_BLOCK, Kernel, kernel
 from .lang import (
     Array,
     ArrayType,
+    DeviceFunction,
     Ptr,
     PtrType,
     SimtError,
@@ -46,6 +46,7 @@ from .lang import (
     const,
     cos,
     cosh,
+    device,
     dim3,
     exp,
     exp2,

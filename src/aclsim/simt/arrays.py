@@ -65,6 +65,9 @@ class ArrayArg:
         self.off = off  # elements from the pointer to element [0, ...] (per lane for a row of a row view)
         self.extents: tuple = ()  # the hidden launch values it was made from (make_array)
         self.dtype = ptr.dtype
+        if any(type(n) is ND for n in shape):  # a slice whose length differs per thread (a[i:])
+            self.size, self.contiguous, self.span = None, False, 1 << 62
+            return
         self.size = math.prod(shape)
         self.contiguous = strides == c_strides(shape)
         self.span = sum((n - 1) * abs(st) for n, st in zip(shape, strides, strict=True))  # largest |offset|
@@ -91,8 +94,9 @@ def expand_args(kname: str, declared: dict[str, Any], args: tuple) -> list[Any]:
             raise SimtError(f"kernel {kname}: argument '{name}' must be a device array ({t}), got {type(a).__name__}"
                             + ("; copy it to the device first (aclsim.to_device)" if isinstance(a, np.ndarray) else ""))
         ref = array_of(a)
-        if ref.shape is None or ref.dtype != t.dtype or len(ref.shape) != t.ndim:
-            what = "a pointer without a shape" if ref.shape is None else f"a {len(ref.shape)}-D {ref.dtype} array"
+        dtype = _dtype_of(a, ref)
+        if ref.shape is None or dtype != t.dtype or len(ref.shape) != t.ndim:
+            what = "a pointer without a shape" if ref.shape is None else f"a {len(ref.shape)}-D {dtype} array"
             raise SimtError(f"kernel {kname}: argument '{name}' is {what}; the kernel takes {t}")
         isz = t.dtype.itemsize
         if ref.strides is None:
@@ -106,6 +110,14 @@ def expand_args(kname: str, declared: dict[str, Any], args: tuple) -> list[Any]:
     return [*args, *(np.int64(e) for e in extents)]
 
 
+def _dtype_of(a: Any, ref: Any) -> np.dtype:
+    """An array argument's element type: the interface's typestr, or the object's own dtype when that is a
+    record type (a typestr such as |V32 does not name the fields)."""
+    own = getattr(a, "dtype", None)
+    return own if isinstance(own, np.dtype) and own.names is not None and own.itemsize == ref.dtype.itemsize \
+        else ref.dtype
+
+
 def make_array(ptr: Any, extents: tuple[int, ...]) -> ArrayArg:
     """The kernel-side array from its pointer and hidden (shape..., strides...) parameters (built once
     per launch: every chunk gets the same one)."""
@@ -116,6 +128,29 @@ def make_array(ptr: Any, extents: tuple[int, ...]) -> ArrayArg:
                                  tuple(int(e) for e in extents[nd:]))
         A.extents = extents
     return A
+
+
+def tuple_item(t: tuple, idx: Any) -> Any:
+    """t[k] of a tuple value: k must be the same integer in every thread (as numba needs a constant)."""
+    k = val(idx)
+    if type(k) is ND or type(k) is float or type(k) is tuple or (type(k) is not int and k.dtype.kind not in "iub"):
+        raise TypeError(f"a tuple of {len(t)} values indexed by {'a per-thread value' if type(k) is ND else k!r}; "
+                        "index tuples with an integer constant")
+    return t[int(k)]
+
+
+def unpack(v: Any, n: int) -> tuple:
+    """`a, b = v` of a tuple value held in a variable (its length is known only now)."""
+    if type(v) is not tuple:
+        raise TypeError(f"cannot unpack a {type(val(v)).__name__} into {n} names")
+    if len(v) != n:
+        raise TypeError(f"cannot unpack a tuple of {len(v)} values into {n} names")
+    return v
+
+
+def length(A: Any) -> Any:
+    """len(x) of a tuple or an array (its first dimension)."""
+    return len(A) if type(A) is tuple else shape_of(A)[0]
 
 
 def shape_of(A: Any) -> tuple[Any, ...]:
@@ -143,7 +178,7 @@ def _array_flat(C: Any, A: ArrayArg, idx: Any, m: Any, line: int, what: str) -> 
             a, b = (0, C.N) if m is True else (m.start, m.stop)
             if lo + k * (b - 1) < A.shape[0] and lo + k * a >= 0:
                 return idx if A.off is None else binop("add", idx, A.off)  # keeps the slice fast path
-    if A.off is None and A.span < 1 << 31 and min(A.strides) >= 0:  # a[row, k], a[x, ty + i * TPB], ...
+    if A.off is None and A.span < 1 << 31 and min(A.strides, default=0) >= 0:  # a[row, k], a[x, ty + i * TPB], ...
         flat = memory.affine_flat(C, A.shape, A.strides, idx)
         if flat is not None:
             return flat
@@ -161,13 +196,123 @@ def subview(C: Any, A: Any, idx: Any, m: Any, line: int) -> ArrayArg:
         raise TypeError(f"'{getattr(A, 'name', '?')}' has no rows (only device-array parameters do)")
     parts = idx if type(idx) is tuple else (idx,)
     k = len(parts)
-    if k >= len(A.shape):
+    if k >= len(A.shape) + (A.dtype.names is not None):  # (a record array's a[i] is one record)
         raise TypeError(f"'{A.name}' has {len(A.shape)} dimension(s): a[...] with {k} indices is an element")
     lead = ArrayArg(A.name, A.ptr, A.shape[:k], A.strides[:k])
     off = _flat(C, lead, idx, m, line, "a row", lead.strides)
     if A.off is not None:
         off = binop("add", np.asarray(off, np.int64), np.asarray(val(A.off), np.int64))
     return ArrayArg(A.name, A.ptr, A.shape[k:], A.strides[k:], off)
+
+
+def _flat1d(A: Any) -> Any:
+    """A local or constant array as a 1-D array over the same elements (what a view's flat index reads)."""
+    if len(A.shape) == 1:
+        return A
+    B = object.__new__(type(A))
+    B.name, B.dtype, B.size, B.data, B.shape = A.name, A.dtype, A.size, A.data, (A.size,)
+    return B
+
+
+def _normalize(part: slice, n: int) -> tuple[Any, Any, int]:
+    """(start, length, step) of a slice over a dimension of n elements, as Python's slice.indices
+    does; start and stop may differ per thread (int64 arrays), the step may not."""
+    step = 1 if part.step is None else val(part.step)
+    if type(step) is ND:
+        raise TypeError("a slice whose step differs between threads")
+    step = int(step)
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    lo, hi = (0, n) if step > 0 else (-1, n - 1)
+
+    def bound(v: Any, default: int) -> Any:
+        if v is None:
+            return default
+        v = val(v)
+        v = np.asarray(v).astype(np.int64)
+        v = np.where(v < 0, v + n, v)
+        return np.clip(v, lo, hi)
+
+    start = bound(part.start, 0 if step > 0 else n - 1)
+    stop = bound(part.stop, n if step > 0 else -1)
+    length = np.maximum(0, (stop - start + step - (1 if step > 0 else -1)) // step)
+    return start, length, step
+
+
+def slice_view(C: Any, A: Any, parts: tuple, m: Any, line: int) -> ArrayArg:
+    """a[i:j], a[::2], a[i, :], dynsmem[1:] ... in a kernel: a view of a device, shared, local or constant
+    array (a device array whose element 0 and length may differ per thread)."""
+    if type(A) is ArrayArg:
+        base, off, shape, strides = A.ptr, A.off, A.shape, A.strides
+    elif type(A) is memory.SharedArr or type(A) in _OWN:
+        base = A if type(A) is memory.SharedArr else _flat1d(A)
+        off, shape, strides = None, A.shape, c_strides(A.shape)
+    else:
+        raise TypeError(f"slicing '{getattr(A, 'name', '?')}': only arrays with a shape can be sliced "
+                        "(use pointer arithmetic, p + k, on a simt.Ptr)")
+    if len(parts) > len(shape):
+        raise TypeError(f"'{A.name}' has {len(shape)} dimension(s), sliced with {len(parts)}")
+    new_shape, new_strides, start_of = [], [], 0
+    for k, p in enumerate(parts):
+        if type(p) is slice:
+            start, length, step = _normalize(p, shape[k])
+            start_of = binop("add", start_of, binop("mul", start, strides[k]))
+            new_shape.append(int(length) if np.ndim(length) == 0 else length)
+            new_strides.append(strides[k] * step)
+        else:  # an index: checked against its dimension, the dimension dropped
+            lead = ArrayArg(A.name, base, (shape[k],), (strides[k],))
+            start_of = binop("add", start_of, _flat(C, lead, p, m, line, "a slice", lead.strides))
+    new_shape += list(shape[len(parts):])
+    new_strides += list(strides[len(parts):])
+    start_of = val(start_of)
+    start_of = int(start_of) if np.ndim(start_of) == 0 else start_of
+    if off is not None:
+        start_of = binop("add", np.asarray(start_of, np.int64), np.asarray(val(off), np.int64))
+    zero = type(start_of) is int and start_of == 0
+    return ArrayArg(A.name, base, tuple(new_shape), tuple(new_strides), None if zero else start_of)
+
+
+def record_field(C: Any, A: Any, idx: Any, fname: str, m: Any, line: int) -> ArrayArg:
+    """Field `fname` of the record A[idx] (A a record array, or one record with idx ()): a 0-d view for a
+    scalar field, an n-d view for an array field, over the field's own typed pointer."""
+    if type(A) is not ArrayArg or A.dtype.names is None:
+        raise TypeError(f"'{getattr(A, 'name', '?')}' holds no records")
+    fdt, foff = A.dtype.fields[fname][:2]
+    isz, fsz = A.dtype.itemsize, fdt.base.itemsize
+    if isz % fsz or foff % fsz:
+        raise TypeError(f"field '{fname}' of the records of '{A.name}' is not aligned to its {fdt.base} elements "
+                        "(a packed record: make the dtype with align=True)")
+    if idx is None:  # the field of every record: an array over A's shape, then the field's own
+        k = isz // fsz
+        return ArrayArg(f"{A.name}.{fname}", A.ptr.field(fname), A.shape + fdt.shape,
+                        tuple(st * k for st in A.strides) + c_strides(fdt.shape),
+                        None if A.off is None else binop("mul", A.off, k))
+    rec: Any = 0
+    if A.shape:
+        rec = _flat(C, ArrayArg(A.name, A.ptr, A.shape, A.strides), idx, m, line, "a record", A.strides)
+    if A.off is not None:
+        rec = binop("add", np.asarray(rec, np.int64), np.asarray(val(A.off), np.int64))
+    off = binop("mul", rec, isz // fsz) if type(rec) is not int else rec * (isz // fsz)
+    return ArrayArg(f"{A.name}.{fname}", A.ptr.field(fname), fdt.shape, c_strides(fdt.shape),
+                    None if type(off) is int and off == 0 else off)
+
+
+def view_copy(C: Any, dst: Any, src: Any, m: Any, line: int) -> None:
+    """dst[...] = src for two array views of the same shape (an array field assigned an array)."""
+    if type(src) is not ArrayArg or tuple(dst.shape) != tuple(src.shape):
+        raise TypeError(f"assigning an array of shape {getattr(src, 'shape', '?')} to '{dst.name}' of shape {dst.shape}")
+    for k in np.ndindex(*dst.shape):
+        store(C, dst, k, load(C, src, k, m, line), m, line)
+
+
+def record_copy(C: Any, dst: Any, di: Any, src: Any, si: Any, m: Any, line: int) -> None:
+    """dst[di] = src[si] for records: every field, element by element."""
+    if dst.dtype != src.dtype:
+        raise TypeError(f"copying a record of {src.dtype} into one of {dst.dtype}")
+    for name in dst.dtype.names:
+        d, s_ = record_field(C, dst, di, name, m, line), record_field(C, src, si, name, m, line)
+        for k in np.ndindex(*d.shape):
+            store(C, d, k, load(C, s_, k, m, line), m, line)
 
 
 class PtrView:
@@ -222,7 +367,7 @@ def _flat(C: Any, A: Any, idx: Any, m: Any, line: int, what: str, strides: tuple
         kind = v.dtype.kind if isinstance(v, (ND, np.generic)) else ("f" if type(v) is float else "i")
         if kind not in "iub":
             raise TypeError(f"the index in {what} must be an integer, got {getattr(v, 'dtype', type(v).__name__)}")
-    if not any(type(v) is ND for v in vals):  # uniform: plain Python arithmetic
+    if not any(type(v) is ND for v in vals) and not any(type(n) is ND for n in A.shape):  # uniform: Python ints
         ints = [int(v) for v in vals]
         if any(not 0 <= i < n for i, n in zip(ints, A.shape, strict=True)):
             lane = C.lane0 if m is True else C.lane0 + int(np.argmax(mask_array(C.N, m)))
@@ -265,9 +410,13 @@ def load(C: Any, A: Any, idx: Any, m: Any, line: int) -> Any:
     if type(A) is memory.PtrArg:
         return memory.load(C, A, idx, m, line)
     if type(A) is ArrayArg:
+        if type(A.ptr) in _OWN:
+            return load(C, A.ptr, _array_flat(C, A, idx, m, line, "load"), m, line)
         return memory.load(C, A.ptr, _array_flat(C, A, idx, m, line, "load"), m, line)
     if type(A) is PtrView:
         return memory.load(C, A.ptr, binop("add", A.off, idx), m, line)
+    if type(A) is tuple:
+        return tuple_item(A, idx)
     if type(A) not in _OWN:
         return memory.load(C, A, idx, m, line)
     k = _flat(C, A, idx, m, line, "load")
@@ -283,6 +432,8 @@ def load(C: Any, A: Any, idx: Any, m: Any, line: int) -> Any:
 
 def store(C: Any, A: Any, idx: Any, value: Any, m: Any, line: int) -> None:
     if type(A) is ArrayArg:
+        if type(A.ptr) in _OWN:
+            return store(C, A.ptr, _array_flat(C, A, idx, m, line, "store"), value, m, line)
         return memory.store(C, A.ptr, _array_flat(C, A, idx, m, line, "store"), value, m, line)
     if type(A) is PtrView:
         return memory.store(C, A.ptr, binop("add", A.off, idx), value, m, line)
@@ -325,6 +476,8 @@ def atomic(C: Any, op: str, A: Any, idx: Any, value: Any, m: Any, line: int, com
     """Atomics on a local array are plain read-modify-writes (only the thread itself sees it)."""
     if type(A) is ArrayArg:
         flat = _array_flat(C, A, idx, m, line, f"atomic_{op}")
+        if type(A.ptr) in _OWN:
+            return atomic(C, op, A.ptr, flat, value, m, line, compare)
         return memory.atomic(C, op, A.ptr, flat, value, m, line, compare)
     if type(A) is PtrView:
         return memory.atomic(C, op, A.ptr, binop("add", A.off, idx), value, m, line, compare)

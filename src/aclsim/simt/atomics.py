@@ -11,19 +11,29 @@ from typing import Any
 
 import numpy as np
 
-# op -> ufunc combining (old, value); "exch" and "cas" are special.
+# op -> ufunc combining (old, value); "exch", "cas", "inc" and "dec" are special. nanmax/nanmin ignore a
+# NaN operand (numba's atomic.nanmax: numpy's nanmax of the two), max/min propagate it.
 UFUNCS = {
     "add": np.add, "sub": np.subtract, "max": np.maximum, "min": np.minimum,
-    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor, "nanmax": np.fmax, "nanmin": np.fmin,
 }
+_SERIAL = ("cas", "inc", "dec")  # no accumulate: chains of these run one update at a time
 _BIG_GROUP = 16  # groups with more lanes than this are accumulated one by one, the rest in rounds
 
 
-def _apply(op: str, old: np.ndarray, v: np.ndarray, cmp: np.ndarray | None) -> np.ndarray:
+def apply(op: str, old: Any, v: Any, cmp: Any = None) -> Any:
+    """The new value of an element holding `old` after one atomic `op` with value v (cas: compare cmp).
+
+    inc/dec are CUDA's atomicInc/atomicDec (numba's atomic.inc/dec): inc wraps to 0 once old >= v,
+    dec to v when old is 0 or above v."""
     if op == "exch":
         return v
     if op == "cas":
         return np.where(old == cmp, v, old)
+    if op == "inc":
+        return np.where(old >= v, 0, old + 1).astype(np.result_type(old), copy=False)
+    if op == "dec":
+        return np.where((old == 0) | (old > v), v, old - 1).astype(np.result_type(old), copy=False)
     return UFUNCS[op](old, v)
 
 
@@ -31,13 +41,12 @@ def _chain(op: str, first: Any, v: np.ndarray, cmp: np.ndarray | None) -> np.nda
     """Old values seen by a chain of updates to one address starting from `first`."""
     if op == "exch":
         return np.concatenate(([first], v[:-1])).astype(v.dtype, copy=False)
-    if op == "cas":
+    if op in _SERIAL:
         out = np.empty(v.shape[0], v.dtype)
         cur = first
         for i in range(v.shape[0]):
             out[i] = cur
-            if cur == cmp[i]:
-                cur = v[i]
+            cur = apply(op, cur, v[i], cmp[i] if cmp is not None else None)[()]
         return out
     run = UFUNCS[op].accumulate(np.concatenate(([first], v[:-1])).astype(v.dtype, copy=False), dtype=v.dtype)
     return run
@@ -55,7 +64,7 @@ def serial_apply(arr: np.ndarray, k: np.ndarray, v: np.ndarray, op: str, cmp: np
     np.not_equal(s[1:], s[:-1], out=start[1:])
     if start.all():  # every lane hits its own element: one vectorized step
         old = arr[k]
-        arr[k] = _apply(op, old, v, cmp)
+        arr[k] = apply(op, old, v, cmp)
         return old
     sv = v[order]
     sc = cmp[order] if cmp is not None else None
@@ -78,7 +87,7 @@ def serial_apply(arr: np.ndarray, k: np.ndarray, v: np.ndarray, op: str, cmp: np
         for g in np.flatnonzero(big):  # long chains on one address: accumulate along the chain
             a, b = firsts[g], firsts[g] + sizes[g]
             old_sorted[a:b] = _chain(op, arr[s[a]], sv[a:b], sc[a:b] if sc is not None else None)
-            arr[s[a]] = _apply(op, old_sorted[b - 1 : b], sv[b - 1 : b], sc[b - 1 : b] if sc is not None else None)[0]
+            arr[s[a]] = apply(op, old_sorted[b - 1 : b], sv[b - 1 : b], sc[b - 1 : b] if sc is not None else None)[0]
         rounds_of = np.repeat(~big, sizes)
         if rounds_of.any():
             sel_rank = np.where(rounds_of, rank, -1)
@@ -87,7 +96,7 @@ def serial_apply(arr: np.ndarray, k: np.ndarray, v: np.ndarray, op: str, cmp: np
                 addr = s[p]
                 old = arr[addr]
                 old_sorted[p] = old
-                arr[addr] = _apply(op, old, sv[p], sc[p] if sc is not None else None)
+                arr[addr] = apply(op, old, sv[p], sc[p] if sc is not None else None)
     out = np.empty(n, arr.dtype)
     out[order] = old_sorted
     return out

@@ -59,6 +59,11 @@ def imod(a: Any, b: Any, z: Any) -> Any:
     return r - b if r != 0 and (a < 0) != (b < 0) else r
 
 
+def pymod(a: Any, b: Any, z: Any) -> Any:
+    """Signed a % b as Python (and numba) compute it: the sign of the divisor; 0 for a zero divisor."""
+    return z if b == 0 else a % b
+
+
 def umod(a: Any, b: Any, z: Any) -> Any:
     """Unsigned a % b."""
     return z if b == 0 else a % b
@@ -127,4 +132,4 @@ def nonzero_step(s: Any) -> Any:
     return s
 
 
-SCALAR_OPS = (idiv, udiv, ifloordiv, imod, umod, wdiv, wmod, fdiv, shl, shr, ushr, chk, nonzero_step)
+SCALAR_OPS = (idiv, udiv, ifloordiv, imod, umod, wdiv, wmod, fdiv, shl, shr, ushr, chk, nonzero_step, pymod)

@@ -175,8 +175,35 @@ def default_dtype(d: Any) -> np.dtype:
     return d
 
 
+def numba_dtype(obj: Any) -> np.dtype | None:
+    """The numpy dtype of one of numba's scalar types (`numba.float32`, `numba.types.int64`, ...), else None.
+
+    Recognized without importing numba: its Number/Boolean types print as numpy's names."""
+    if not type(obj).__module__.startswith("numba.") or (not hasattr(obj, "bitwidth") and str(obj) != "bool"):
+        return None
+    try:
+        d = np.dtype(str(obj))
+    except TypeError:
+        return None
+    return d if d.kind in "biufc" else None
+
+
+def element_dtype(obj: Any) -> np.dtype | None:
+    """The element type an array declaration names: a numpy type or dtype, its name, or a numba type."""
+    d = numba_dtype(obj)
+    if d is not None:
+        return d
+    try:
+        return np.dtype(obj)
+    except TypeError:
+        return None
+
+
 def scalar_dtype(annotation: Any) -> np.dtype | None:
-    """dtype for a scalar parameter annotation (np.uint32, int -> int32, float -> float32), or None."""
+    """dtype for a scalar parameter annotation (np.uint32, int -> int32, float -> float32, a numba type), or None."""
+    nd = numba_dtype(annotation)
+    if nd is not None:
+        return nd
     if annotation is int:
         return I32
     if annotation is float:

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import ast
 import builtins
+import cmath
+import enum
 import inspect
 import math
 import operator
@@ -27,11 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from . import lang
+from . import lang, mathfns
 from .ctype import scalar_dtype
-from .device_function import DeviceFunction
-from .lang import SimtError
+from .lang import DeviceFunction, SimtError
 from .mathfns import MATH, UFUNC_NAMES
+from .ntype import CAST as NUMBA_CASTS
 
 BINOPS = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
@@ -82,6 +84,7 @@ def _register() -> None:
     for op in lang.ATOMIC_OPS:
         add(getattr(lang, f"atomic_{op}"), "atomic", op)
     add(lang.atomic_cas, "atomic", "cas")
+    add(lang.atomic_compare_and_swap, "atomic", "compare_and_swap")
     for name, fn in MATH.items():
         add(getattr(lang, name), "math", fn)
         if hasattr(math, name):
@@ -90,6 +93,22 @@ def _register() -> None:
         add(uf, "math", MATH[name])
     add(lang.rsqrt, "rsqrt")
     add(lang.fma, "fma")
+    for name in lang.BIT_FUNCTIONS:
+        add(getattr(lang, name), "bits", name)
+    add(int.bit_count, "bits", "popc")  # x.bit_count() is resolved by the back ends (a method of a value)
+    add(lang.selp, "selp")
+    for name in lang.FP16_FUNCTIONS:
+        add(getattr(lang.fp16, name), "fp16", name)
+    add(builtins.round, "round")
+    for name in mathfns.CMATH:
+        add(getattr(cmath, name), "cmath", name)
+    for op in BINOPS.values():  # the operator module: operator.add(a, b) is a + b
+        add(getattr(operator, {"and": "and_", "or": "or_"}.get(op, op)), "pyop", ("bin", op))
+    for op in CMPOPS.values():
+        add(getattr(operator, op), "pyop", ("cmp", op))
+    for name, op in (("neg", "neg"), ("pos", "pos"), ("invert", "invert"), ("not_", "not")):
+        add(getattr(operator, name), "pyop", ("un", op))
+    add(builtins.pow, "math", MATH["pow"])
     for obj in (lang.min, builtins.min, np.minimum):
         add(obj, "minmax", np.minimum)
     for obj in (lang.max, builtins.max, np.maximum):
@@ -97,6 +116,8 @@ def _register() -> None:
     for obj in (lang.abs, builtins.abs, np.abs):
         add(obj, "abs")
     add(builtins.range, "range")
+    add(builtins.enumerate, "iter", "enumerate")
+    add(builtins.zip, "iter", "zip")
     add(builtins.len, "len")
     add(builtins.print, "print")
 
@@ -105,9 +126,12 @@ _register()
 
 
 class Source:
-    """A function's parsed source with the offsets that map ast lines back to the file."""
+    """A function's parsed source with the offsets that map ast lines back to the file.
 
-    def __init__(self, fn: Any, what: str) -> None:
+    `bound`: parameters of a device function bound to compile-time values by its caller (see
+    Names.static); they resolve like globals, ahead of every other scope."""
+
+    def __init__(self, fn: Any, what: str, bound: dict[str, Any] | None = None) -> None:
         self.fn = fn
         self.name = fn.__name__
         try:
@@ -115,14 +139,14 @@ class Source:
             self.file = inspect.getsourcefile(fn) or "<unknown>"
         except (OSError, TypeError) as e:
             raise SimtError(f"{what} {fn.__name__}: its source code is not available ({e})") from None
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-        node = tree.body[0]
+        text = textwrap.dedent("".join(lines))
+        node = _lambda_def(fn, text) if fn.__name__ == "<lambda>" else ast.parse(text).body[0]
         if not isinstance(node, ast.FunctionDef):
             raise SimtError(f"{what} {fn.__name__} must be a plain 'def' function")
         self.node = node
         self.offset = first - 1
         closure = dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__ or ()), strict=False))
-        self.scope = [closure, fn.__globals__, vars(builtins)]
+        self.scope = [dict(bound or {}), closure, fn.__globals__, vars(builtins)]
 
     def line(self, node: ast.AST) -> int:
         return getattr(node, "lineno", 1) + self.offset
@@ -135,6 +159,23 @@ class Source:
             if name in d:
                 return d[name]
         raise KeyError(name)
+
+
+def _lambda_def(fn: Any, text: str) -> ast.FunctionDef | None:
+    """A lambda (`cuda.Reduce(lambda a, b: a + b)`) as the def it stands for: found in the statement
+    inspect gives for it by its parameter names (None when that is not exactly one lambda)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    names = list(fn.__code__.co_varnames[: fn.__code__.co_argcount])
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and [a.arg for a in n.args.args] == names]
+    if len(found) != 1:
+        return None
+    lam = found[0]
+    node = ast.FunctionDef(name="lambda_", args=lam.args, body=[ast.copy_location(ast.Return(lam.body), lam)],
+                           decorator_list=[], returns=None)
+    return ast.fix_missing_locations(ast.copy_location(node, lam))
 
 
 def assigned_names(node: ast.FunctionDef) -> set[str]:
@@ -180,12 +221,158 @@ def written_pointers(node: ast.FunctionDef) -> set[str]:
     return out
 
 
+def _numeric(obj: Any) -> bool:
+    """A number, or a tuple of numbers (nested): a constant a kernel may read."""
+    if isinstance(obj, tuple):  # named tuples too
+        return all(map(_numeric, obj))
+    return type(obj) in (int, float, bool, complex) or isinstance(obj, (np.integer, np.floating, np.bool_))
+
+
+_AS_DEVICE: dict[int, tuple[Any, DeviceFunction]] = {}
+
+
+def device_of(obj: Any) -> DeviceFunction | None:
+    """A jitted function called from a kernel runs as a device function, as numba's dispatchers do: a
+    face's kernel object (its `__simt_device__`) or a numba dispatcher (@numba.njit: its `py_func`)."""
+    dev = getattr(obj, "__simt_device__", None)
+    if dev is not None:
+        return dev
+    if type(obj).__module__.startswith("numba.") and callable(getattr(obj, "py_func", None)):
+        hit = _AS_DEVICE.get(id(obj))
+        if hit is None or hit[0] is not obj:
+            hit = _AS_DEVICE[id(obj)] = (obj, DeviceFunction(obj.py_func))
+        return hit[1]
+    return None
+
+
+def is_number(v: Any) -> bool:
+    return type(v) in (int, float, bool, complex) or isinstance(v, (np.number, np.bool_))
+
+
+NOT_STATIC = object()  # Names.static: the argument is a run-time value
+
+
+def device_params(dev: DeviceFunction) -> list[tuple[str, bool]]:
+    """(name, may be bound to a compile-time value) of each parameter of a device function: those that
+    carry no annotation and are never assigned in its body may."""
+    if dev.source is None:
+        dev.source = Source(dev.fn, "device function")
+    assigned = assigned_names(dev.source.node)
+    typed = dev.params()
+    return [(a.arg, typed.get(a.arg) is None and a.arg not in assigned) for a in dev.source.node.args.args]
+
+
+def static_key(bound: dict[str, Any]) -> tuple:
+    """A hashable key of a device function's bound parameters (1, 1.0 and True stay apart)."""
+    def key(v: Any) -> Any:
+        if type(v) is tuple:
+            return ("tuple", *map(key, v))
+        try:
+            hash(v)
+        except TypeError:
+            return ("id", id(v))
+        return (type(v), v)
+
+    return tuple(sorted((n, key(v)) for n, v in bound.items()))
+
+
+def _lookup(names: Names, name: str) -> Any:
+    try:
+        return names.src.lookup(name)
+    except KeyError:
+        return None
+
+
+def range_loop(names: Names, s: ast.For, counter: str) -> ast.For | None:
+    """`for v in a`, `for i, v in enumerate(a[, start])`, `for x, y in zip(a, b)` (nested as numba allows)
+    as the range loop they mean: `for counter in range(len(a)): v = a[counter]; ...`. None when s
+    already iterates over range() or over something else (the caller refuses it)."""
+    it = s.iter
+    if isinstance(it, ast.Call) and names.intrinsic(it.func)[0] == "range":
+        return None
+    k = ast.Name(counter, ast.Load())
+
+    def items(target: ast.expr, src: ast.expr) -> tuple[list[ast.stmt], list[ast.expr]] | None:
+        """The assignments binding target for element k of src, and the lengths that bound the loop."""
+        if isinstance(src, ast.Call) and not src.keywords:
+            kind, data = names.intrinsic(src.func)
+            if kind == "iter" and data == "enumerate" and 1 <= len(src.args) <= 2:
+                if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
+                    return None
+                inner = items(target.elts[1], src.args[0])
+                if inner is None:
+                    return None
+                index = ast.BinOp(k, ast.Add(), src.args[1]) if len(src.args) == 2 else k
+                return [ast.Assign([target.elts[0]], index), *inner[0]], inner[1]
+            if kind == "iter" and data == "zip" and src.args:
+                if not (isinstance(target, ast.Tuple) and len(target.elts) == len(src.args)):
+                    return None
+                stmts, lengths = [], []
+                for t, a in zip(target.elts, src.args, strict=True):
+                    one = items(t, a)
+                    if one is None:
+                        return None
+                    stmts += one[0]
+                    lengths += one[1]
+                return stmts, lengths
+            return None
+        if isinstance(src, ast.Name) and (src.id in names.locals or isinstance(_lookup(names, src.id), tuple)):
+            # an array, or a constant tuple
+            return [ast.Assign([target], ast.Subscript(src, k, ast.Load()))], \
+                [ast.Call(ast.Name("len", ast.Load()), [src], [])]
+        return None
+
+    found = items(s.target, it)
+    if found is None:
+        return None
+    stmts, lengths = found
+    stop = lengths[0] if len(lengths) == 1 else ast.Call(ast.Name("min", ast.Load()), lengths, [])
+    loop = ast.For(ast.Name(counter, ast.Store()), ast.Call(ast.Name("range", ast.Load()), [stop], []),
+                   stmts + s.body, [])
+    ast.copy_location(loop, s)
+    return ast.fix_missing_locations(loop)  # the generated nodes report the loop's line
+
+
 class Names:
     """Name resolution and refusals of one kernel or device function (`kind`), with its parameters."""
 
-    def __init__(self, src: Source, kind: str, params: dict[str, Any]) -> None:
-        self.src, self.kind = src, kind
+    def __init__(self, src: Source, kind: str, params: dict[str, Any], rules: str = "c") -> None:
+        self.src, self.kind, self.rules = src, kind, rules
         self.locals = assigned_names(src.node) | set(params)  # every other name is resolved at compile time
+        self.nested = self._nested_functions()
+
+    def _nested_functions(self) -> set[int]:
+        """`def inner(...)` at the top of the body: a device function (numba compiles closures too), made
+        from the same file so its source stays readable; it may use globals, the enclosing function's
+        compile-time values and its locals assigned once from a literal (`y = 10`). The ids of those
+        statements (the back ends skip them)."""
+        defs = [st for st in self.src.node.body if isinstance(st, ast.FunctionDef)]
+        if not defs:
+            return set()
+        once: dict[str, Any] = {}
+        counts: dict[str, int] = {}
+        for n in ast.walk(self.src.node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                counts[n.id] = counts.get(n.id, 0) + 1
+        for st in self.src.node.body:
+            if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
+                    and isinstance(st.value, ast.Constant) and counts.get(st.targets[0].id) == 1:
+                once[st.targets[0].id] = st.value.value
+        ns: dict[str, Any] = {}
+        for d in reversed(self.src.scope[:-1]):
+            ns.update(d)
+        ns.update(once)
+        for d in defs:
+            tree = ast.increment_lineno(ast.Module([d], []), self.src.offset)
+            try:
+                exec(compile(tree, self.src.file, "exec"), ns)
+            except Exception as e:
+                raise self.refuse(d, f"the nested function '{d.name}' ({type(e).__name__}: {e})") from None
+            obj = ns[d.name]
+            if not isinstance(obj, DeviceFunction) and device_of(obj) is None:
+                obj = ns[d.name] = DeviceFunction(obj)
+            self.src.scope[0][d.name] = obj
+        return {id(d) for d in defs}
 
     def refuse(self, node: ast.AST, what: str, hint: str = "") -> SimtError:
         return SimtError(
@@ -204,7 +391,9 @@ class Names:
 
     def global_value(self, node: ast.expr) -> Any:
         obj = self.resolve(node)
-        if type(obj) in (int, float, bool) or isinstance(obj, (np.integer, np.floating, np.bool_)):
+        if isinstance(obj, enum.Enum) and _numeric(obj.value):  # numba compares enum members by value
+            return obj.value
+        if _numeric(obj):
             return obj
         raise self.refuse(node, f"the global '{ast.unparse(node)}' (a {type(obj).__name__})",
                           "kernels may read numeric constants, call @simt.device functions and simt/math functions")
@@ -244,6 +433,36 @@ class Names:
         obj = self.resolve(node)
         return int(obj) if isinstance(obj, np.integer) else obj
 
+    def static(self, node: ast.expr) -> Any:
+        """The compile-time value of a device-function argument, or NOT_STATIC: literals, global names
+        (types, functions, intrinsics, device functions, numeric constants) and tuples of them, as numba
+        specializes a device function on such arguments (a dtype or shape passed down to shared.array,
+        cuda.atomic.add passed as a function)."""
+        if isinstance(node, ast.Tuple):
+            vals = [self.static(e) for e in node.elts]
+            return NOT_STATIC if any(v is NOT_STATIC for v in vals) else tuple(vals)
+        if isinstance(node, ast.Constant):
+            return node.value if type(node.value) in (int, float, bool, complex, str) or node.value is None \
+                else NOT_STATIC
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            root = node
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if not isinstance(root, ast.Name) or root.id in self.locals:
+                return NOT_STATIC
+            try:
+                obj = self.resolve(node)
+            except SimtError:
+                return NOT_STATIC
+            return NOT_STATIC if isinstance(obj, (np.ndarray, lang._Index)) else obj
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)):
+            try:
+                v = self.constant(node)
+            except (SimtError, TypeError):
+                return NOT_STATIC
+            return v if type(v) in (int, float) else NOT_STATIC
+        return NOT_STATIC
+
     def ndim(self, call: ast.Call) -> int:
         name = ast.unparse(call.func)
         try:
@@ -266,6 +485,11 @@ class Names:
             return hit
         if isinstance(obj, DeviceFunction):
             return ("device", obj)
+        dev = device_of(obj)
+        if dev is not None:
+            return ("device", dev)
+        if self.rules == "numba" and obj in NUMBA_CASTS:
+            return ("cast", NUMBA_CASTS[obj])  # int(x) is an int64 under numba's rules
         dt = scalar_dtype(obj)
         if dt is not None:
             return ("cast", dt)

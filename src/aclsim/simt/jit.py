@@ -34,12 +34,13 @@ from typing import Any
 
 import numpy as np
 
-from . import front, lang
+from . import front, lang, ntype
 from .ctype import F32, I64, WEAK_FLOAT, WEAK_INT, binop_type, common_type
 from .lang import SimtError
 
 _TYPES = {np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64)}
 U32 = np.dtype(np.uint32)
+I32, F64 = np.dtype(np.int32), np.dtype(np.float64)
 _EXACT_MATH = {  # correctly rounded (or exact) in every library: bit-identical to numpy's ufuncs
     "sqrt": "np.sqrt", "floor": "np.floor", "ceil": "np.ceil", "trunc": "np.trunc", "fabs": "np.fabs",
     "round": "np.rint", "copysign": "np.copysign", "fmod": "np.fmod", "isnan": "np.isnan", "isinf": "np.isinf",
@@ -145,7 +146,11 @@ class _Gen:
         # array parameters: their number of dimensions; shape and element strides arrive as the hidden
         # launch values x_<name>_<k> (arrays.launch_types: shape..., strides...)
         self.arrays = {n: t.ndim for n, t in self.params.items() if isinstance(t, lang.ArrayType)}
-        self.names = front.Names(self.src, "kernel", self.params)
+        # numba's rules (the cuda face): literals int64/float64, thread indices int32 and grid() int64, the
+        # result types of ntype; the interleaved schedule (C's uint32 index arithmetic) is not used
+        self.numba = getattr(kernel, "rules", "c") == "numba"
+        self.common, self.btype = (ntype.common_type, ntype.binop_type) if self.numba else (common_type, binop_type)
+        self.names = front.Names(self.src, "kernel", self.params, "numba" if self.numba else "c")
         self.vtypes: dict[str, Any] = {n: t for n, t in self.params.items() if n not in self.ptrs}
         self.vtypes.update({n: p.to for n, p in promote.items()})
         self.lines: list[str] = []
@@ -225,7 +230,8 @@ class _Gen:
     def lane_plan(self, body: list[ast.stmt]) -> tuple[_Levels, ast.For, list[ast.stmt]] | None:
         """(levels of (statements, guard), the loop, the statements after it), or None: this kernel runs
         one thread after another. No `return` anywhere and no assigned parameter (it would not be uniform)."""
-        if front.has(body, (ast.Return,), into_loops=True) or front.assigned_names(self.src.node) & set(self.params):
+        if self.numba or front.has(body, (ast.Return,), into_loops=True) \
+                or front.assigned_names(self.src.node) & set(self.params):
             return None
         levels: _Levels = []
         while True:
@@ -564,7 +570,7 @@ class _Gen:
             (ca, coa, ta), (cb, cob, tb) = self.aff(node.left), self.aff(node.right)
             if ta is WEAK_INT and tb is WEAK_INT:
                 raise _NotAffine()  # (int literal arithmetic wraps at 32 bits)
-            rt = common_type(ta, tb)
+            rt = self.common(ta, tb)
             if not isinstance(rt, np.dtype) or rt.kind not in "iu":
                 raise _NotAffine()
             self.aff_widen(ca, coa, ta, rt)
@@ -723,10 +729,10 @@ class _Gen:
                 and not it.keywords and 1 <= len(it.args) <= 3):
             raise _Unsupported("for")
         vals = [self.ex(a) for a in it.args]
-        start, stop, step = ([("0", WEAK_INT), vals[0], ("1", WEAK_INT)] if len(vals) == 1
-                             else [*vals, ("1", WEAK_INT)] if len(vals) == 2 else vals)
-        t = common_type(start[1], stop[1])
-        if t is WEAK_FLOAT or (t is not WEAK_INT and t.kind == "f") or common_type(t, step[1]) is not t:
+        zero, one = self.literal(0), self.literal(1)
+        start, stop, step = ([zero, vals[0], one] if len(vals) == 1 else [*vals, one] if len(vals) == 2 else vals)
+        t = self.common(start[1], stop[1])
+        if t is WEAK_FLOAT or (t is not WEAK_INT and t.kind == "f") or self.common(t, step[1]) is not t:
             raise _Unsupported("range types")  # the counter would change type (or is not an integer)
         iv, b, st, sv = self.tmp(), self.tmp(), self.tmp(), self.tmp()
         self.range_stop = b
@@ -793,7 +799,7 @@ class _Gen:
             old = self.vtypes.setdefault(name, t)
             if not _same(old, t):  # the numpy engine's type follows the run: unless a promotion is exact
                 weak, to = (old, t) if old in (WEAK_INT, WEAK_FLOAT) else (t, old)
-                if weak in (WEAK_INT, WEAK_FLOAT) and isinstance(to, np.dtype) and _same(common_type(weak, to), to):
+                if weak in (WEAK_INT, WEAK_FLOAT) and isinstance(to, np.dtype) and _same(self.common(weak, to), to):
                     raise _Promote(name, weak, to)
                 raise _Unsupported(f"{name} takes values of two types")
             self.emit(f"{self.var(name)} = {code}")
@@ -899,7 +905,7 @@ class _Gen:
         ta, tb = _use(ta, tb), _use(tb, ta)
         if {ta, tb} == {WEAK_INT, WEAK_FLOAT}:  # (an int variable may be int32 per lane: float32 then)
             raise _Unsupported("a Python int compared with a Python float")
-        rt = common_type(ta, tb)
+        rt = self.common(ta, tb)
         if rt is WEAK_INT or rt is WEAK_FLOAT:
             return f"{a} {op} {b}"
         return f"{self.cast(a, ta, rt)} {op} {self.cast(b, tb, rt)}"
@@ -930,6 +936,8 @@ class _Gen:
             except Exception:
                 raise _Unsupported("attribute") from None
             if isinstance(base, lang._Index) and node.attr in ("x", "y", "z"):
+                if self.numba:  # numba types the thread and block indices int32
+                    return f"np.int32({base._name}_{node.attr})", I32
                 return f"{base._name}_{node.attr}", U32
             return self.literal(self.names.global_value(node))
         if isinstance(node, ast.BinOp):
@@ -961,6 +969,10 @@ class _Gen:
         raise _Unsupported(type(node).__name__)
 
     def literal(self, v: Any) -> tuple[str, Any]:
+        if self.numba and (type(v) is int or type(v) is bool) and -(1 << 63) <= v < 1 << 63:
+            return f"np.int64({int(v)})", I64  # numba types a Python int int64, a float float64
+        if self.numba and type(v) is float:
+            return f"np.float64({v!r})" if math.isfinite(v) else f"np.float64({str(v)!r})", F64
         if type(v) is bool or (type(v) is int and -(1 << 31) <= v < 1 << 31):
             return f"np.int32({int(v)})", WEAK_INT
         if type(v) is float:
@@ -980,9 +992,16 @@ class _Gen:
         if op is None or {ta, tb} == {WEAK_INT, WEAK_FLOAT}:
             raise _Unsupported("operator")  # a weak int variable may be int32 per lane: float32 then, not double
         try:
-            rt = binop_type(op, ta, tb)  # (the one C typing rule, ctype)
+            rt = self.btype(op, ta, tb)  # (the one typing rule of the kernel: ctype, or ntype for numba's)
         except TypeError:
             raise _Unsupported(op) from None
+        if self.numba and op in ("floordiv", "mod", "pow") and isinstance(rt, np.dtype):
+            if (rt.kind != "i" and rt.kind != "u") or op == "pow":
+                raise _Unsupported(op)  # (Python's float // and %, and **: the numpy engine)
+            x, y, T = self.cast(a, ta, rt), self.cast(b, tb, rt), _nb(rt)
+            fn = "_ifloordiv" if op == "floordiv" and rt.kind == "i" else "_pymod" if rt.kind == "i" else "_udiv" \
+                if op == "floordiv" else "_umod"
+            return f"{T}({fn}({x}, {y}, {T}(0)))", rt
         if op in ("lshift", "rshift"):
             if rt is WEAK_INT:
                 raise _Unsupported("shift")
@@ -1037,7 +1056,8 @@ class _Gen:
         code, t = self.ex(node)
         if t is WEAK_FLOAT or (t is not WEAK_INT and t.kind == "f"):
             return code, t
-        return self.cast(code, t, F32), F32
+        to = F64 if self.numba else F32  # (numba computes math of integers in float64)
+        return self.cast(code, t, to), to
 
     def call(self, node: ast.Call) -> tuple[str, Any]:
         kind, data = self.names.intrinsic(node.func)
@@ -1055,15 +1075,17 @@ class _Gen:
             fn = _EXACT_MATH[data.name]
             if data.nargs == 1:
                 x, t = self.float_arg(args[0])
+                if self.numba and data.name in ("floor", "ceil", "trunc"):
+                    return f"np.int64({fn}({x}))", I64  # numba: an integer
                 return f"{_nb(t)}({fn}({x}))", t
             (a, ta), (b, tb) = self.ex(args[0]), self.ex(args[1])
-            rt = common_type(ta, tb)
+            rt = self.common(ta, tb)
             if rt is WEAK_INT or rt is WEAK_FLOAT:
                 rt = WEAK_FLOAT  # (ops.math_call: two Python numbers compute in double)
                 if {ta, tb} != {WEAK_FLOAT}:
                     raise _Unsupported("math on weak ints")
             elif rt.kind != "f":
-                rt = F32
+                rt = F64 if self.numba else F32
             return f"{_nb(rt)}({fn}({self.cast(a, ta, rt)}, {self.cast(b, tb, rt)}))", rt
         if kind == "rsqrt" and len(args) == 1:
             x, t = self.float_arg(args[0])
@@ -1075,7 +1097,7 @@ class _Gen:
             code, t = self.ex(args[0])
             for a in args[1:]:
                 b, tb = self.ex(a)
-                rt = common_type(t, tb)
+                rt = self.common(t, tb)
                 if not isinstance(rt, np.dtype):
                     raise _Unsupported("min/max of Python numbers")  # Python's min keeps the first of equals
                 code, t = f"{_nb(rt)}({fn}({self.cast(code, t, rt)}, {self.cast(b, tb, rt)}))", rt
@@ -1090,6 +1112,10 @@ class _Gen:
     def grid(self, node: ast.Call) -> list[tuple[str, Any]]:
         kind = self.names.intrinsic(node.func)[0]
         nd = self.names.ndim(node)
+        if self.numba:  # numba computes grid() and gridsize() in int64
+            if kind == "grid":
+                return [(f"(np.int64(blockIdx_{d}) * blockDim_{d} + threadIdx_{d})", I64) for d in "xyz"[:nd]]
+            return [(f"(np.int64(blockDim_{d}) * gridDim_{d})", I64) for d in "xyz"[:nd]]
         if kind == "grid":
             return [(f"np.uint32(blockIdx_{d} * blockDim_{d} + threadIdx_{d})", U32) for d in "xyz"[:nd]]
         return [(f"np.uint32(blockDim_{d} * gridDim_{d})", U32) for d in "xyz"[:nd]]
@@ -1112,6 +1138,9 @@ class JitKernel:
                     raise _Unsupported(e.name) from None
                 promote[e.name] = _Promoted(e.weak, e.to)
         self.name = kernel.name
+        # Only code with a loop can run for long: the rest is called on this thread directly (handing a
+        # call to the interruptible worker costs about 25 us a launch, for nothing a Ctrl-C would stop)
+        self.may_run_long = front.has(gen.src.node.body, (ast.For, ast.While), into_loops=True)
         self.launch = self.build({}) if not self.interleaved else None
         # The interleaved schedule's code per block shape, the block sizes constants in it: numba's LLVM
         # then vectorizes the loops over a block's threads without remainder loops (naive matmul
@@ -1145,12 +1174,12 @@ class JitKernel:
             if shape not in self.per_block:
                 self.per_block[shape] = self.build(dict(zip(_INDICES[6:9], shape, strict=True)))
             launch = self.per_block[shape]
+        call = _lib.run_interruptible if self.may_run_long else _call
         try:  # (numba compiles on the first launch: a construct it cannot type leaves the kernel to numpy)
             for b0 in range(0, C.nblocks, per):
                 task.work.progress = (b0, C.nblocks)
-                r, w = _lib.run_interruptible(launch, (_lib.STOP, b0, min(b0 + per, C.nblocks), C.blockDim_x,
-                                                       C.blockDim_y, C.blockDim_z, C.gridDim_x, C.gridDim_y,
-                                                       C.gridDim_z, *args))
+                r, w = call(launch, (_lib.STOP, b0, min(b0 + per, C.nblocks), C.blockDim_x, C.blockDim_y,
+                                     C.blockDim_z, C.gridDim_x, C.gridDim_y, C.gridDim_z, *args))
                 nr, nw = nr + r, nw + w
         except _lib.JitFault:
             for full, copy in saved.values():
@@ -1161,6 +1190,10 @@ class JitKernel:
             return False
         task.work.bytes_read, task.work.bytes_written = int(nr), int(nw)
         return True
+
+
+def _call(fn: Any, args: tuple) -> Any:
+    return fn(*args)
 
 
 # By default the JIT takes interleaved loop kernels (see lane_plan) at any size (naive matmul 256: 20 ms numpy

@@ -33,7 +33,7 @@ from . import csem
 
 JitFault = csem.OutOfRange
 
-_idiv, _udiv, _ifloordiv, _imod, _umod, _wdiv, _wmod, _fdiv, _shl, _shr, _ushr, _chk, _nonzero_step = (
+_idiv, _udiv, _ifloordiv, _imod, _umod, _wdiv, _wmod, _fdiv, _shl, _shr, _ushr, _chk, _nonzero_step, _pymod = (
     numba.njit(cache=False)(f) for f in csem.SCALAR_OPS)
 
 
@@ -159,5 +159,5 @@ def build(text: str, name: str, consts: dict[str, int]) -> Any:
     return numba.njit(cache=False, **options)(env["_launch"])
 
 
-__all__ = ["Interrupted", "JitFault", "_chk", "_fdiv", "_idiv", "_ifloordiv", "_imod", "_nonzero_step", "_shl",
+__all__ = ["Interrupted", "JitFault", "_chk", "_fdiv", "_idiv", "_ifloordiv", "_imod", "_nonzero_step", "_pymod", "_shl",
            "_shr", "_udiv", "_umod", "_ushr", "_wdiv", "_wmod", "math", "np", "stopped"]

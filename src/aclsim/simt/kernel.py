@@ -18,9 +18,8 @@ import numpy as np
 from ..runtime import KernelFault, KernelWork, Task, get_runtime
 from ..runtime.gm import GlobalMemory, address_of, has_array_interface
 from . import arrays, compiler, front, jit, reference
-from .device_function import params_of
-from .lang import PtrType, SimtError, dim3
-from .launchctx import LaunchContext
+from .lang import PtrType, SimtError, dim3, params_of
+from .launchctx import LaunchContext, UserRaise
 from .memory import PtrArg
 
 MAX_THREADS_PER_BLOCK = 2048  # GetSimtMaxThreadNum: "maximum number of SIMT threads ... (2048 currently)"
@@ -53,8 +52,13 @@ def _dims(v: Any, what: str) -> tuple[int, int, int]:
 class Kernel:
     """A `@simt.kernel`: launch it with `kernel[grid, block](*args)` or `kernel[grid, block, stream](*args)`."""
 
-    def __init__(self, fn: Any, declared: dict[str, Any] | None = None) -> None:
+    def __init__(self, fn: Any, declared: dict[str, Any] | None = None, bound: dict[str, Any] | None = None,
+                 rules: str = "c") -> None:
+        """`bound`: parameters fixed to compile-time values (the cuda face's tuple arguments); the launch
+        passes the others. `rules`: the typing rules, "c" (simt) or "numba" (the cuda face)."""
         self.fn = fn
+        self.bound = bound or {}
+        self.rules = rules
         self.name = fn.__name__
         self.file = _source_file(fn)
         # as written (simt.Array parameters); `declared` is given by specializations (aclsim.cuda)
@@ -66,15 +70,21 @@ class Kernel:
         self.plan = [(name, t, "ptr" if isinstance(t, PtrType) else "extent" if name not in self.declared else "value")
                      for name, t in self.param_types.items()]
         self.compiled: compiler.Compiled | None = None
+        self._refusal: SimtError | None = None  # a refused kernel is refused again without recompiling
+        self.raised: UserRaise | None = None  # the last launch's own raise, if it raised
         self._launchers: dict[Any, Launcher] = {}
         functools.update_wrapper(self, fn)
 
     def compile(self) -> compiler.Compiled:
         """Compile now (launches do it on first use); raises SimtError for unsupported constructs."""
         if self.compiled is None:
+            if self._refusal is not None:
+                raise self._refusal.with_traceback(None) from None
             try:
-                self.compiled = compiler.Compiler().build(front.Source(self.fn, "kernel"), "kernel", self.declared)
+                self.compiled = compiler.Compiler(self.rules).build(front.Source(self.fn, "kernel", self.bound),
+                                                                    "kernel", self.declared)
             except SimtError as e:  # the message names the kernel line: the compiler's frames would only bury it
+                self._refusal = e
                 raise e.with_traceback(None) from None
         return self.compiled
 
@@ -147,7 +157,8 @@ class Launcher:
                 for (name, t, how), a in zip(k.plan, args, strict=False)]
         C = self.context
         if C is None:
-            C = self.context = LaunchContext(k.name, k.file, self.grid, self.block, self.shared_bytes)
+            C = self.context = LaunchContext(k.name, k.file, self.grid, self.block, self.shared_bytes,
+                                             signed=compiled.rules == "numba")
 
         compiled_jit = jit.select(k, compiled, C.nblocks * C.tpb)
 
@@ -159,7 +170,11 @@ class Launcher:
             # hands the launch back (memory restored) wherever the numpy engine must decide.
             if compiled_jit is not None and not gm.observed() and compiled_jit.run(task, C, vals, compiled.written):
                 return
-            _execute(gm, task, C, compiled, vals)
+            try:
+                _execute(gm, task, C, compiled, vals)
+            except UserRaise as e:  # the kernel's own raise: kept for the face that raises it on the host
+                k.raised = e
+                raise
 
         # the pointers the door placed in a live allocation at submit (what frees must be ordered against)
         ptrs = tuple(v.addr for v in vals if type(v) is PtrArg and v.alloc is not None)

@@ -6,10 +6,13 @@ compiler recognizes them; calling them from ordinary Python raises `SimtError`.
 
 from __future__ import annotations
 
+import functools
+import inspect
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from .ctype import scalar_dtype
 from .mathfns import MATH
 
 
@@ -55,8 +58,9 @@ class PtrType:
 
     def __init__(self, dtype: Any) -> None:
         self.dtype = np.dtype(dtype)
-        if self.dtype.kind not in "biufc":
-            raise SimtError(f"simt.Ptr[{self.dtype}]: kernels handle bool, integer, float and complex element types only")
+        if self.dtype.kind not in "biufc" and self.dtype.names is None:
+            raise SimtError(f"simt.Ptr[{self.dtype}]: kernels handle bool, integer, float and complex element types "
+                            "(and records of them) only")
 
     def __repr__(self) -> str:
         return f"simt.Ptr[{self.dtype}]"
@@ -74,11 +78,13 @@ class ArrayType:
 
     def __init__(self, dtype: Any, ndim: int) -> None:
         self.dtype = np.dtype(dtype)
-        if self.dtype.kind not in "biufc":
-            raise SimtError(f"simt.Array[{self.dtype}, ...]: kernels handle bool, integer, float and complex element types only")
-        if type(ndim) is not int or ndim < 1:
+        record = self.dtype.names is not None
+        if self.dtype.kind not in "biufc" and not record:
+            raise SimtError(f"simt.Array[{self.dtype}, ...]: kernels handle bool, integer, float and complex element "
+                            "types, and records of them, only")
+        if type(ndim) is not int or ndim < (0 if record else 1):
             raise SimtError(f"simt.Array[{self.dtype}, {ndim!r}]: the number of dimensions must be an int >= 1")
-        self.ndim = ndim
+        self.ndim = ndim  # 0: one record (a record argument)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ArrayType) and (other.dtype, other.ndim) == (self.dtype, self.ndim)
@@ -204,7 +210,7 @@ grid = _intrinsic(
 )
 gridsize = _intrinsic("gridsize", "gridsize(ndim): the number of threads of the grid, blockDim * gridDim (per dimension)")
 
-ATOMIC_OPS = ("add", "sub", "max", "min", "and", "or", "xor", "exch")
+ATOMIC_OPS = ("add", "sub", "max", "min", "and", "or", "xor", "exch", "inc", "dec", "nanmax", "nanmin")
 atomic_add = _intrinsic("atomic_add", "atomic_add(array, index, value) -> old value: array[index] += value")
 atomic_sub = _intrinsic("atomic_sub", "atomic_sub(array, index, value) -> old value: array[index] -= value")
 atomic_max = _intrinsic("atomic_max", "atomic_max(array, index, value) -> old value")
@@ -213,6 +219,12 @@ atomic_and = _intrinsic("atomic_and", "atomic_and(array, index, value) -> old va
 atomic_or = _intrinsic("atomic_or", "atomic_or(array, index, value) -> old value")
 atomic_xor = _intrinsic("atomic_xor", "atomic_xor(array, index, value) -> old value")
 atomic_exch = _intrinsic("atomic_exch", "atomic_exch(array, index, value) -> old value: array[index] = value")
+atomic_inc = _intrinsic("atomic_inc", "atomic_inc(array, index, value) -> old value: old >= value ? 0 : old + 1")
+atomic_dec = _intrinsic("atomic_dec", "atomic_dec(array, index, value) -> old value: old == 0 or old > value ? value : old - 1")
+atomic_nanmax = _intrinsic("atomic_nanmax", "atomic_nanmax(array, index, value) -> old value; a NaN operand is ignored")
+atomic_nanmin = _intrinsic("atomic_nanmin", "atomic_nanmin(array, index, value) -> old value; a NaN operand is ignored")
+atomic_compare_and_swap = _intrinsic(
+    "atomic_compare_and_swap", "atomic_compare_and_swap(array, compare, value) -> old value of array[0] (numba's form)")
 atomic_cas = _intrinsic(
     "atomic_cas", "atomic_cas(array, index, compare, value) -> old value; stores value where old == compare"
 )
@@ -221,7 +233,97 @@ atomic_cas = _intrinsic(
 for _name in MATH:
     globals()[_name] = _intrinsic(_name, f"{_name}{'(x)' if MATH[_name].nargs == 1 else '(x, y)'}: math.{_name} per thread")
 rsqrt = _intrinsic("rsqrt", "rsqrt(x) = 1 / sqrt(x)")
+# Bit intrinsics (CUDA's __popc, __clz, __ffs, __brev; numba's cuda.popc & co), on the integer's own width.
+BIT_FUNCTIONS = {
+    "popc": "popc(x): the number of bits set",
+    "clz": "clz(x): the number of leading zero bits (of x's width)",
+    "ffs": "ffs(x): the position of the lowest bit set, from 1 (0 if none)",
+    "brev": "brev(x): the bits in reverse order",
+}
+for _f, _doc in BIT_FUNCTIONS.items():
+    globals()[_f] = _intrinsic(_f, _doc)
+# Half-precision intrinsics (CUDA's cuda_fp16.h, numba's cuda.fp16): the operands become float16 first.
+FP16_FUNCTIONS = {
+    **{n: 2 for n in ("hadd", "hsub", "hmul", "hdiv", "heq", "hne", "hge", "hgt", "hle", "hlt", "hmax", "hmin")},
+    **{n: 1 for n in ("hneg", "habs", "hsin", "hcos", "hlog", "hlog2", "hlog10", "hexp", "hexp2", "hexp10", "hsqrt",
+                      "hrsqrt", "hceil", "hfloor", "hrcp", "htrunc", "hrint")},
+    "hfma": 3,
+}
+
+
+class _Fp16:
+    """`cuda.fp16.hadd(a, b)` & co (see FP16_FUNCTIONS)."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"cuda.fp16.{name} is not emulated by aclsim; available: {', '.join(FP16_FUNCTIONS)}")
+
+
+fp16 = _Fp16()
+for _f, _n in FP16_FUNCTIONS.items():
+    setattr(fp16, _f, _intrinsic(_f, f"fp16.{_f}: {_n} operand(s) as float16"))
+selp = _intrinsic("selp", "selp(p, a, b): a where p is true, else b")
 fma = _intrinsic("fma", "fma(a, b, c) = a * b + c")
 min = _intrinsic("min", "min(a, b, ...) with C conversions")
 max = _intrinsic("max", "max(a, b, ...) with C conversions")
 abs = _intrinsic("abs", "abs(x), keeping the type")
+
+
+# ---------------------------------------------------------------------------- @simt.device and annotations
+def params_of(fn: Any, what: str, require: bool) -> dict[str, Any]:
+    """Parameter name -> PtrType, ArrayType, scalar np.dtype, or None (untyped device-function parameter)."""
+    try:
+        ann = inspect.get_annotations(fn, eval_str=True)
+    except Exception as e:
+        raise SimtError(f"{what} {fn.__name__}: cannot evaluate its annotations ({e})") from None
+    out: dict[str, Any] = {}
+    for name in inspect.signature(fn).parameters:
+        a = ann.get(name)
+        if isinstance(a, (PtrType, ArrayType)):
+            out[name] = a
+            continue
+        dt = scalar_dtype(a) if a is not None else None
+        if dt is None and (require or a is not None):
+            raise SimtError(
+                f"{what} {fn.__name__}: parameter '{name}' needs a type annotation: simt.Ptr[np.float32] (any bool, "
+                f"integer or float dtype) for a device pointer, simt.Array[np.float32, 2] for a device array, "
+                f"or a scalar type (np.uint32, np.int32, np.float32, int, float)"
+                + (f"; got {a!r}" if a is not None else "")
+            )
+        out[name] = dt
+    return out
+
+
+class DeviceFunction:
+    """A `@simt.device` helper, callable from kernels and other device functions."""
+
+    def __init__(self, fn: Any, signature: tuple[tuple[Any, ...], Any] | None = None) -> None:
+        """`signature`: (parameter types, return type or None), as numba's cuda.jit("f4(f4, i4)", device=True)
+        fixes them: arguments convert to the parameter types, the result to the return type."""
+        self.fn = self.py_func = fn
+        self.signature = signature
+        # compiler.Compiled per set of compile-time arguments (front.static_key), built by the kernels that call it
+        self.compiled: dict[tuple, Any] = {}
+        self.source: Any = None  # front.Source, parsed once
+        functools.update_wrapper(self, fn)
+
+    def params(self) -> dict[str, Any]:
+        if self.signature is not None:
+            names = list(inspect.signature(self.fn).parameters)
+            if len(names) != len(self.signature[0]):
+                raise SimtError(f"device function {self.fn.__name__}: its signature has {len(self.signature[0])} "
+                                f"argument types for {len(names)} parameters")
+            # arrays pass through as they are (their shape and strides come with them)
+            return {n: None if isinstance(t, ArrayType) else t for n, t in zip(names, self.signature[0], strict=True)}
+        return params_of(self.fn, "device function", require=False)
+
+    @property
+    def restype(self) -> Any:
+        return self.signature[1] if self.signature is not None else None
+
+    def __call__(self, *args: Any) -> Any:
+        raise SimtError(f"@simt.device function {self.fn.__name__} can only be called from a kernel")
+
+
+def device(fn: Any) -> DeviceFunction:
+    """Decorator: a function kernels can call (compiled along with them)."""
+    return DeviceFunction(fn)

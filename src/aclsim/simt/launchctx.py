@@ -32,11 +32,23 @@ def _injective(shape: tuple[int, ...], strides: list[int]) -> bool:
     return True
 
 
+class UserRaise(KernelFault):
+    """A kernel's own `raise`: the launch fails (507015); the exception the program raised is `exc`
+    (its class) with `message` (the numba face raises it on the host, as numba does)."""
+
+    def __init__(self, exc: type, message: str, where: str) -> None:
+        super().__init__(f"{exc.__name__}: {message} (raised at {where})")
+        self.exc, self.message = exc, message
+
+
 class LaunchContext:
     """Geometry and per-chunk state of a launch; reused by later launches of the same configuration."""
 
-    def __init__(self, name: str, file: str, grid: tuple, block: tuple, dyn_shared_bytes: int = 0) -> None:
+    def __init__(self, name: str, file: str, grid: tuple, block: tuple, dyn_shared_bytes: int = 0,
+                 signed: bool = False) -> None:
         self.name, self.file, self.kernel_file = name, file, file
+        # numba's rules (nops): thread-index values read back as signed 64-bit integers (not C's uint32)
+        self.signed = signed
         self.dyn_shared_bytes = dyn_shared_bytes
         self.grid, self.block = grid, block
         self.gx, self.gy, self.gz = grid
@@ -109,7 +121,12 @@ class LaunchContext:
                 for k, coef in terms:
                     base += np.uint32(coef) * self.comp(k) if coef != 1 else self.comp(k)
             self._terms[key] = base  # loop-invariant parts (row * n) are built once per chunk
-        return base + np.uint32(idx.c) if idx.c else base
+        v = base + np.uint32(idx.c) if idx.c else base
+        if not self.signed:
+            return v
+        if type(v) is np.ndarray:
+            return v.view(np.int32).astype(np.int64)
+        return np.int64(int(v) - (1 << 32) if int(v) >= 1 << 31 else int(v))
 
     def ramp(self, idx: Idx) -> tuple[int, int] | None:
         """(stride, first value) when idx is stride * global_thread_id + c over this chunk without wrapping."""
@@ -332,6 +349,15 @@ class LaunchContext:
     def _thread_coords(self, lane: int) -> tuple[int, int, int]:
         t = lane % self.tpb
         return (t % self.bdx, (t // self.bdx) % self.bdy, t // (self.bdx * self.bdy))
+
+    def raise_(self, m: Any, exc: type, args: tuple, line: int) -> None:
+        """`raise exc(*args)` in the threads of m: the launch fails with it, naming the first such thread
+        as numba does ("tid=[x, y, z] ctaid=[x, y, z]: message")."""
+        if m is False:
+            return
+        lane = self.lane0 + (0 if m is True else int(np.argmax(mask_array(self.N, m))))
+        where = f"tid={list(self._thread_coords(lane))} ctaid={list(self._block_coords(lane))}"
+        raise UserRaise(exc, f"{where}: {args[0]}" if args else where, self.where(line))
 
     def describe(self, lane: int) -> str:
         """'block (x, y, z) thread (x, y, z)' of a global lane id."""

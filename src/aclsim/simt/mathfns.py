@@ -13,6 +13,7 @@ inf or nan, as CUDA's tgamma/lgamma/remainder do).
 
 from __future__ import annotations
 
+import cmath
 import math
 from collections.abc import Callable
 from typing import Any
@@ -90,8 +91,44 @@ _TABLE = [
     MathFn("copysign", 2, np.copysign), MathFn("fmod", 2, np.fmod),
     MathFn("remainder", 2, _elementwise(_remainder, 2)),
     MathFn("ldexp", 2, np.ldexp, args="float,int"),
+    MathFn("degrees", 1, np.degrees), MathFn("radians", 1, np.radians), MathFn("nextafter", 2, np.nextafter),
 ]
 MATH: dict[str, MathFn] = {f.name: f for f in _TABLE}
 
 # numpy ufuncs a kernel may call under their numpy names (np.sqrt(x), np.hypot(x, y), ...).
 UFUNC_NAMES = {f.impl: f.name for f in _TABLE if isinstance(f.impl, np.ufunc) and f.name != "round"}
+
+
+# ---------------------------------------------------------------------------- cmath
+def _log(z: Any, base: Any = None) -> Any:
+    return cmath.log(z) if base is None else cmath.log(z, base)
+
+
+_CM_UNARY = {
+    "sqrt": np.sqrt, "exp": np.exp, "log": np.log, "log10": np.log10, "sin": np.sin, "cos": np.cos, "tan": np.tan,
+    "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
+    "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+}
+# name -> (number of arguments, per-element function over complex128, result: complex/float/bool/split)
+CMATH: dict[str, tuple[int, Callable[..., Any], str]] = {
+    **{n: (1, getattr(cmath, n), "complex") for n in _CM_UNARY},
+    "phase": (1, cmath.phase, "float"), "polar": (1, cmath.polar, "split"),
+    "isnan": (1, cmath.isnan, "bool"), "isinf": (1, cmath.isinf, "bool"), "isfinite": (1, cmath.isfinite, "bool"),
+    "rect": (2, cmath.rect, "complex"),
+}
+CMATH_FALLBACK = {**_CM_UNARY, "rect": lambda r, p: r * np.exp(1j * p), "log_base": lambda z, b: np.log(z) / np.log(b)}
+
+
+def cmath_apply(name: str, args: list[Any]) -> Any:
+    """cmath.<name> over complex128 values (numpy arrays or scalars): per element, in Python's cmath."""
+    fn = CMATH[name][1] if not (name == "log" and len(args) == 2) else _log
+    fallback = CMATH_FALLBACK.get("log_base" if fn is _log else name, np.sqrt)
+
+    def safe(*a: Any) -> Any:
+        try:
+            return fn(*a)
+        except (ValueError, OverflowError):
+            with np.errstate(all="ignore"):
+                return complex(fallback(*(np.complex128(x) for x in a)))
+
+    return np.frompyfunc(safe, len(args), 1)(*args)

@@ -26,10 +26,12 @@ _CLIP = 1 << 50  # indices beyond this are out of every allocation anyway; keeps
 class PtrArg:
     """A pointer parameter resolved at launch: its allocation and typed views of it."""
 
-    __slots__ = ("addr", "alloc", "array", "copy", "dtype", "full", "isz", "n_hi", "n_lo", "name", "view")
+    __slots__ = ("addr", "alloc", "array", "copy", "dtype", "fields", "full", "gm", "isz", "n_hi", "n_lo", "name", "view")
 
     def __init__(self, gm: GlobalMemory, name: str, addr: int, dtype: np.dtype) -> None:
         self.name, self.addr, self.dtype, self.isz = name, addr, dtype, dtype.itemsize
+        self.gm = gm
+        self.fields: dict[str, PtrArg] | None = None  # records: a typed pointer per field (field())
         self.array: Any = None  # the device-array parameter built on this pointer (arrays.make_array)
         self.alloc = a = gm.find(addr)
         self.copy = False  # set when the kernel also writes this allocation: loads must not alias
@@ -42,6 +44,18 @@ class PtrArg:
         self.full = gm.view(a, dtype)
         self.view = gm.view(a, dtype, off)
         self.n_lo, self.n_hi = off // self.isz, self.view.shape[0]
+
+
+    def field(self, name: str) -> PtrArg:
+        """A pointer to field `name` of the records this pointer points to, typed as the field's elements."""
+        if self.fields is None:
+            self.fields = {}
+        p = self.fields.get(name)
+        if p is None:
+            fdt, off = self.dtype.fields[name][:2]
+            p = self.fields[name] = PtrArg(self.gm, f"{self.name}.{name}", self.addr + off, fdt.base)
+            p.copy = self.copy
+        return p
 
 
 class SharedArr:

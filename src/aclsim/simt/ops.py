@@ -31,7 +31,7 @@ from .ctype import (
     dtype_of,
     wrap_int32,
 )
-from .mathfns import MathFn
+from .mathfns import CMATH, MathFn, cmath_apply
 
 _M32 = (1 << 32) - 1
 ND = np.ndarray
@@ -73,7 +73,7 @@ def _small_int(v: Any) -> int | None:
     return None
 
 
-def _idx_binop(op: str, a: Any, b: Any) -> Any:
+def idx_binop(op: str, a: Any, b: Any) -> Any:
     ta, tb = type(a), type(b)
     if op == "add" or op == "sub":
         sign = 1 if op == "add" else -1
@@ -131,7 +131,7 @@ _PYOP = {
     "or": operator.or_, "xor": operator.xor, "mod": _py_crem, "truediv": _py_cdiv,
 }
 _CMP = {"lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal}
-_PYCMP = {"lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq, "ne": operator.ne}
+PYCMP = {"lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq, "ne": operator.ne}
 
 
 # Operand types that C arithmetic leaves unchanged (no integer promotion), and the operators that
@@ -164,7 +164,7 @@ def binop(op: str, a: Any, b: Any) -> Any:
         if (ta in _WEAK_OK and _weak_fast(ta, b)) or (tb in _WEAK_OK and _weak_fast(tb, a)):
             return _PYOP[op](a, b)  # counter + 1; integer wrap-around as in C (errors are off in kernels)
     if ta is Idx or tb is Idx:
-        r = _idx_binop(op, a, b)
+        r = idx_binop(op, a, b)
         if r is not None:
             return r
         a, b = val(a), val(b)
@@ -194,11 +194,11 @@ def binop(op: str, a: Any, b: Any) -> Any:
 def compare(op: str, a: Any, b: Any) -> Any:
     """a <op> b (lt le gt ge eq ne) after C's usual conversions: a bool or bool array."""
     if type(a) is type(b) and type(a).__module__ == "numpy" and a.dtype is b.dtype:  # same-type scalars
-        return _PYCMP[op](a, b)
+        return PYCMP[op](a, b)
     a, b = val(a), val(b)
     rt = common_type(dtype_of(a), dtype_of(b))
     if rt is WEAK_INT or rt is WEAK_FLOAT:
-        return _PYCMP[op](a, b)
+        return PYCMP[op](a, b)
     return _CMP[op](cast(a, rt), cast(b, rt))
 
 
@@ -263,6 +263,12 @@ def make_complex(re: Any, im: Any) -> Any:
     return out
 
 
+def conjugate(v: Any) -> Any:
+    """z.conjugate() (of a real value: itself)."""
+    v = val(v)
+    return v.conjugate() if type(v) is not ND or v.dtype.kind == "c" else v
+
+
 def part(v: Any, which: str) -> Any:
     """z.real / z.imag (of a real value: itself / 0 of its type)."""
     v = val(v)
@@ -314,6 +320,29 @@ def math_call(fn: MathFn, *args: Any) -> Any:
     return float(r)
 
 
+_C64, _C128 = np.dtype(np.complex64), np.dtype(np.complex128)
+
+
+def cmath_call(name: str, *args: Any) -> Any:
+    """cmath.<name>: arguments become complex (float32 and complex64: complex64; otherwise complex128;
+    rect takes two reals), results have that precision (phase and polar the real type, predicates bool)."""
+    xs = [val(a) for a in args]
+    single = all(type(k) is np.dtype and ((k.kind == "f" and k.itemsize <= 4) or k == _C64) for k in map(dtype_of, xs))
+    ct = _C64 if single else _C128
+    ft = F32 if single else np.dtype(np.float64)
+    conv = np.float64 if name == "rect" else np.complex128
+    out = cmath_apply(name, [np.asarray(x.real if name == "rect" and np.iscomplexobj(x) else x).astype(conv)
+                             for x in xs])
+    scalar = all(type(x) is not ND for x in xs)
+    kind = CMATH[name][2]
+    if kind == "split":
+        parts = (np.array([p[0] for p in np.ravel(out)], ft), np.array([p[1] for p in np.ravel(out)], ft))
+        return tuple(p[0] if scalar else p for p in parts)
+    rt = {"complex": ct, "float": ft, "bool": BOOL}[kind]
+    r = np.asarray(out.tolist() if np.ndim(out) else out[()]).astype(rt)
+    return r[()] if scalar else r
+
+
 def rsqrt(v: Any) -> Any:
     x = _float_arg(v)
     if type(x) is float:
@@ -344,6 +373,95 @@ def absolute(v: Any) -> Any:
 
 def fma(a: Any, b: Any, c: Any) -> Any:
     return binop("add", binop("mul", a, b), c)
+
+
+# ---------------------------------------------------------------------------- bits, selection, rounding
+_POPC8 = np.array([bin(i).count("1") for i in range(256)], np.uint8)
+_REV8 = np.array([int(f"{i:08b}"[::-1], 2) for i in range(256)], np.uint8)
+
+
+def _bit_length(u: ND) -> ND:
+    """The bit length of every element of an unsigned array (0 for 0)."""
+    n = np.zeros(u.shape, np.int64)
+    x = u.copy()
+    for s in (32, 16, 8, 4, 2, 1):
+        if s >= u.dtype.itemsize * 8:
+            continue
+        big = x >= (np.uint64(1) << np.uint64(s)).astype(u.dtype)
+        n += np.where(big, s, 0)
+        x = np.where(big, x >> u.dtype.type(s), x)
+    return n + (x != 0)
+
+
+def bits(op: str, v: Any) -> Any:
+    """popc, clz, ffs, brev of an integer on its own width (a Python int counts as its 32-bit C type):
+    popc and clz keep the type, ffs gives uint32 (CUDA's __ffs), brev the unsigned type of the width."""
+    v = val(v)
+    d = dtype_of(v)
+    if d is WEAK_INT:
+        v, d = cast(v, I32), I32
+    if d is WEAK_FLOAT or d is WEAK_COMPLEX or d.kind not in "biu":
+        raise TypeError(f"{op}() needs an integer, got {d}")
+    if d.kind == "b":
+        v, d = cast(v, np.dtype(np.uint8)), np.dtype(np.uint8)
+    width = d.itemsize * 8
+    ud = np.dtype(f"u{d.itemsize}")
+    a = np.asarray(v)
+    u = np.ascontiguousarray(a.astype(d, copy=False)).view(ud)
+    if op == "popc":
+        r = _POPC8[u.reshape(-1).view(np.uint8)].reshape(*u.shape, d.itemsize).sum(axis=-1).astype(d)
+    elif op == "clz":
+        r = (width - _bit_length(u)).astype(d)
+    elif op == "ffs":
+        low = u & (~u + ud.type(1))  # the lowest bit set alone
+        r = _bit_length(low).astype(np.uint32)
+    else:  # brev
+        r = _REV8[u.reshape(-1).view(np.uint8)].reshape(*u.shape, d.itemsize)[..., ::-1].copy().view(ud).reshape(u.shape)
+    return r if type(v) is ND else r[()]
+
+
+_F16 = np.dtype(np.float16)
+_FP16_BIN = {"hadd": "add", "hsub": "sub", "hmul": "mul", "hdiv": "truediv"}
+_FP16_CMP = {"heq": "eq", "hne": "ne", "hge": "ge", "hgt": "gt", "hle": "le", "hlt": "lt"}
+_FP16_UFUNC = {"hsin": np.sin, "hcos": np.cos, "hlog": np.log, "hlog2": np.log2, "hlog10": np.log10, "hexp": np.exp,
+               "hexp2": np.exp2, "hsqrt": np.sqrt, "hceil": np.ceil, "hfloor": np.floor, "htrunc": np.trunc,
+               "hrint": np.rint, "hneg": np.negative, "habs": np.absolute, "hrcp": np.reciprocal,
+               "hmax": np.maximum, "hmin": np.minimum}
+
+
+def fp16(op: str, *args: Any) -> Any:
+    """numba's cuda.fp16 functions: every operand converted to float16, the result float16 (bool for
+    the comparisons)."""
+    xs = [cast(val(a), _F16) for a in args]
+    if op in _FP16_BIN:
+        return binop(_FP16_BIN[op], *xs)
+    if op in _FP16_CMP:
+        return compare(_FP16_CMP[op], *xs)
+    if op == "hfma":
+        return cast(np.add(np.multiply(xs[0], xs[1], dtype=np.float32), xs[2], dtype=np.float32), _F16)  # one rounding
+    if op == "hexp10":
+        return np.power(_F16.type(10), xs[0])
+    if op == "hrsqrt":
+        return np.reciprocal(np.sqrt(xs[0]))
+    return _FP16_UFUNC[op](*xs)
+
+
+def selp(p: Any, a: Any, b: Any) -> Any:
+    """numba's cuda.selp(p, a, b): a where p, else b (both already evaluated)."""
+    return select(p, a, b)
+
+
+def round_(x: Any, ndigits: Any = None) -> Any:
+    """round(x) to the nearest integer, ties to even, as an int64 (Python's and numba's round);
+    round(x, n) to n decimals, keeping the float type."""
+    x = val(x)
+    d = dtype_of(x)
+    if ndigits is None:
+        if d is WEAK_INT or (d is not WEAK_FLOAT and d is not WEAK_COMPLEX and d.kind in "iub"):
+            return x
+        return cast(np.rint(x), np.dtype(np.int64))
+    n = int(val(ndigits))
+    return np.round(x, n) if d is not WEAK_FLOAT else float(np.round(x, n))
 
 
 # ---------------------------------------------------------------------------- masks
@@ -443,10 +561,12 @@ def cmp_mask(C: Any, op: str, a: Any, b: Any) -> Any:
     if type(b) is Idx and type(a) is not Idx:
         a, b, op = b, a, _FLIP[op]
     if type(a) is Idx and op in ("lt", "le", "gt", "ge"):
-        t = _bound(b)
+        t = _bound(b, C.signed)
         if t is not None:
             for ramp, unit in ((C.ramp, 1), (C.block_ramp, C.tpb)):
                 r = ramp(a)
+                if r is not None and C.signed and r[1] + r[0] * (C.N // unit) >= 1 << 31:
+                    r = None  # read as signed, these values would be negative: the general path
                 if r is not None:  # value lo + k * (lane // unit), k > 0
                     k, lo = r
                     if op in ("le", "gt"):
@@ -457,14 +577,15 @@ def cmp_mask(C: Any, op: str, a: Any, b: Any) -> Any:
     return to_mask(C.N, compare(op, a, b))
 
 
-def _bound(b: Any) -> int | None:
-    """An integer bound as the uint32 it converts to when compared with a uint32 index."""
+def _bound(b: Any, signed: bool = False) -> int | None:
+    """An integer bound as the uint32 it converts to when compared with a uint32 index (as itself when
+    the index reads as signed: numba's rules)."""
     t = type(b)
     if t is int or t is bool:
-        return int(b) & _M32
+        return int(b) if signed else int(b) & _M32
     if isinstance(b, np.integer):
         if b.dtype.itemsize <= 4:
-            return int(b) & _M32
+            return int(b) if signed else int(b) & _M32
         return int(b)  # int64/uint64: compared numerically
     return None
 
@@ -510,14 +631,28 @@ def uniform_trips(i: Any, stop: Any, step: Any) -> int | None:
     return trips if lo <= first + trips * s <= hi else None  # the counter's last increment must not wrap
 
 
-def assign(C: Any, m: Any, new: Any, old: Any) -> Any:
-    """A variable's value after assigning `new` in the lanes of mask m (others keep `old`)."""
+def counter(start: Any, stop: Any) -> Any:
+    """A range loop's first value: start in the common (C) type of start and stop."""
+    return binop("add", start, binop("sub", stop, stop))
+
+
+def _merged_c(old: Any, new: Any) -> np.dtype:
+    return default_dtype(common_type(old, new))
+
+
+def assign(C: Any, m: Any, new: Any, old: Any, merged: Any = _merged_c) -> Any:
+    """A variable's value after assigning `new` in the lanes of mask m (others keep `old`), in the type
+    merged(old type, new type) gives (C's common type here; numba's unification in nops)."""
     if m is True or old is UNDEF or new is old:
         return new
     if m is False:
         return old
+    if type(new) is tuple or type(old) is tuple:  # a tuple: each element merges
+        if type(new) is not tuple or type(old) is not tuple or len(new) != len(old):
+            raise TypeError("a variable holds a tuple in some threads and another value in others")
+        return tuple(assign(C, m, a, b, merged) for a, b in zip(new, old, strict=True))
     new, old = val(new), val(old)
-    dt = default_dtype(common_type(dtype_of(old), dtype_of(new)))
+    dt = merged(dtype_of(old), dtype_of(new))
     out = np.empty(C.N, dt)
     out[...] = cast(old, dt)
     if type(m) is slice:

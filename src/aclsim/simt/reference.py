@@ -29,7 +29,7 @@ import numpy as np
 
 from ..runtime.gm import GlobalMemory
 from ..runtime.work import KernelFault
-from . import csem, front, lang
+from . import atomics, csem, front, lang
 from .arrays import ConstArr
 from .ctype import (
     I32,
@@ -53,8 +53,6 @@ _NP = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "pow": np.power, "
        "or": np.bitwise_or, "xor": np.bitwise_xor, "floordiv": np.floor_divide}
 _CMP = {"lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq,
         "ne": operator.ne}
-_ATOMIC = {"add": np.add, "sub": np.subtract, "max": np.maximum, "min": np.minimum, "and": np.bitwise_and,
-           "or": np.bitwise_or, "xor": np.bitwise_xor}
 
 
 # ---------------------------------------------------------------------------- scalar C arithmetic
@@ -534,20 +532,17 @@ class Function:
         if kind == "len":
             return np.int64(self.array(env, node.args[0])[1][0])
         if kind == "atomic":
+            if data == "compare_and_swap":
+                raise self.refuse(node, f"{ast.unparse(node.func)}()")
             base = self.array(env, node.args[0])
             idx = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
             k = tuple(int(x) for x in (yield from self.exprs(th, env, idx)))
             rest = yield from self.exprs(th, env, node.args[2:])
             where = (base, k, node.args[0].id)
             old = self.load(th, where)
-            if data == "cas":
-                cmp, v = rest
-                if old == cast(cmp, old.dtype):
-                    self.put(th, where, v)
-            elif data == "exch":
-                self.put(th, where, rest[0])
-            else:
-                self.put(th, where, _ATOMIC[data](old, cast(rest[0], old.dtype)))
+            cmp, v = rest if data == "cas" else (None, rest[0])
+            self.put(th, where, atomics.apply(data, old, cast(v, old.dtype),
+                                              None if cmp is None else cast(cmp, old.dtype))[()])
             return old
         if kind == "device":
             callee = th.block.launch.function(data.fn, "device function", data.params())
@@ -584,6 +579,9 @@ class Function:
 
 def execute(gm: GlobalMemory, task: Any, C: Any, kernel: Any, vals: list) -> None:
     """Run one launch on the reference executor (every thread, one at a time)."""
+    if getattr(kernel, "rules", "c") != "c":
+        raise SimtError(f"kernel {kernel.name}: the reference executor computes with simt's C rules only; "
+                        "numba.cuda-face kernels (numba's rules) run on the numpy engine")
     with np.errstate(all="ignore"):
         try:
             Launch(gm, kernel, C, vals).run()
