@@ -183,8 +183,6 @@ class Unit:
                     continue
                 return word, words, bounds
             words.add(word)
-            if code[m.start() - 1 : m.start()] == "<" or word == "template":
-                pass
             i = j if j > m.end() else m.end()
             if i < len(code) and code[i] == "<":  # template<...> or a templated return type
                 i = _match_angle(code, i) + 1
