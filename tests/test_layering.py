@@ -65,7 +65,7 @@ def test_the_runtime_imports_nothing_above_it():
 FACES = ("aclsim.api", "aclsim.acl", "aclsim.cli", "aclsim.capi", "aclsim.simt.cuda")
 
 
-@pytest.mark.parametrize("engine", ["simt", "asc"])
+@pytest.mark.parametrize("engine", ["simt", "asc", "native"])
 def test_engines_import_no_face(engine):
     """Counting imports inside functions and importlib's by name: an engine that needs a face is an arrow
     back up, however it is spelled."""

@@ -40,6 +40,8 @@ class ChipProfile:
     separated: bool = True  # AIC/AIV split (A2/A3) versus coupled (310P)
     bt_size: int = 1024  # BiasTable (TPosition.C2) bytes, ini `bt_size`
     cube_flops_per_cycle: int = 8192  # 16x16x16 float16 MACs per cycle per AIC (2 flops each)
+    # SIMT programming (threadIdx, warps, asc_vf_call): Ascend 950 only (asc-devkit SIMT API pages, "产品支持情况")
+    simt: bool = False
     # Modeled transfer rates for the timeline (bytes per second); documented estimates.
     hbm_bandwidth: float = 1.6e12
     pcie_bandwidth: float = 25e9
@@ -68,6 +70,12 @@ PROFILES: dict[str, ChipProfile] = {
         ChipProfile(
             "Ascend910B4", "Atlas A2", 2201, 20, 40, 32 * GiB, "HBM", 96 * MiB, 192 * KiB, 8 * KiB,
             512 * KiB, 64 * KiB, 64 * KiB, 128 * KiB, 1500, 1984, 65536, hbm_bandwidth=0.8e12,
+        ),
+        # Ascend 950 (arch 3510): the CANN 8.1 platform ini (provisional, as "Ascend910_95"); named as asc-devkit's
+        # examples name it. No "+32" on aclrtMalloc (reference §4.1); SIMT with up to 2048 threads per block.
+        ChipProfile(
+            "Ascend950PR_9589", "Ascend 950", 3510, 32, 64, 128 * GiB, "HBM", 128 * MiB, 253952, 8 * KiB,
+            512 * KiB, 64 * KiB, 64 * KiB, 256 * KiB, 1650, 1984, 65536, malloc_padding=0, simt=True,
         ),
         ChipProfile(
             "Ascend310P3", "Atlas inference", 2002, 8, 7, 24_000_000_000, "DDR", 16 * MiB, 256 * KiB,

@@ -351,6 +351,33 @@ def _set_dyn_dims(ra: Any, model_id: int, dataset: Any, index: int, dims: Any) -
     return acl.mdl.set_input_dynamic_dims(model_id, _addr(dataset), index, value)
 
 
+@custom("aclrtGetDeviceInfo")
+def _device_info(ra: Any, device: int, attr: int, value: Any) -> int:
+    """aclrtGetDeviceInfo: a figure of the device's chip profile (SIMT figures only where the chip has SIMT)."""
+    FOREIGN_CALLER.ra = ra
+    if value == _NULL:
+        return _null("aclrtGetDeviceInfo", "value")
+    from ..runtime import get_runtime
+
+    rt = get_runtime()
+    if not 0 <= device < len(rt.devices):
+        record_error(error_text(Code.ERROR_RT_INVALID_DEVICEID, f"aclrtGetDeviceInfo: device {device} does not "
+                                f"exist ({len(rt.devices)} device(s); ACLSIM_DEVICES or aclsim run --devices sets how many)"))
+        return int(Code.ERROR_RT_INVALID_DEVICEID)
+    chip = rt.devices[device].chip
+    simt = 1 if chip.simt else 0
+    figures = {1: 4, 101: chip.ai_cores, 102: chip.ai_cores, 201: chip.vector_cores, 202: 32 * simt,
+               203: 2048 * simt, 204: chip.ub_size, 205: ((1 << 31) - 1) * simt, 206: 65535 * simt, 207: 65535 * simt,
+               208: ((1 << 31) - 1) * simt, 209: 2048 * simt, 210: 2048 * simt, 211: 2048 * simt, 212: 64 * simt,
+               301: chip.memory_size, 302: chip.l2_size}
+    if attr not in figures:
+        record_error(error_text(Code.ERROR_INVALID_PARAM, f"aclrtGetDeviceInfo: attribute {attr} is not one aclsim "
+                                "knows (acl/acl_rt.h lists the aclrtDevAttr values it answers)"))
+        return int(Code.ERROR_INVALID_PARAM)
+    value[0] = figures[attr]
+    return 0
+
+
 def _app_log(ra: Any, level: int, func: Any, file: Any, line: int, msg: Any) -> None:
     """aclAppLog / ACL_APP_LOG: the line names the C file and line the macro passed."""
     where = f"{os.path.basename(_str(file) or '?')}:{line}"
@@ -388,6 +415,9 @@ def bind(ffi: Any, lib: Any) -> None:
 
     ffi.def_extern(name="aclsim_py__host_fault", error=-1, onerror=_on_error)(process.host_fault)
     ffi.def_extern(name="aclsim_py__at_exit", onerror=_on_error)(process.at_exit)
+    from . import kernels
+
+    kernels.bind(ffi, lib)
     process.start(ffi, lib, C_NAMES)
 
 

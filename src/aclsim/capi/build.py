@@ -34,9 +34,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 INCLUDE = HERE / "include"
 HEADERS = ("acl/acl.h", "acl/acl_op_compiler.h", "acl/ops/acl_dvpp.h")
+KERNEL_ABI = INCLUDE / "aclsim" / "kernel_abi.h"
+_C_SOURCES = (HERE / "shim.c", HERE / "native.h", HERE / "kernels.c")  # the library's own C, in this order
 LIB_NAME = "libascendcl.so"
-# Names samples link against (`-lascendcl`, and the DVPP / op-compiler libraries CANN ships apart).
-LIB_ALIASES = ("libascendcl.so", "libacl_dvpp.so", "libacl_op_compiler.so", "libacl_cblas.so")
+# Names samples link against (`-lascendcl`, and the DVPP / op-compiler libraries CANN ships apart; asc-devkit's
+# kernel examples add the tiling, platform, registration and logging libraries).
+LIB_ALIASES = ("libascendcl.so", "libacl_dvpp.so", "libacl_op_compiler.so", "libacl_cblas.so", "libtiling_api.so",
+               "libplatform.so", "libregister.so", "libunified_dlog.so", "libgraph_base.so", "libacl_rt.so")
 
 
 @dataclass(frozen=True)
@@ -74,7 +78,7 @@ def _sources_digest() -> str:
     import cffi
 
     h = hashlib.sha256()
-    for p in [*sorted(INCLUDE.rglob("*.h")), Path(__file__), HERE / "shim.c", HERE / "home.py"]:
+    for p in [*sorted(INCLUDE.rglob("*.h")), Path(__file__), *_C_SOURCES, HERE / "home.py"]:
         h.update(str(p.relative_to(HERE)).encode())
         h.update(p.read_bytes())
     h.update(f"{sys.version}|{cffi.__version__}|{sys.prefix}|{HERE}".encode())
@@ -205,13 +209,17 @@ def _build(out: Path, quiet: bool) -> None:
 
     funcs = parse_headers()
     ffi = cffi.FFI()
-    ffi.cdef(_type_decls() + "\n" + _SHIM_CDEF)
+    ffi.cdef(_type_decls() + "\n" + _SHIM_CDEF + _abi_cdef() + (HERE / "native.h").read_text())
     embedded = [f.signature(f"aclsim_py_{f.name}", "void *ra") + ";" for f in funcs if not f.variadic]
     ffi.embedding_api("\n".join([
         "void aclsim_py__app_log(void *ra, int level, const char *func, const char *file, uint32_t line, "
         "const char *msg);",
         "int aclsim_py__host_fault(uintptr_t addr, uintptr_t pc, int write, void **frames, int nframes);",
         "void aclsim_py__at_exit(void);",
+        "int aclsim_py__launch(void *ra, aclsim_kernel *k);",
+        "int aclsim_py__core_wait(void *ready, void *arg);",
+        "int aclsim_py__soc(const char *soc, aclsim_soc_info *out);",
+        "uint64_t aclsim_py__gm(int op, size_t size, void *ptr);",
         *embedded,
     ]))
     wrappers = []
@@ -225,6 +233,7 @@ def _build(out: Path, quiet: bool) -> None:
     source = "\n".join([
         "#include <stdint.h>",
         *(f'#include "{h}"' for h in HEADERS),
+        '#include "aclsim/kernel_abi.h"',
         "#include <stdarg.h>",
         "/*ACLSIM_BOOT*/",
         "static void aclsim_py__app_log(void *ra, int level, const char *func, const char *file, uint32_t line, "
@@ -232,7 +241,7 @@ def _build(out: Path, quiet: bool) -> None:
         "static int aclsim_py__host_fault(uintptr_t addr, uintptr_t pc, int write, void **frames, int nframes);",
         "static void aclsim_py__at_exit(void);",
         *(f"static {f.signature(f'aclsim_py_{f.name}', 'void *ra')};" for f in funcs if not f.variadic),
-        (HERE / "shim.c").read_text(),
+        *(p.read_text() for p in _C_SOURCES),
         *wrappers,
     ])
     import site
@@ -284,7 +293,18 @@ _SHIM_CDEF = """
 int aclsim_c_embedded(void);
 void aclsim_c_register_exit(void);
 void aclsim_c_install_fault_handler(uintptr_t lo, uintptr_t hi);
+int aclsim_twins_load(const char *dir, char *err, size_t errlen);
+int aclsim_twin_lookup(const char *key, void **thread, void **block, void **slots);
 """
+
+
+def _abi_cdef() -> str:
+    """The structs and enums of aclsim/kernel_abi.h (the kernel runtime's interface), as cffi's cdef takes them."""
+    import re
+
+    text = re.sub(r"/\*.*?\*/", "", KERNEL_ABI.read_text(), flags=re.S)
+    decls = re.findall(r"^(?:typedef struct|enum) \w+ \{.*?\}[^;]*;", text, flags=re.S | re.M)
+    return "\n" + "\n".join(decls) + "\n"
 
 def _c_string(s: str) -> str:
     return json.dumps(s)  # a JSON string of ASCII-safe escapes is a valid C string literal

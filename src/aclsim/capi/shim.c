@@ -36,7 +36,10 @@ static uintptr_t aclsim_lo, aclsim_hi;
 static struct sigaction aclsim_old_segv, aclsim_old_bus;
 static volatile sig_atomic_t aclsim_in_fault = 0;
 
+int aclsim_kernel_signal(int sig, siginfo_t *si, void *ucv);  /* kernels.c: a fault of kernel code */
+
 static void aclsim_on_fault(int sig, siginfo_t *si, void *ucv) {
+    aclsim_kernel_signal(sig, si, ucv);  /* kernel code that faults stops its kernel (it does not return then) */
     uintptr_t addr = (uintptr_t)si->si_addr;
     if (!aclsim_in_fault && addr >= aclsim_lo && addr < aclsim_hi) {
         aclsim_in_fault = 1;

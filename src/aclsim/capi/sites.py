@@ -140,3 +140,57 @@ def _resolve(ra: int) -> Site | None:
     except ValueError:
         pass
     return Site(file, int(line) if line.isdigit() else 0, func, ((file, int(line) if line.isdigit() else 0, func),))
+
+
+_inliners: dict[str, subprocess.Popen | None] = {}
+
+
+def code_site(addr: int, returns: bool = True) -> Site | None:
+    """The source line of kernel code at `addr` (a return address, or with `returns` False the instruction
+    itself), through inlined functions: the innermost frame outside aclsim's own headers (an access inside
+    an inlined API function is the program's line that called it). None when unknown; never raises."""
+    try:
+        return _code_site(int(addr) - (1 if returns else 0))
+    except (OSError, ValueError):
+        return None
+
+
+@lru_cache(maxsize=8192)
+def _code_site(at: int) -> Site | None:
+    path, base = module_of(at)
+    if not path:
+        return None
+    rel = at - (base if _is_pie(path) else 0)
+    frames: list[tuple[str, str]] = []
+    with _lock:
+        if path not in _inliners:
+            tool = shutil.which("addr2line")
+            # -a prints each address before its frames: a second query (address 0) ends the first's inline chain
+            _inliners[path] = subprocess.Popen(
+                [tool, "-a", "-i", "-f", "-C", "-e", path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL, text=True, bufsize=1) if tool else None
+        proc = _inliners[path]
+        if proc is None or proc.stdin is None or proc.stdout is None:
+            return None
+        proc.stdin.write(f"{rel:#x}\n0\n")
+        proc.stdin.flush()
+        proc.stdout.readline()  # the queried address
+        while True:
+            func = proc.stdout.readline().strip()
+            if not func or func.startswith("0x"):  # the sentinel's address: its two lines follow
+                proc.stdout.readline()
+                proc.stdout.readline()
+                break
+            frames.append((func, proc.stdout.readline().strip()))
+    from . import INCLUDE
+
+    own = str(INCLUDE)
+    for func, where in frames:
+        file, _, line = where.rpartition(":")
+        line = line.split()[0] if line else "0"
+        if file in ("", "??") or os.path.abspath(file).startswith(own):
+            continue
+        rel_file = os.path.relpath(file)
+        file = rel_file if not rel_file.startswith("..") else file
+        return Site(file, int(line) if line.isdigit() else 0, _short(func), ((file, int(line) if line.isdigit() else 0, _short(func)),))
+    return None

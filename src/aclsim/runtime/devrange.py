@@ -18,6 +18,7 @@ _MAP_NORESERVE = getattr(mmap, "MAP_NORESERVE", 0x4000)  # Linux value; Python <
 _MAP_FIXED_NOREPLACE = 0x100000  # Linux >= 4.17; older kernels take it as a hint and we check the result
 _PROT_NONE, _PROT_RW = 0, 3
 _host_access = False  # RC mode: host code shares memory with the device (set_host_access)
+_kernel_opens = 0  # native kernels running now (kernel_access): the pages of live allocations are open to them
 
 # Device d's addresses start at DEVICE_BASE + d * DEVICE_STRIDE: fixed, so reports are reproducible.
 # 32 TiB lies in the user half of every 47/48-bit address space, above where Linux puts programs,
@@ -111,6 +112,43 @@ def set_host_access(on: bool) -> None:
         _host_access = on
         for start, size in _ranges.items():
             _libc.mprotect(start, size, _PROT_RW if on else _PROT_NONE)
+
+
+_PAGE = mmap.PAGESIZE
+
+
+@contextlib.contextmanager
+def kernel_access(spans: list[tuple[int, int]]):  # type: ignore[no-untyped-def]
+    """Natively compiled kernel code reads and writes device memory through device addresses: while it runs,
+    the pages holding `spans` ((start, end) device ranges: the live allocations) are readable and writable,
+    and when no native kernel runs any more the device range has no access rights again. Host code that
+    dereferences a device pointer while a kernel runs is not stopped by a fault then (only --check sees it);
+    an access outside every allocation's pages still faults (the AI Core exception)."""
+    global _kernel_opens
+    with _map_lock:
+        _kernel_opens += 1
+        if not _host_access:
+            for lo, hi in _page_runs(spans):
+                _libc.mprotect(lo, hi - lo, _PROT_RW)
+    try:
+        yield
+    finally:
+        with _map_lock:
+            _kernel_opens -= 1
+            if _kernel_opens == 0 and not _host_access:
+                for start, size in _ranges.items():
+                    _libc.mprotect(start, size, _PROT_NONE)
+
+
+def _page_runs(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Whole pages covering `spans`, adjacent and overlapping ones merged (one mprotect each)."""
+    out: list[list[int]] = []
+    for lo, hi in sorted((lo - lo % _PAGE, -(-hi // _PAGE) * _PAGE) for lo, hi in spans if hi > lo):
+        if out and lo <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], hi)
+        else:
+            out.append([lo, hi])
+    return [(lo, hi) for lo, hi in out]
 
 
 RUN_MODES = ("ep", "rc")

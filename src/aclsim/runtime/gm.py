@@ -7,6 +7,7 @@ also where an array module other than numpy (CuPy on a real GPU) would plug in: 
 is the methods below and nothing else.
 
     find(addr) -> Allocation | None          the live allocation whose reserved bytes hold addr
+    allocations() -> list[Allocation]        every live allocation, in address order (native kernels)
     view(alloc, dtype, offset=0) -> ndarray  typed 1-D view from byte `offset` of an allocation to
                                              its reserved end (cached per allocation, dtype, offset)
     device_view(addr, dtype) -> (ndarray, base)  typed view of the whole device memory holding
@@ -150,6 +151,11 @@ class GlobalMemory:
             n = (alloc.alloc_size - offset) // dtype.itemsize
             v = views[key] = np.ndarray((n,), dtype, buffer=alloc.backing, offset=alloc.offset + offset)
         return v
+
+    def allocations(self) -> list[Allocation]:
+        """Every live allocation of every device, in address order (native kernels reach device memory
+        through device addresses: the pages under these are opened to them, and --check bounds accesses)."""
+        return [a for dev in self.rt.devices if dev.heap is not None for a in dev.heap.live()]
 
     def device_view(self, addr: int, dtype: np.dtype) -> tuple[np.ndarray, int]:
         """(typed view of the whole memory of `addr`'s device, the address of its element 0)."""
