@@ -84,3 +84,21 @@ def test_user_traceback_starts_in_the_user_program(tmp_path):
     frames = [line for line in r.stderr.splitlines() if line.strip().startswith("File ")]
     assert frames and all(str(prog) in f for f in frames)
 
+
+
+def test_run_puts_atc_on_path_and_leaves_nothing_behind_when_the_program_exits_abruptly(tmp_path):
+    """Programs that convert their models call `atc`; a run that ends by os._exit (or SIGKILL) has no
+    chance to clean up, so the command must not live in a temporary folder."""
+    import os
+
+    prog = tmp_path / "prog.py"
+    prog.write_text("import os, shutil\nprint(shutil.which('atc'))\nos._exit(0)\n")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp), "ACLSIM_CACHE_DIR": str(tmp_path / "cache")}
+    r = _aclsim("run", str(prog), env=env)
+    assert r.returncode == 0, r.stderr
+    atc = Path(r.stdout.strip())
+    assert atc.parent.parent == tmp_path / "cache" and atc.name == "atc"
+    assert "aclsim atc" in atc.read_text()
+    assert list(tmp.iterdir()) == []

@@ -225,7 +225,7 @@ _INFO: dict[Code, tuple[str, str]] = {
                                         "one buffer per output, each of acl.mdl.get_output_size_by_index bytes"),
     Code.ERROR_MODEL_NOT_DYNAMIC: ("the model has no dynamic batch/image size",
                                    "build it with --dynamic_batch_size or --dynamic_image_size"),
-    Code.ERROR_OP_TYPE_NOT_MATCH: ("operator type not supported", "use an operator type the README lists"),
+    Code.ERROR_OP_TYPE_NOT_MATCH: ("operator type not supported", "use an operator type docs/models.md lists"),
     Code.ERROR_OP_INPUT_NOT_MATCH: ("operator inputs do not match", "check the input descriptions and buffers"),
     Code.ERROR_OP_OUTPUT_NOT_MATCH: ("operator outputs do not match", "check the output descriptions and buffers"),
     Code.ERROR_OP_ATTR_NOT_MATCH: ("operator attribute does not match", "check the attribute names and values"),

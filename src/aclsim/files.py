@@ -1,4 +1,4 @@
-"""Writing output files (traces, sanitizer reports, plots) whole or not at all."""
+"""Writing output files (traces, sanitizer reports, plots) whole or not at all, and aclsim's cache folder."""
 
 from __future__ import annotations
 
@@ -6,6 +6,17 @@ import contextlib
 import os
 import stat
 import tempfile
+from pathlib import Path
+
+
+def cache_root() -> Path:
+    """aclsim's cache folder: $ACLSIM_CACHE_DIR, else $XDG_CACHE_HOME/aclsim, else ~/.cache/aclsim
+    (libascendcl's build, the SIMT JIT's compiled kernels, the `atc` command put on a program's PATH)."""
+    env = os.environ.get("ACLSIM_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "aclsim"
 
 
 def _mode() -> int:

@@ -137,5 +137,5 @@ def write_app_log(level: int, message: str, where: str, app: str) -> None:
 
 
 __getattr__ = not_emulated("acl", [
-    (r"get_device_capability", (0, R), "aclsim emulates the calls its README lists"),
+    (r"get_device_capability", (0, R), "aclsim emulates the calls docs/pyacl.md lists"),
 ])

@@ -55,7 +55,7 @@ def not_emulated(module: str, rules: list[Rule]) -> Callable[[str], Any]:
                     return _stub(f"{module}.{name}", template, why)
         raise AttributeError(
             f"module '{module}' has no attribute '{name}': aclsim does not emulate it (or pyACL has no such "
-            "function); the README's 'Models, operators and images' section lists what is emulated"
+            "function); docs/pyacl.md and docs/models.md ('What is emulated') list what is emulated"
         )
 
     return __getattr__

@@ -581,5 +581,5 @@ def set_aipp_by_input_index(model_id: int, dataset: int, index: int, aipp_set: i
     _write_aipp(m, _handles.get(dataset, Dataset, fn, "dataset"), len(m.om.inputs) - 1, a, fn)
 
 
-__getattr__ = not_emulated("acl.mdl", generic("aclsim emulates the acl.mdl calls its README lists "
+__getattr__ = not_emulated("acl.mdl", generic("aclsim emulates the acl.mdl calls docs/models.md lists "
                                               "(no AIPP queries or model queues)"))

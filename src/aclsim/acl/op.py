@@ -307,5 +307,5 @@ def destroy_handle(handle: int) -> None:
     _handles.drop(handle)
 
 
-__getattr__ = not_emulated("acl.op", generic("aclsim emulates the acl.op calls its README lists (no custom "
+__getattr__ = not_emulated("acl.op", generic("aclsim emulates the acl.op calls docs/models.md lists (no custom "
                                              "operators or infer_shape)"))

@@ -377,7 +377,7 @@ def get_last_error(*args: Any) -> int:
     return _last_error("acl.rt.get_last_error", level, True)
 
 
-_WHY = "aclsim emulates the acl.rt calls its README lists"
+_WHY = "aclsim emulates the acl.rt calls docs/pyacl.md lists"
 # pyACL rt calls aclsim does not emulate, with their result shapes (shared/reference/aclrt-runtime.md §2)
 __getattr__ = not_emulated("acl.rt", [
     (r"get_device_info|device_peer_access_status|event_get_timestamp|get_stream_available_num|host_register|"

@@ -1,10 +1,10 @@
-"""Which pyasc 1.1.1 names aclsim emulates, the error for the ones it does not, and the README table.
+"""Which pyasc 1.1.1 names aclsim emulates, the error for the ones it does not, and the table of docs/coverage/pyasc.md.
 
 `pyasc_names.txt` (next to this file) lists every public name of the pyasc 1.1.1 wheel by module.
 A name pyasc has and aclsim lacks raises `NotEmulatedError` ("asc.X is a pyasc API that aclsim
 does not emulate (yet)") from the module `__getattr__` of the aclsim module standing in for it, with
 the kernel source line; any other missing name stays a plain AttributeError (a typo).
-`table()` is the Markdown table kept in the README.
+`table()` is the Markdown table of docs/coverage/pyasc.md (docs/gen_pages.py writes it).
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def coverage() -> list[tuple[str, str, bool, str]]:
 
 
 def table() -> str:
-    """The README's coverage table (Markdown)."""
+    """The coverage table of docs/coverage/pyasc.md (Markdown)."""
     rows = coverage()
     done = sum(r[2] for r in rows)
     lines = [f"{done} of {len(rows)} pyasc 1.1.1 names are emulated.", "",

@@ -31,6 +31,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..files import cache_root
+
 HERE = Path(__file__).resolve().parent
 INCLUDE = HERE / "include"
 HEADERS = ("acl/acl.h", "acl/acl_op_compiler.h", "acl/ops/acl_dvpp.h")
@@ -66,12 +68,6 @@ def _declare(ctype: str, name: str) -> str:
     return f"{ctype} {name}"
 
 
-def cache_root() -> Path:
-    env = os.environ.get("ACLSIM_CACHE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "aclsim"
 
 
 def _sources_digest() -> str:

@@ -125,7 +125,7 @@ def _load_twins() -> str:
     with _twin_lock:
         if not _twins["loaded"]:
             _twins["loaded"] = True
-            from .build import cache_root
+            from ..files import cache_root
 
             where = cache_root() / "checked"
             where.mkdir(parents=True, exist_ok=True)

@@ -23,7 +23,8 @@ examples:
   aclsim atc --model=m.onnx --framework=5 --output=m --soc_version=Ascend310P3   an .om for acl.mdl
 
 environment: ACLSIM_SOC, ACLSIM_DEVICES, ACLSIM_SCHEDULE, ACLSIM_CHECK (details: aclsim run --help).
-Each command has --help; the README explains the execution model and every tool.
+Each command has --help; docs/ (the MkDocs site: mkdocs serve) explains the
+execution model and every tool.
 """
 
 

@@ -38,19 +38,19 @@ environment (every variable aclsim reads; `aclsim info` shows the values in forc
   ACLSIM_SCHEDULE   lazy (default: device work runs when the host waits) or eager
   ACLSIM_RUN_MODE   same as --run-mode
   ACLSIM_OOB        same as --oob
-  PATH              the program's starts with a folder whose `atc` runs `aclsim atc` (programs that convert models)
+  PATH              the program's starts with a folder (in aclsim's cache) whose `atc` runs `aclsim atc`
   ACLSIM_CHECK      same as --check
   ACLSIM_SEED       seed of the garbage fresh Ascend C local memory starts with (default 0)
   ACLSIM_SIMT_JIT   SIMT kernels on the numba JIT (with numba installed): unset = loop kernels whose
                     loop interleaves or with <= 4096 threads, 0 = never, 1 = every launch it can translate
   ACLSIM_SIMT_JIT_CACHE  where compiled SIMT kernels are kept between runs (default
-                    $XDG_CACHE_HOME/aclsim/simt-jit, i.e. ~/.cache/aclsim/simt-jit); 0 = nowhere
+                    simt-jit in aclsim's cache, i.e. ~/.cache/aclsim/simt-jit); 0 = nowhere
   ACLSIM_SIMT_ENGINE  reference = SIMT launches on the slow per-thread reference executor (the oracle)
-  XDG_CACHE_HOME    the user's cache folder (the JIT's cache and libascendcl's build are under it)
+  XDG_CACHE_HOME    the user's cache folder (aclsim's cache is $XDG_CACHE_HOME/aclsim)
   ACLSIM_MODEL      JSON file of timeline cost-model constants (see `aclsim info`)
   ACLSIM_MODEL_<NAME>  one cost-model constant, e.g. ACLSIM_MODEL_PCIE_BANDWIDTH=32e9
-  ACLSIM_CACHE_DIR  where libascendcl.so for C/C++ programs is built (default $XDG_CACHE_HOME/aclsim,
-                    i.e. ~/.cache/aclsim)
+  ACLSIM_CACHE_DIR  aclsim's cache: libascendcl.so for C/C++ programs, the atc command, the JIT's
+                    kernels (default $XDG_CACHE_HOME/aclsim, i.e. ~/.cache/aclsim)
   ACLSIM_RUN_OPTIONS  set by `aclsim run ./prog` for a C/C++ program: the run's options, as JSON
   CC                C compiler of `aclsim cc` and of the libascendcl build (default gcc)
   CXX               C++ compiler of `aclsim cc` (default g++)
@@ -194,18 +194,25 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _atc_on_path() -> None:
-    """Put an `atc` command that runs `aclsim atc` first on PATH, for programs that convert their models."""
-    import atexit
-    import shutil
-    import tempfile
+    """Put an `atc` command that runs `aclsim atc` first on PATH, for programs that convert their models.
 
-    d = tempfile.mkdtemp(prefix="aclsim-bin-")
-    atexit.register(shutil.rmtree, d, True)
-    path = os.path.join(d, "atc")
-    with open(path, "w") as f:
-        f.write(f'#!/bin/sh\nexec "{sys.executable}" -m aclsim atc "$@"\n')
-    os.chmod(path, 0o755)
-    os.environ["PATH"] = d + os.pathsep + os.environ.get("PATH", "")
+    It lives in aclsim's cache folder, one per Python interpreter, written once: nothing to clean up when a
+    run ends however it ends (a temporary folder stayed behind after SIGKILL or os._exit)."""
+    import hashlib
+
+    from ..files import cache_root, write_atomic
+
+    script = f'#!/bin/sh\nexec "{sys.executable}" -m aclsim atc "$@"\n'
+    d = cache_root() / f"bin-{hashlib.sha256(script.encode()).hexdigest()[:12]}"
+    path = d / "atc"
+    try:
+        if not path.is_file() or path.read_text() != script:
+            d.mkdir(parents=True, exist_ok=True)
+            write_atomic(str(path), script)
+        os.chmod(path, 0o755)
+    except OSError:  # a read-only cache: programs then find no atc, as on a machine without CANN
+        return
+    os.environ["PATH"] = str(d) + os.pathsep + os.environ.get("PATH", "")
 
 
 class Terminated(KeyboardInterrupt):

@@ -29,6 +29,7 @@ from llvmlite import ir
 from numba.core import types
 from numba.core.extending import intrinsic
 
+from ..files import cache_root
 from . import csem
 
 JitFault = csem.OutOfRange
@@ -133,12 +134,11 @@ def run_interruptible(fn: Any, args: tuple) -> Any:
 # ---------------------------------------------------------------------------- compiling, cached on disk
 def cache_dir() -> Path | None:
     """Where compiled kernels are kept: $ACLSIM_SIMT_JIT_CACHE ("0" or "off": nowhere), else
-    $XDG_CACHE_HOME/aclsim/simt-jit (~/.cache/aclsim/simt-jit)."""
+    simt-jit in aclsim's cache folder (~/.cache/aclsim/simt-jit)."""
     env = os.environ.get("ACLSIM_SIMT_JIT_CACHE")
     if env is not None:
         return None if env.strip().lower() in ("", "0", "off", "no", "false") else Path(env).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "aclsim" / "simt-jit"
+    return cache_root() / "simt-jit"
 
 
 _HEADER = "from aclsim.simt.jitlib import *  # noqa\n"

@@ -16,7 +16,7 @@ Kernels compile with `aclsim.simt` (so the sanitizer and the trace see every lau
 combination of argument types, as numba specializes: device arrays (and host numpy arrays,
 copied in and back around the launch as numba does) become `simt.Array[dtype, ndim]`, Python ints
 int64 and floats float64. Arithmetic inside follows simt's C rules, not numba's numpy promotion
-(see the README's table of differences). Like numba, the first use of the device makes device 0
+(docs/simt.md, 'numba CUDA programs', lists the differences). Like numba, the first use of the device makes device 0
 current when no device is.
 
 This is a face over the runtime and the simt engine, like `aclsim.api` (kernels.py: jit and launches,
@@ -78,8 +78,8 @@ globals().update({_n: getattr(lang, _n) for _n in _KERNEL_NAMES})
 
 
 def __getattr__(name: str) -> Any:
-    raise AttributeError(f"aclsim.simt.cuda does not emulate numba.cuda.{name}; see the README's SIMT section "
-                         "for what the cuda namespace offers")
+    raise AttributeError(f"aclsim.simt.cuda does not emulate numba.cuda.{name}; docs/simt.md "
+                         "('numba CUDA programs') lists what the cuda namespace offers")
 
 
 __all__ = [
