@@ -132,30 +132,9 @@ class Env:
     """What a child prepares once: models built with `aclsim atc`, a JPEG, kernels."""
 
     def __init__(self) -> None:
-        import onnx_models as om
-        from aclsim.cli import main as cli
-
-        self.dir = tempfile.mkdtemp(prefix="aclsim-fuzz-")
         self.models: list[bytes] = []
-        m, self.mlp_w = om.mlp(batch=2)
-        aipp = os.path.join(self.dir, "aipp.cfg")
-        with open(aipp, "w") as f:
-            f.write("aipp_op { aipp_mode: static input_format: RGB888_U8 src_image_size_w: 20 src_image_size_h: 18 "
-                    "crop: true load_start_pos_w: 2 load_start_pos_h: 2 crop_size_w: 16 crop_size_h: 16 "
-                    "mean_chn_0: 10 var_reci_chn_0: 0.5 }")
-        for name, model, flags in (("mlp", m, []), ("dyn", om.mlp(batch="b")[0],
-                                   ["--input_shape=x:-1,8", "--dynamic_batch_size=1,2,4"]),
-                                   ("cnn", om.cnn()[0], []), ("aipp", om.cnn()[0], [f"--insert_op_conf={aipp}"])):
-            src = om.save(model, os.path.join(self.dir, f"{name}.onnx"))
-            out = os.path.join(self.dir, name)
-            with open(os.devnull, "w") as sink:
-                import contextlib
-
-                with contextlib.redirect_stdout(sink):
-                    assert cli(["atc", f"--model={src}", "--framework=5", f"--output={out}",
-                                "--soc_version=Ascend310P3", *flags]) == 0, (name, flags)
-            with open(out + ".om", "rb") as f:
-                self.models.append(f.read())
+        with tempfile.TemporaryDirectory(prefix="aclsim-fuzz-") as folder:  # the models are kept in memory
+            self._build_models(folder)
         from PIL import Image
 
         yy, xx = np.mgrid[0:48, 0:64]
@@ -164,6 +143,30 @@ class Env:
         Image.fromarray(rgb).save(buf, "JPEG", quality=90)
         self.jpeg = buf.getvalue()
         self.codes = _codes()
+
+    def _build_models(self, folder: str) -> None:
+        import onnx_models as om
+        from aclsim.cli import main as cli
+
+        m, self.mlp_w = om.mlp(batch=2)
+        aipp = os.path.join(folder, "aipp.cfg")
+        with open(aipp, "w") as f:
+            f.write("aipp_op { aipp_mode: static input_format: RGB888_U8 src_image_size_w: 20 src_image_size_h: 18 "
+                    "crop: true load_start_pos_w: 2 load_start_pos_h: 2 crop_size_w: 16 crop_size_h: 16 "
+                    "mean_chn_0: 10 var_reci_chn_0: 0.5 }")
+        for name, model, flags in (("mlp", m, []), ("dyn", om.mlp(batch="b")[0],
+                                   ["--input_shape=x:-1,8", "--dynamic_batch_size=1,2,4"]),
+                                   ("cnn", om.cnn()[0], []), ("aipp", om.cnn()[0], [f"--insert_op_conf={aipp}"])):
+            src = om.save(model, os.path.join(folder, f"{name}.onnx"))
+            out = os.path.join(folder, name)
+            with open(os.devnull, "w") as sink:
+                import contextlib
+
+                with contextlib.redirect_stdout(sink):
+                    assert cli(["atc", f"--model={src}", "--framework=5", f"--output={out}",
+                                "--soc_version=Ascend310P3", *flags]) == 0, (name, flags)
+            with open(out + ".om", "rb") as f:
+                self.models.append(f.read())
 
 
 # ------------------------------------------------------------------------------------------- models
