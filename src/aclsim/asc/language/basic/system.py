@@ -24,6 +24,7 @@ from .forms import direct
     direct(TABLE[k]) for k in ("ScalarCast", "ScalarCountLeadingZero", "ScalarGetCountOfValue", "ScalarGetSFFValue",
                                "CountBitsCntSameAsSignBit"))
 printf, dump_tensor = (direct(TABLE[k]) for k in ("PRINTF", "DumpTensor"))
+init_soc_state = direct(TABLE["InitSocState"])
 
 
 def property(prop: Property) -> Any:

@@ -1,0 +1,1 @@
+"""Handlers of host calls (to come)."""

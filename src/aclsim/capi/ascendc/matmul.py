@@ -1,0 +1,1 @@
+"""Handlers of matmul calls (to come)."""

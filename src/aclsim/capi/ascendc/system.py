@@ -1,0 +1,136 @@
+"""Handlers of the system, scalar, debugging and synchronisation calls of kernel_operator.h (GetBlockIdx,
+printf, DumpTensor, assert, SetFlag/WaitFlag, PipeBarrier, SyncAll, cross-core flags)."""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+from ...asc.engine import TABLE
+from ...asc.faults import fail
+from .operands import DTYPES, gm, local
+from .ops import handles
+
+
+def text(ptr: int) -> str:
+    """The NUL-terminated string at address `ptr` (the program's own memory)."""
+    return ctypes.string_at(ptr).decode(errors="replace") if ptr else ""
+
+
+def signed(n: int, bits: int = 64) -> int:
+    """A word as the signed integer it was in C."""
+    return n - ((n >> (bits - 1)) << bits)
+
+
+def _plain(key: str) -> Any:
+    run = TABLE[key].run
+
+    def handler(core: Any, *words: Any) -> Any:
+        return run(core)
+
+    return handler
+
+
+for _op, _key in (("GetBlockIdx", "GetBlockIdx"), ("GetBlockNum", "GetBlockNum"), ("GetSubBlockIdx", "GetSubBlockIdx"),
+                  ("GetSubBlockNum", "GetSubBlockNum"), ("IsAic", "ASCEND_IS_AIC"), ("GetSystemCycle", "GetSystemCycle"),
+                  ("InitSocState", "InitSocState"), ("Trap", "Trap"), ("GetTaskRatio", "GetTaskRation"),
+                  ("ResetMask", "ResetMask"), ("SetMaskCount", "SetMaskCount"), ("SetMaskNorm", "SetMaskNorm"),
+                  ("SetAtomicNone", "SetAtomicNone"), ("GetMrgSortResult", "GetMrgSortResult"),
+                  ("GetGatherMaskRemainCount", "GetGatherMaskRemainCount")):
+    handles(_op)(_plain(_key))
+
+
+@handles("Print")
+def _print(core: Any, ptr: int, *words: Any) -> None:
+    """printf: the text is formatted by the C++ side (C's own rules), printed by the engine."""
+    TABLE["PRINTF"].run(core, text(ptr))
+
+
+@handles("AssertFailed")
+def _assert(core: Any, what: int, msg: int, *words: Any) -> None:
+    """assert(expr[, fmt, ...]) whose expression is false: the message is printed and the core stops."""
+    said = text(msg)
+    fail("assert", f"assertion failed: {text(what)}" + (f": {said}" if said else ""))
+
+
+@handles("DumpLocal")
+def _dump_local(core: Any, w: int, desc: int, count: int, *words: Any) -> None:
+    TABLE["DumpTensor"].run(core, local(core, w), desc, count)
+
+
+@handles("DumpGlobal")
+def _dump_global(core: Any, w: int, desc: int, count: int, *words: Any) -> None:
+    TABLE["DumpTensor"].run(core, gm(core, w), desc, count)
+
+
+@handles("PrintTimeStamp")
+def _time_stamp(core: Any, desc: int, *words: Any) -> None:
+    TABLE["PrintTimeStamp"].run(core, desc)
+
+
+@handles("ScalarCast")
+def _scalar_cast(core: Any, spec: int, bits: int, *rest: Any) -> float:
+    """ScalarCast<float, U, roundMode>(value) (real entry): `spec` = U's aclDataType | roundMode << 8, `bits` the
+    float's bits."""
+    value = ctypes.c_float.from_buffer_copy((bits & 0xFFFFFFFF).to_bytes(4, "little")).value
+    return float(TABLE["ScalarCast"].run(core, value, DTYPES[spec & 0xFF], spec >> 8))
+
+
+@handles("ScalarCountLeadingZero")
+def _clz(core: Any, value: int, *words: Any) -> int:
+    return TABLE["ScalarCountLeadingZero"].run(core, value)
+
+
+@handles("ScalarGetCountOfValue")
+def _count_of(core: Any, value: int, bit: int, *words: Any) -> int:
+    return TABLE["ScalarGetCountOfValue"].run(core, value, bit)
+
+
+@handles("ScalarGetSFFValue")
+def _sff(core: Any, value: int, bit: int, *words: Any) -> int:
+    return TABLE["ScalarGetSFFValue"].run(core, value, bit)
+
+
+@handles("CountBitsCntSameAsSignBit")
+def _sign_bits(core: Any, value: int, *words: Any) -> int:
+    return TABLE["CountBitsCntSameAsSignBit"].run(core, signed(value))
+
+
+@handles("NotEmulated")
+def _not_emulated(core: Any, name: int, why: int, *words: Any) -> None:
+    """An API kernel_operator.h declares that aclsim does not emulate: the call faults and says so."""
+    reason = text(why)
+    fail(text(name), "not emulated by aclsim" + (f": {reason}" if reason else ""))
+
+
+# ------------------------------------------------------------------------------------------ synchronisation
+@handles("SetFlag")
+def _set_flag(core: Any, event: int, event_id: int, *words: Any) -> None:
+    TABLE["SetFlag"].run(core, event, event_id)
+
+
+@handles("WaitFlag")
+def _wait_flag(core: Any, event: int, event_id: int, *words: Any) -> None:
+    TABLE["WaitFlag"].run(core, event, event_id)
+
+
+@handles("PipeBarrier")
+def _barrier(core: Any, pipe: int, *words: Any) -> None:
+    TABLE["PipeBarrier"].run(core, pipe)
+
+
+@handles("SyncAll")
+def _sync_all(core: Any, gm_w: int, ub_w: int, used: int, aiv_only: int, *words: Any) -> None:
+    """SyncAll<isAIVOnly>() (hard) or SyncAll(gmWorkspace, ubWorkspace, usedCores) (soft)."""
+    TABLE["SyncAll"].run(core, gm(core, gm_w) if gm_w else None, local(core, ub_w) if ub_w else None, used,
+                         bool(aiv_only))
+
+
+@handles("CrossCoreSetFlag")
+def _cc_set(core: Any, flag: int, mode: int, pipe: int, *words: Any) -> None:
+    TABLE["CrossCoreSetFlag"].run(core, flag, mode, pipe)
+
+
+@handles("CrossCoreWaitFlag")
+def _cc_wait(core: Any, flag: int, mode: int, pipe: int, *words: Any) -> None:
+    TABLE["CrossCoreWaitFlag"].run(core, flag, mode, pipe)
