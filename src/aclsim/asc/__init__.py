@@ -38,6 +38,7 @@ from .language.basic.data_copy import (
     set_atomic_max,
     set_atomic_min,
     set_atomic_none,
+    set_pad_value,
     trans_data_to_5hd,
     transpose,
 )
@@ -425,6 +426,7 @@ __all__ = [  # pyasc's names, all of them above
     "set_load_data_padding_value",
     "set_mask_count",
     "set_mask_norm",
+    "set_pad_value",
     "set_vector_mask",
     "shift_left",
     "shift_right",

@@ -15,6 +15,7 @@ from ...asc.types.cube_params import Nd2NzParams
 from ...asc.types.params import DataCopyExtParams, DataCopyPadExtParams, DataCopyParams
 from .operands import DTYPES, tensor
 from .ops import handles
+from .system import signed
 
 _COPY = TABLE["DataCopy"].run
 _BLOCKED = TABLE["DataCopy(DataCopyParams)"].run
@@ -92,6 +93,12 @@ def _nd2nz(core: Any, dst: int, src: int, fields: int, flags: int, *words: Any) 
     """DataCopy(dst, src, Nd2NzParams): `fields` the address of its eight fields as uint64."""
     d, s = operands(core, dst, src, flags)
     TABLE["DataCopy(Nd2NzParams)"].run(core, d, s, Nd2NzParams(*_FIELDS8.from_address(fields)))
+
+
+@handles("SetPadValue")
+def _pad_value(core: Any, value: int, integral: int, _c: int, _d: int, _e: int, real: Any) -> None:
+    """SetPadValue(value): an integer in word a (b = 1), a floating-point value as the scalar."""
+    TABLE["SetPadValue"].run(core, signed(value) if integral else real)
 
 
 @handles("SetAtomicAdd")

@@ -18,5 +18,6 @@
 #include "ascendc/vector.h"
 #include "ascendc/system.h"
 #include "ascendc/cube.h"
+#include "ascendc/unsupported.h"
 
 #endif

@@ -6,6 +6,19 @@
 
 #include "ascendc/move.h"
 
+/* The Fixpipe conversions (a type of the compiler's, in the global namespace). */
+enum class QuantMode_t : uint8_t {
+    NoQuant = 0,
+    F322F16,
+    F322BF16,
+    DEQF16,
+    VDEQF16,
+    QF322B8_PRE,
+    VQF322B8_PRE,
+    REQ8,
+    VREQ8,
+};
+
 namespace AscendC {
 
 /* Element types aclsim's engine has no storage for (the Cube's 4-bit and 8-bit float formats): they exist so
@@ -23,17 +36,7 @@ struct hifloat8_t {
     uint8_t storage;
 };
 
-enum class QuantMode_t : uint8_t {
-    NoQuant = 0,
-    F322F16,
-    F322BF16,
-    DEQF16,
-    VDEQF16,
-    QF322B8_PRE,
-    VQF322B8_PRE,
-    REQ8,
-    VREQ8,
-};
+using ::QuantMode_t;
 
 enum class CO2Layout : uint8_t { NZ = 0, ROW_MAJOR, COLUMN_MAJOR };
 

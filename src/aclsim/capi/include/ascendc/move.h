@@ -8,6 +8,7 @@ namespace AscendC {
 
 constexpr uint16_t DEFAULT_DATA_COPY_NBURST = 1;
 constexpr uint16_t DEFAULT_DATA_COPY_STRIDE = 0;
+constexpr int32_t K_MAX_DIM = 8;  // dimensions of a slice DataCopy
 
 struct DataCopyParams {
     __aicore__ DataCopyParams() {}
@@ -203,6 +204,16 @@ template <typename T>
 ACLSIM_API void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src,
                             const DataCopyParams &dataCopyParams) {
     detail::copy_pad(ACLSIM_RA, dst, src, detail::packed(dataCopyParams), 0, 0, 1);
+}
+
+/* The value DataCopyPad pads with when its DataCopyPadExtParams say isPad = false. */
+template <typename T, TPosition pos = TPosition::MAX>
+ACLSIM_API void SetPadValue(T paddingValue) {
+    if constexpr (aclsim::asc::is_real<T>) {
+        aclsim::asc::call_s(ACLSIM_RA, ASC_SetPadValue, aclsim::asc::real_of(paddingValue));
+    } else {
+        aclsim::asc::call(ACLSIM_RA, ASC_SetPadValue, (uint64_t)(int64_t)paddingValue, 1);
+    }
 }
 
 /* Atomic GM stores of the following UB -> GM moves. */

@@ -210,4 +210,6 @@ private:
 
 }  // namespace AscendC
 
+using AscendC::GetTPipePtr;  // CANN declares it outside the namespace too
+
 #endif

@@ -520,6 +520,65 @@ ACLSIM_REDUCE(ReduceMax, 1 | (uint64_t)calIndex << 2, , bool calIndex = false)
 ACLSIM_REDUCE(ReduceMin, 2 | (uint64_t)calIndex << 2, , bool calIndex = false)
 #undef ACLSIM_REDUCE
 
+/* The reductions by ReduceType: ReduceRepeat is WholeReduceSum/Max/Min, ReduceDataBlock BlockReduceSum/Max/Min,
+ * ReducePairElem PairReduceSum (CANN kernel_operator_vec_reduce_intf_impl.h calls the same instructions). */
+namespace detail {
+template <ReduceType type>
+constexpr uint64_t reduce_which() {
+    static_assert(type == ReduceType::SUM || type == ReduceType::MAX || type == ReduceType::MIN,
+                  "only ReduceType::SUM, MAX and MIN reduce");
+    return type == ReduceType::SUM ? 0 : type == ReduceType::MAX ? 1 : 2;
+}
+}  // namespace detail
+template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>
+ACLSIM_API void ReduceRepeat(const LocalTensor<T> &dst, const LocalTensor<U> &src, const int32_t mask,
+                             const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                             const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX) {
+    aclsim::asc::call(ACLSIM_RA, ASC_WholeReduce + ASC_FORM_REPEAT, dst.word_, src.word_, (uint64_t)mask, 0,
+                      detail::reduce_packed(repeatTime, isSetMask, srcBlkStride, srcRepStride, dstRepStride),
+                      detail::reduce_which<reduceType>() | (uint64_t)order << 8);
+}
+template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>
+ACLSIM_API void ReduceRepeat(const LocalTensor<T> &dst, const LocalTensor<U> &src, const uint64_t mask[],
+                             const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                             const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX) {
+    aclsim::asc::call(ACLSIM_RA, ASC_WholeReduce + ASC_FORM_BITS, dst.word_, src.word_, mask[0], mask[1],
+                      detail::reduce_packed(repeatTime, isSetMask, srcBlkStride, srcRepStride, dstRepStride),
+                      detail::reduce_which<reduceType>() | (uint64_t)order << 8);
+}
+template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>
+ACLSIM_API void ReduceDataBlock(const LocalTensor<T> &dst, const LocalTensor<U> &src, const int32_t mask,
+                                const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                                const int32_t srcRepStride) {
+    aclsim::asc::call(ACLSIM_RA, ASC_BlockReduce + ASC_FORM_REPEAT, dst.word_, src.word_, (uint64_t)mask, 0,
+                      detail::reduce_packed(repeatTime, isSetMask, srcBlkStride, srcRepStride, dstRepStride),
+                      detail::reduce_which<reduceType>());
+}
+template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>
+ACLSIM_API void ReduceDataBlock(const LocalTensor<T> &dst, const LocalTensor<U> &src, const uint64_t mask[],
+                                const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                                const int32_t srcRepStride) {
+    aclsim::asc::call(ACLSIM_RA, ASC_BlockReduce + ASC_FORM_BITS, dst.word_, src.word_, mask[0], mask[1],
+                      detail::reduce_packed(repeatTime, isSetMask, srcBlkStride, srcRepStride, dstRepStride),
+                      detail::reduce_which<reduceType>());
+}
+template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>
+ACLSIM_API void ReducePairElem(const LocalTensor<T> &dst, const LocalTensor<U> &src, const int32_t mask,
+                               const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                               const int32_t srcRepStride) {
+    static_assert(reduceType == ReduceType::SUM, "ReducePairElem: only ReduceType::SUM");
+    aclsim::asc::call(ACLSIM_RA, ASC_PairReduceSum + ASC_FORM_REPEAT, dst.word_, src.word_, (uint64_t)mask, 0,
+                      detail::reduce_packed(repeatTime, isSetMask, srcBlkStride, srcRepStride, dstRepStride));
+}
+template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>
+ACLSIM_API void ReducePairElem(const LocalTensor<T> &dst, const LocalTensor<U> &src, const uint64_t mask[],
+                               const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                               const int32_t srcRepStride) {
+    static_assert(reduceType == ReduceType::SUM, "ReducePairElem: only ReduceType::SUM");
+    aclsim::asc::call(ACLSIM_RA, ASC_PairReduceSum + ASC_FORM_BITS, dst.word_, src.word_, mask[0], mask[1],
+                      detail::reduce_packed(repeatTime, isSetMask, srcBlkStride, srcRepStride, dstRepStride));
+}
+
 /* ------------------------------------------------------------------------------- gathers, scatters */
 template <typename T>
 ACLSIM_API void Gather(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint32_t> &srcOffset,
