@@ -23,7 +23,8 @@ def markdown() -> str:
     """The instruction table as Markdown: key, pyasc name, unit, pipe, element types, cost, note."""
     lines = ["| instruction | pyasc | unit | pipe | element types | cost | note |", "|---|---|---|---|---|---|---|"]
     for key, ins in sorted(TABLE.items(), key=lambda kv: (UNITS.index(kv[1].unit), kv[0])):
-        lines.append(f"| `{key}` | `asc.{ins.api}` | {ins.unit} | {ins.pipe or ''} | {', '.join(ins.type_names())} | "
+        pyasc = f"`asc.{ins.api}`" if ins.api else "(C++ only)"
+        lines.append(f"| `{key}` | {pyasc} | {ins.unit} | {ins.pipe or ''} | {', '.join(ins.type_names())} | "
                      f"{ins.cost or ''} | {ins.note} |")
     return "\n".join(lines) + "\n"
 

@@ -86,6 +86,11 @@ def _pre_quant(core: Any, config: int, *words: Any) -> None:
     TABLE["SetFixpipePreQuantFlag"].run(core, config)
 
 
+@handles("SetFixpipeNz2ndFlag")
+def _nz2nd(core: Any, nd_num: int, src_nd: int, dst_nd: int, *words: Any) -> None:
+    TABLE["SetFixpipeNz2ndFlag"].run(core, nd_num, src_nd, dst_nd)
+
+
 @handles("SetLoadDataPaddingValue")
 def _pad_value(core: Any, *words: Any) -> None:
     TABLE["SetLoadDataPaddingValue"].run(core, words[-1])

@@ -75,10 +75,12 @@ def word(core: Any, t: LocalTensor) -> int:
 
 
 def local(core: Any, w: int) -> LocalTensor:
-    """The tensor a word names on `core`."""
-    t = state(core).views.get(w)
-    if t is not None and t.gen == t.buf.gen:
-        return t
+    """The tensor a word names on `core` (the hot path of every call: one lookup in the core's cache)."""
+    st = core.units.get(NativeCore)
+    if st is not None:
+        t = st.views.get(w)
+        if t is not None and t.gen == t.buf.gen:
+            return t
     return _make(core, w)
 
 

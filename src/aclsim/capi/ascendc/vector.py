@@ -39,7 +39,7 @@ def _binary(name: str) -> None:
 
     @handles(name)
     def count(core: Any, d: int, a: int, b: int, n: int, *words: Any) -> None:
-        run(core, local(core, d), local(core, a), local(core, b), signed(n))
+        run(core, local(core, d), local(core, a), local(core, b), n - ((n >> 63) << 64))
 
     @handles(name, form=FORM_REPEAT)
     def rep(core: Any, d: int, a: int, b: int, mlo: int, mhi: int, packed: int) -> None:
@@ -56,7 +56,7 @@ def _unary(name: str) -> None:
 
     @handles(name)
     def count(core: Any, d: int, a: int, n: int, *words: Any) -> None:
-        run(core, local(core, d), local(core, a), signed(n))
+        run(core, local(core, d), local(core, a), n - ((n >> 63) << 64))
 
     @handles(name, form=FORM_REPEAT)
     def rep(core: Any, d: int, a: int, mlo: int, mhi: int, packed: int, *words: Any) -> None:
@@ -74,7 +74,7 @@ def _scalar(name: str) -> None:
     @handles(name)
     def count(core: Any, d: int, a: int, n: int, _d: int, _e: int, s: float) -> None:
         dst = local(core, d)
-        run(core, dst, local(core, a), scalar_of(dst, s), signed(n))
+        run(core, dst, local(core, a), s if dst.dtype.is_float else int(s), n - ((n >> 63) << 64))
 
     @handles(name, form=FORM_REPEAT)
     def rep(core: Any, d: int, a: int, mlo: int, mhi: int, packed: int, s: float) -> None:
@@ -177,6 +177,31 @@ for _f in (0, FORM_REPEAT, FORM_BITS):
     _compare(_f)
     _compare_scalar(_f)
     _select(_f)
+
+
+@handles("CompareMask", form=FORM_REPEAT)
+def _compare_mask(core: Any, a: int, b: int, mlo: int, mhi: int, packed: int, *words: Any) -> None:
+    """Compare(src0, src1, cmpMode, mask, BinaryRepeatParams): one repeat's bits into the CMPMASK register
+    (cmpMode in packed bits 9-11)."""
+    rep = repeat("compare", 3, mlo, mhi, packed & ~(7 << 9), False)
+    TABLE["Compare(cmpMask)"].run(core, local(core, a), local(core, b), (packed >> 9) & 7, rep)
+
+
+@handles("GetCmpMask")
+def _get_cmp_mask(core: Any, d: int, *words: Any) -> None:
+    TABLE["GetCmpMask"].run(core, local(core, d))
+
+
+@handles("SetCmpMask")
+def _set_cmp_mask(core: Any, a: int, *words: Any) -> None:
+    TABLE["SetCmpMask"].run(core, local(core, a))
+
+
+@handles("CreateVecIndex")
+def _create_vec_index(core: Any, d: int, n: int, _c: int, _d: int, _e: int, first: float) -> None:
+    """CreateVecIndex(dst, firstValue, count) (the scalar entry: firstValue)."""
+    dst = local(core, d)
+    TABLE["CreateVecIndex"].run(core, dst, scalar_of(dst, first), signed(n))
 
 
 @handles("Copy", form=FORM_REPEAT)

@@ -299,6 +299,22 @@ ACLSIM_API void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<U> &src, 
 ACLSIM_API inline void SetFixpipePreQuantFlag(uint64_t config) {
     aclsim::asc::call(ACLSIM_RA, ASC_SetFixpipePreQuantFlag, config);
 }
+ACLSIM_API inline void SetFixpipeNz2ndFlag(uint16_t ndNum, uint16_t srcNdStride, uint32_t dstNdStride) {
+    aclsim::asc::call(ACLSIM_RA, ASC_SetFixpipeNz2ndFlag, ndNum, srcNdStride, dstNdStride);
+}
+template <typename T>
+ACLSIM_API void SetFixPipeConfig(const LocalTensor<T> &reluPre, const LocalTensor<T> &quantPre,
+                                 bool isUnitFlag = false) {
+    (void)reluPre, (void)quantPre, (void)isUnitFlag;
+    aclsim::asc::not_emulated(ACLSIM_RA, "SetFixPipeConfig", "the fixpipe buffer's per-channel parameters of "
+                                                             "DataCopy from L0C (use Fixpipe with a cbufWorkspace)");
+}
+template <typename T>
+ACLSIM_API void SetFixPipeConfig(const LocalTensor<T> &preData, bool isUnitFlag = false) {
+    (void)preData, (void)isUnitFlag;
+    aclsim::asc::not_emulated(ACLSIM_RA, "SetFixPipeConfig", "the fixpipe buffer's per-channel parameters of "
+                                                             "DataCopy from L0C (use Fixpipe with a cbufWorkspace)");
+}
 template <typename T>
 ACLSIM_API void SetLoadDataPaddingValue(const T padValue) {
     aclsim::asc::call_s(ACLSIM_RA, ASC_SetLoadDataPaddingValue, aclsim::asc::real_of(padValue));

@@ -274,6 +274,18 @@ ACLSIM_API void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, uint6
                         mask[0], mask[1], detail::dst_packed(repeatTime, isSetMask, dstBlockStride, dstRepeatStride));
 }
 
+/* CreateVecIndex: dst[i] = firstValue + i. */
+template <typename T>
+ACLSIM_API void CreateVecIndex(LocalTensor<T> dst, const T &firstValue, uint32_t count) {
+    aclsim::asc::call_s(ACLSIM_RA, ASC_CreateVecIndex, aclsim::asc::real_of(firstValue), dst.word_, count);
+}
+template <typename T, typename M>
+ACLSIM_API void CreateVecIndex(LocalTensor<T> &dst, const T &firstValue, M mask, uint8_t repeatTime,
+                               uint16_t dstBlkStride, uint8_t dstRepStride) {
+    (void)dst, (void)firstValue, (void)mask, (void)repeatTime, (void)dstBlkStride, (void)dstRepStride;
+    aclsim::asc::not_emulated(ACLSIM_RA, "CreateVecIndex", "its mask/repeat form (the count form is)");
+}
+
 template <typename T, bool isSetMask = true>
 ACLSIM_API void Copy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask,
                      const uint8_t repeatTime, const CopyRepeatParams &p) {
@@ -336,6 +348,18 @@ ACLSIM_API void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, c
     aclsim::asc::call(ACLSIM_RA, ASC_Compare + ASC_FORM_BITS, dst.word_, src0.word_, src1.word_, mask[1], mask[0],
                       detail::binary_packed(repeatTime, isSetMask, repeatParams) | (uint64_t)cmpMode << 9);
 }
+
+/* The register form: one repeat's bits into the CMPMASK register (read them with GetCmpMask). */
+template <typename T, bool isSetMask = true>
+ACLSIM_API void Compare(const LocalTensor<T> &src0, const LocalTensor<T> &src1, CMPMODE cmpMode, const uint64_t mask,
+                        const BinaryRepeatParams &repeatParams) {
+    aclsim::asc::call(ACLSIM_RA, ASC_CompareMask + ASC_FORM_REPEAT, src0.word_, src1.word_, mask, 0,
+                      detail::binary_packed(1, isSetMask, repeatParams) | (uint64_t)cmpMode << 9);
+}
+template <typename T>
+ACLSIM_API void GetCmpMask(const LocalTensor<T> &dst) { aclsim::asc::call(ACLSIM_RA, ASC_GetCmpMask, dst.word_); }
+template <typename T>
+ACLSIM_API void SetCmpMask(const LocalTensor<T> &src) { aclsim::asc::call(ACLSIM_RA, ASC_SetCmpMask, src.word_); }
 
 template <typename T, typename U>
 ACLSIM_API void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const T src1Scalar,
