@@ -154,8 +154,8 @@ def pyasc_kernels() -> tuple:
 
 
 def main() -> int:
-    from aclsim import acl
     import aclsim.asc as asc
+    from aclsim import acl
 
     cxx = load_cxx()
     add, calls = pyasc_kernels()

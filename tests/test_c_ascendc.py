@@ -88,3 +88,42 @@ def test_a_tensor_never_freed_stops_the_core_at_the_alloc_that_would_hang(build)
     assert ("add_tpipe: core 0 of 8: AscendC::TQue::AllocTensor: queue TQue(VECOUT) has 2 buffer(s) and none is "
             "free (dequeued, dequeued): on hardware the core would wait forever") in r.stderr
     assert f"(at {rel(src)}:{alloc} in KernelAdd::Compute)" in r.stderr
+
+
+def test_a_matmul_with_host_tiling_computes_c_and_checks_clean(build):
+    prog = build(EXAMPLES / "matmul.asc")
+    r = aclsim("run", "--check", "all", str(prog))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "matmul 256x192x128 on 4 cores (blocks of 128x96): all correct" in r.stdout
+    assert "ERROR SUMMARY: 0 errors" in r.stderr
+
+
+def test_a_matmul_reading_past_a_stops_the_core_at_the_matmul_call(build):
+    src = PITFALLS / "matmul_wrong_offset.asc"
+    r = aclsim("run", "--check", "all", str(build(src)))
+    assert r.returncode == 1
+    call = line_of(src, "IterateAll")
+    assert "Device fault: kernel matmul_kernel stopped with an exception" in r.stderr
+    assert ("matmul_kernel: core 1 of 4: AscendC::Matmul::IterateAll: accesses 32768 bytes at GM "
+            "0x20000000c000") in r.stderr
+    assert f"(at {rel(src)}:{call} in matmul_kernel)" in r.stderr
+
+
+def test_simt_lookups_started_from_an_ascend_c_kernel_work_on_its_ub(build):
+    prog = build(EXAMPLES / "gather_adds.asc")
+    r = aclsim("run", "--check", "all", str(prog))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "gather_adds: 8192 lookups on 8 cores: all correct" in r.stdout
+    assert "ERROR SUMMARY: 0 errors" in r.stderr
+
+
+def test_a_vf_call_reading_ub_an_unwaited_copy_fills_is_a_hazard(build):
+    src = PITFALLS / "gather_adds_no_wait.asc"
+    r = aclsim("run", "--check", "all", str(build(src)))
+    assert "all correct" in r.stdout
+    copy, vf = line_of(src, "DataCopyPad(table"), line_of(src, "asc_vf_call<lookup>")
+    assert "Potential RAW hazard detected at UB: PIPE_V reads UB bytes PIPE_MTE2 writes" in r.stderr
+    assert f"PIPE_MTE2 Write by AscendC::DataCopyPad at kernel gather_adds ({rel(src)}:{copy})" in r.stderr
+    assert f"PIPE_V Read by asc_vf_call at kernel gather_adds ({rel(src)}:{vf})" in r.stderr
+    assert (f"fix: AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(eventId) after line {copy} and "
+            f"AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(eventId) before line {vf}") in r.stderr

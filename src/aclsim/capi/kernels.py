@@ -117,7 +117,11 @@ def _launch(ra: Any, kp: Any) -> int:
 
 def _core_wait(ready: Any, arg: Any) -> int:
     fn = _ffi.cast("int (*)(void *)", ready)
-    return 1 if native.core_wait(lambda: bool(fn(arg))) else 0
+    try:
+        return 1 if native.core_wait(lambda: bool(fn(arg))) else 0
+    except BaseException as e:  # another core faulted meanwhile (the gang stops this one): the launch re-raises it
+        ascendc.keep(e)
+        return 0
 
 
 def _load_twins() -> str:

@@ -24,7 +24,6 @@ from ..runtime import KernelFault, KernelWork, Site, Task, get_runtime
 from ..runtime.devrange import kernel_access
 from ..runtime.gm import GlobalMemory
 from . import accesses, faults
-from .gang import current
 from .kernel import KINDS, NativeKernel
 
 MAX_THREADS = 2048  # SIMT API "核函数配置": __launch_bounds__(N) with N in 1..2048
@@ -154,13 +153,14 @@ def _run_cores(task: Task, k: NativeKernel, gm: GlobalMemory, ub_size: int, tabl
             raise KernelFault(faults.describe(k, fault, gm))
 
     defined = Site(k.source, k.line or 0, k.name) if k.source else None
-    Launch.native(k.name, k.blocks, k.kind, body, defined, k.spell or (lambda api: api)).run(task)
+    Launch.native(k.name, k.blocks, k.kind, body, defined, k.spell or (lambda api: api), k.dyn_ubuf).run(task)
 
 
 def core_wait(ready: Any) -> bool:
-    """Kernel code of an AI Core waits until `ready()` (SyncAll, cross-core flags): the gang hook."""
-    here = current()
-    if here is None:
+    """Kernel code of an AI Core waits until `ready()` (SyncAll, cross-core flags): the Ascend C engine's gang."""
+    from ..asc import faults as asc_faults
+
+    core = asc_faults.running_or_none()
+    if core is None:
         raise RuntimeError("aclsim_core_wait called outside a running AI Core")
-    gang, slot = here
-    return gang.wait(slot, ready)
+    return core.launch.wait(core, ready)

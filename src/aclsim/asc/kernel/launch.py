@@ -48,6 +48,7 @@ class Launch:
         self.name: str = name or fn.__name__
         self.defined: Site | None = None  # where the kernel is defined, when not in fn's code (native kernels)
         self.spell: Callable[[str], str] = faults.pyasc_name  # how faults spell an API (pyasc: asc.<api>)
+        self.dyn_ub = 0  # bytes at the top of each UB that native code owns (a native launch's dynamic UB)
         self.core_num = core_num
         self.args = args
         self.chip = rt.chip
@@ -78,9 +79,11 @@ class Launch:
 
     @classmethod
     def native(cls, name: str, blocks: int, kind: str, body: Callable[[Core], None], defined: Site | None,
-               spell: Callable[[str], str]) -> Launch:
+               spell: Callable[[str], str], dyn_ub: int = 0) -> Launch:
         """A launch of a natively compiled Ascend C kernel: `body(core)` runs the compiled body on the running core;
-        `kind` (KINDS) says which cores run it, `defined` where the kernel is, `spell` how faults name its API."""
+        `kind` (KINDS) says which cores run it, `defined` where the kernel is, `spell` how faults name its API,
+        `dyn_ub` the bytes at the top of each UB the launch gave its code (`extern __ubuf__ T x[]`: zeroed, out of
+        TPipe's reach, read and written by its VF calls: vector/vf.py)."""
 
         def run_core() -> None:
             body(faults.running_or_none())
@@ -90,6 +93,7 @@ class Launch:
         launch.core_num = blocks * launch.mix
         launch.defined = defined
         launch.spell = spell
+        launch.dyn_ub = dyn_ub
         return launch
 
     def fresh_pool(self, name: str) -> Pool:
@@ -102,6 +106,9 @@ class Launch:
             size, usable = pool_geometry(name, self.chip)
             p = Pool(name, size, usable, self.garbage(size))
         p.watch = self.watch and name == "UB"
+        if self.dyn_ub and name == "UB":  # the native code's own UB, zeroed by it
+            p.usable = min(p.usable, p.size - self.dyn_ub)
+            p.mark(p.size - self.dyn_ub, p.size)
         return p
 
     @property

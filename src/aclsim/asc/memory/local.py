@@ -32,6 +32,13 @@ class RawWindows(dict):
 class PhyAddresses(dict):
     """A core's UB addresses that `LocalTensor.get_phy_addr` handed out -> the element type of the tensor they came
     from (the address forms of trans_data_to_5hd take the type from it, as pyasc's compiler infers it)."""
+
+
+class Escaped(dict):
+    """A core's UB windows whose address `get_phy_addr` handed out since its last VF call ((buffer, start byte) ->
+    tensor): code behind a pointer (SIMT functions of a native face, vector/vf.py) reads and writes them unseen."""
+
+
 STATE_NAMES = ("free", "allocated", "enqueued", "dequeued", "fixed")
 
 
@@ -212,6 +219,7 @@ class LocalTensor(HasShapeInfo):
         core = self.buf.pool.core
         if core is not None:
             core.state(PhyAddresses)[addr] = self.dtype
+            core.state(Escaped)[(id(self.buf), self.lo)] = self
         return addr
 
     def get_position(self) -> int:

@@ -86,6 +86,11 @@ def _on_error(exc_type: type, exc: BaseException, tb: Any) -> None:
     _lib.aclsim_asc_fail()
 
 
+def keep(exc: BaseException) -> None:
+    """Another entry of the running core (the gang hook) raised: the launch re-raises `exc` when the core stops."""
+    _pending.exc = exc
+
+
 def take_pending() -> BaseException | None:
     """The exception of the call that stopped this thread's core, if one did (cleared)."""
     exc = getattr(_pending, "exc", None)
@@ -93,4 +98,4 @@ def take_pending() -> BaseException | None:
     return exc
 
 
-__all__ = ["bind", "spell", "take_pending"]
+__all__ = ["bind", "keep", "spell", "take_pending"]

@@ -44,3 +44,6 @@ ACLSIM_EXPORT double aclsim_asc_real(uint32_t op, uint64_t a, uint64_t b, const 
     if (__builtin_expect(aclsim_asc_failed, 0)) aclsim_asc_stop();
     return r;
 }
+
+/* kernels.c's asc_vf_call: the engine's VfCall stands for the UB accesses of the code it runs (vector/vf.py). */
+void aclsim_asc_vf(const void *ra) { aclsim_asc(ASC_VfCall, 0, 0, 0, 0, 0, 0, ra); }

@@ -11,7 +11,7 @@ from functools import lru_cache
 from ...asc.engine import TABLE
 
 _BY_API = {ins.api: ins.name for ins in TABLE.values()}
-_PLAIN = {"kernel"}  # not an API: a kernel's own failure
+_PLAIN = {"kernel", "asc_vf_call"}  # not AscendC APIs: a kernel's own failure, a VF call
 
 
 def _camel(word: str) -> str:

@@ -1,4 +1,4 @@
-"""Handlers of the system, scalar, debugging and synchronisation calls of kernel_operator.h (GetBlockIdx,
+"""Handlers of the system, scalar, debugging and synchronisation calls of kernel_operator.h (ASCEND_IS_AIC,
 printf, DumpTensor, assert, SetFlag/WaitFlag, PipeBarrier, SyncAll, cross-core flags)."""
 
 from __future__ import annotations
@@ -31,9 +31,8 @@ def _plain(key: str) -> Any:
     return handler
 
 
-for _op, _key in (("GetBlockIdx", "GetBlockIdx"), ("GetBlockNum", "GetBlockNum"), ("GetSubBlockIdx", "GetSubBlockIdx"),
-                  ("GetSubBlockNum", "GetSubBlockNum"), ("IsAic", "ASCEND_IS_AIC"), ("GetSystemCycle", "GetSystemCycle"),
-                  ("InitSocState", "InitSocState"), ("Trap", "Trap"), ("GetTaskRatio", "GetTaskRation"),
+for _op, _key in (("IsAic", "ASCEND_IS_AIC"), ("VfCall", "VfCall"), ("GetSystemCycle", "GetSystemCycle"),
+                  ("InitSocState", "InitSocState"), ("Trap", "Trap"),
                   ("ResetMask", "ResetMask"), ("SetMaskCount", "SetMaskCount"), ("SetMaskNorm", "SetMaskNorm"),
                   ("SetAtomicNone", "SetAtomicNone"), ("GetMrgSortResult", "GetMrgSortResult"),
                   ("GetGatherMaskRemainCount", "GetGatherMaskRemainCount")):

@@ -10,11 +10,6 @@
 namespace AscendC {
 
 /* ------------------------------------------------------------------------------- system variables */
-ACLSIM_API inline int64_t GetBlockIdx() { return aclsim::asc::call(ACLSIM_RA, ASC_GetBlockIdx); }
-ACLSIM_API inline int64_t GetBlockNum() { return aclsim::asc::call(ACLSIM_RA, ASC_GetBlockNum); }
-ACLSIM_API inline int64_t GetSubBlockIdx() { return aclsim::asc::call(ACLSIM_RA, ASC_GetSubBlockIdx); }
-ACLSIM_API inline int64_t GetSubBlockNum() { return aclsim::asc::call(ACLSIM_RA, ASC_GetSubBlockNum); }
-ACLSIM_API inline int64_t GetTaskRation() { return aclsim::asc::call(ACLSIM_RA, ASC_GetTaskRatio); }
 ACLSIM_API inline int64_t GetSystemCycle() { return aclsim::asc::call(ACLSIM_RA, ASC_GetSystemCycle); }
 ACLSIM_API inline void InitSocState() { aclsim::asc::call(ACLSIM_RA, ASC_InitSocState); }
 ACLSIM_API inline void Trap() { aclsim::asc::call(ACLSIM_RA, ASC_Trap); }
