@@ -99,6 +99,7 @@ def test_reductions_with_index_and_a_gather(api, xy):
     r = result(api, "reduce_gather")
     np.testing.assert_allclose(r[0], x.sum(), rtol=1e-5)
     assert r[8] == x.max() and r[9:10].view(np.uint32)[0] == x.argmax()  # calIndex: the index's bits
+    assert r[2] == r[0] and r[4] == x.max() and r[5:6].view(np.uint32)[0] == x.argmax()  # ACC_VAL, MAX_MIN_CNT
     np.testing.assert_allclose(r[16:20], x.reshape(4, 64).sum(axis=1), rtol=1e-5)
     np.testing.assert_array_equal(r[24:56], x.reshape(32, 8).max(axis=1))
     np.testing.assert_array_equal(r[64:128], x[7 * np.arange(64) % N])

@@ -31,12 +31,10 @@ def _plain(key: str) -> Any:
     return handler
 
 
-for _op, _key in (("IsAic", "ASCEND_IS_AIC"), ("VfCall", "VfCall"), ("GetSystemCycle", "GetSystemCycle"),
-                  ("InitSocState", "InitSocState"), ("Trap", "Trap"),
-                  ("ResetMask", "ResetMask"), ("SetMaskCount", "SetMaskCount"), ("SetMaskNorm", "SetMaskNorm"),
-                  ("SetAtomicNone", "SetAtomicNone"), ("GetMrgSortResult", "GetMrgSortResult"),
-                  ("GetGatherMaskRemainCount", "GetGatherMaskRemainCount")):
-    handles(_op)(_plain(_key))
+handles("IsAic")(_plain("ASCEND_IS_AIC"))
+for _op in ("VfCall", "GetReduceRepeatSumSpr", "GetReduceRepeatMaxMinSpr", "GetSystemCycle", "InitSocState", "Trap",
+            "ResetMask", "SetMaskCount", "SetMaskNorm", "SetAtomicNone", "GetMrgSortResult", "GetGatherMaskRemainCount"):
+    handles(_op)(_plain(_op))
 
 
 @handles("Print")

@@ -11,7 +11,7 @@ import ctypes
 from typing import Any
 
 from ...asc.engine import TABLE
-from ...asc.move.layout import TransposeParamsExt
+from ...asc.move.layout import TransDataTo5HDParams, TransposeParamsExt
 from ...asc.vector.gather import GatherMaskParams
 from ...asc.vector.reduce import ReduceOrder
 from ...asc.vector.repeat import Repeat
@@ -352,6 +352,23 @@ def _transpose_ext(core: Any, d: int, a: int, tmp: int, nc: int, hw: int, kind: 
     """Transpose(dst, src, sharedTmpBuffer, TransposeParamsExt): nc = nSize | cSize << 32, hw = hSize | wSize << 32."""
     params = TransposeParamsExt(nc & 0xFFFFFFFF, nc >> 32, hw & 0xFFFFFFFF, hw >> 32, kind)
     TABLE["Transpose(TransposeParamsExt)"].run(core, local(core, d), local(core, a), local(core, tmp), params)
+
+
+@handles("TransDataTo5HD")
+def _five_hd(core: Any, lists: int, kind: int, p: int, _code: int, src: int, *words: Any) -> None:
+    """TransDataTo5HD: kind 0: `lists` points at 16 + 16 UB addresses (GetPhyAddr's, real memory), 1: at 16 + 16
+    tensor words, 2: `lists` and `src` are uint64 tensors of UB offsets. p: the params word (five_hd_word)."""
+    params = TransDataTo5HDParams(bool(p & 1), bool(p & 2), (p >> 8) & 0xFF, (p >> 16) & 0xFFFF, (p >> 32) & 0xFFFF)
+    run = TABLE["TransDataTo5HD"].run
+    if kind == 2:
+        return run(core, local(core, lists), local(core, src), params)
+    words = list((ctypes.c_uint64 * 32).from_address(lists))
+    if kind == 1:
+        run(core, [local(core, w) for w in words[:16]], [local(core, w) for w in words[16:]], params)
+        return None
+    base = core.pool("UB").bytes.ctypes.data  # the engine's address lists are UB byte offsets
+    run(core, [a - base for a in words[:16]], [a - base for a in words[16:]], params)
+    return None
 
 
 # ------------------------------------------------------------------------------------------ sorting

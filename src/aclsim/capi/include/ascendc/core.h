@@ -234,9 +234,19 @@ constexpr uint32_t MAX_REPEAT_TIMES = 255;
 constexpr uint64_t MASK_PLACEHOLDER = 0;
 constexpr int32_t BLOCK_CUBE = 16;
 constexpr int32_t CUBE_MAX_SIZE = 256;
+constexpr int32_t NCHW_CONV_ADDR_LIST_SIZE = 16;
 
 template <typename T>
 using PrimT = T;
+
+template <bool b, typename T, typename U>
+struct Conditional {
+    using type = T;
+};
+template <typename T, typename U>
+struct Conditional<false, T, U> {
+    using type = U;
+};
 
 template <typename T, typename U>
 struct IsSameType {

@@ -54,8 +54,6 @@ struct MultiCopyParams {
         static_assert(::aclsim::asc::never<A...>, "aclsim: AscendC::" #NAME " is not emulated: " WHY);               \
     }
 ACLSIM_NOT_EMULATED_FUNCTION(BroadCastVecToMM, "the UB -> L0C broadcast of the Atlas inference chips");
-ACLSIM_NOT_EMULATED_FUNCTION(GetReduceRepeatSumSpr, "the ReduceSum special register; read the sum from dst");
-ACLSIM_NOT_EMULATED_FUNCTION(GetReduceRepeatMaxMinSpr, "the ReduceMax/Min special register; read dst");
 ACLSIM_NOT_EMULATED_FUNCTION(Interleave, "Ascend 950's Interleave");
 ACLSIM_NOT_EMULATED_FUNCTION(DeInterleave, "Ascend 950's DeInterleave")
 

@@ -542,6 +542,43 @@ ACLSIM_API void RepeatReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> 
 ACLSIM_REDUCE(ReduceSum, 0)
 ACLSIM_REDUCE(ReduceMax, 1 | (uint64_t)calIndex << 2, , bool calIndex = false)
 ACLSIM_REDUCE(ReduceMin, 2 | (uint64_t)calIndex << 2, , bool calIndex = false)
+
+/* The reduction registers the last ReduceSum (ACC_VAL) and ReduceMax/ReduceMin (MAX_MIN_CNT: value bits, index in
+ * bits 32-63) left, read as CANN's dav_c220 implementation reads them. */
+template <typename T>
+ACLSIM_API T GetReduceRepeatSumSpr() {
+    int64_t acc = aclsim::asc::call(ACLSIM_RA, ASC_GetReduceRepeatSumSpr);
+    T v;
+    std::memcpy(&v, &acc, sizeof(T));
+    return v;
+}
+template <typename T>
+ACLSIM_API T GetAccVal() {
+    int64_t acc = aclsim::asc::call(ACLSIM_RA, ASC_GetReduceRepeatSumSpr);
+    T v;
+    std::memcpy(&v, &acc, sizeof(T));
+    return v;
+}
+template <typename T>
+ACLSIM_API void GetReduceRepeatMaxMinSpr(T &maxMinValue, T &maxMinIndex) {
+    uint64_t cnt = (uint64_t)aclsim::asc::call(ACLSIM_RA, ASC_GetReduceRepeatMaxMinSpr);
+    uint32_t value = (uint32_t)(cnt & (sizeof(T) == 2 ? 0xffffu : 0xffffffffu)), index = (uint32_t)(cnt >> 32);
+    std::memcpy(&maxMinValue, &value, sizeof(T));
+    std::memcpy(&maxMinIndex, &index, sizeof(T));
+}
+template <typename T>
+ACLSIM_API void GetReduceRepeatMaxMinSpr(T &maxMinValue) {
+    uint64_t cnt = (uint64_t)aclsim::asc::call(ACLSIM_RA, ASC_GetReduceRepeatMaxMinSpr);
+    uint32_t value = (uint32_t)(cnt & (sizeof(T) == 2 ? 0xffffu : 0xffffffffu));
+    std::memcpy(&maxMinValue, &value, sizeof(T));
+}
+template <typename T>
+ACLSIM_API void GetReduceMaxMinCount(T &maxMinValue, T &maxMinIndex) {
+    uint64_t cnt = (uint64_t)aclsim::asc::call(ACLSIM_RA, ASC_GetReduceRepeatMaxMinSpr);
+    uint32_t value = (uint32_t)(cnt & (sizeof(T) == 2 ? 0xffffu : 0xffffffffu)), index = (uint32_t)(cnt >> 32);
+    std::memcpy(&maxMinValue, &value, sizeof(T));
+    std::memcpy(&maxMinIndex, &index, sizeof(T));
+}
 #undef ACLSIM_REDUCE
 
 /* The reductions by ReduceType: ReduceRepeat is WholeReduceSum/Max/Min, ReduceDataBlock BlockReduceSum/Max/Min,
@@ -673,6 +710,54 @@ ACLSIM_API void Transpose(const LocalTensor<T> &dst, const LocalTensor<T> &src,
     aclsim::asc::call(ACLSIM_RA, ASC_TransposeExt, dst.word_, src.word_, sharedTmpBuffer.word_,
                       (uint64_t)p.nSize | (uint64_t)p.cSize << 32, (uint64_t)p.hSize | (uint64_t)p.wSize << 32,
                       (uint64_t)p.transposeType);
+}
+
+/* TransDataTo5HD: 16 source blocks to 16 destination blocks per repeat (NCHW -> NC1HWC0). The lists hold UB
+ * addresses (GetPhyAddr) or tensors; params go in one word: dstHighHalf | srcHighHalf << 1 | repeatTimes << 8 |
+ * dstRepStride << 16 | srcRepStride << 32. */
+struct TransDataTo5HDParams {
+    __aicore__ TransDataTo5HDParams() {}
+    __aicore__ TransDataTo5HDParams(const bool dstHighHalfIn, const bool srcHighHalfIn, const uint8_t repeatTimesIn,
+                                    const uint16_t dstRepStrideIn, const uint16_t srcRepStrideIn)
+        : dstHighHalf(dstHighHalfIn), srcHighHalf(srcHighHalfIn), repeatTimes(repeatTimesIn),
+          dstRepStride(dstRepStrideIn), srcRepStride(srcRepStrideIn) {}
+    bool dstHighHalf = false;
+    bool srcHighHalf = false;
+    uint8_t repeatTimes = 1;
+    uint16_t dstRepStride = 0;
+    uint16_t srcRepStride = 0;
+};
+namespace detail {
+inline uint64_t five_hd_word(const TransDataTo5HDParams &p) {
+    return (uint64_t)p.dstHighHalf | (uint64_t)p.srcHighHalf << 1 | (uint64_t)p.repeatTimes << 8 |
+           (uint64_t)p.dstRepStride << 16 | (uint64_t)p.srcRepStride << 32;
+}
+}  // namespace detail
+template <typename T>
+ACLSIM_API void TransDataTo5HD(uint64_t dstList[NCHW_CONV_ADDR_LIST_SIZE], uint64_t srcList[NCHW_CONV_ADDR_LIST_SIZE],
+                               const TransDataTo5HDParams &p) {
+    uint64_t all[2 * NCHW_CONV_ADDR_LIST_SIZE];
+    std::memcpy(all, dstList, sizeof(uint64_t) * NCHW_CONV_ADDR_LIST_SIZE);
+    std::memcpy(all + NCHW_CONV_ADDR_LIST_SIZE, srcList, sizeof(uint64_t) * NCHW_CONV_ADDR_LIST_SIZE);
+    aclsim::asc::call(ACLSIM_RA, ASC_TransDataTo5HD, (uint64_t)(uintptr_t)all, 0, detail::five_hd_word(p),
+                      aclsim::asc::dtype<T>::code);
+}
+template <typename T>
+ACLSIM_API void TransDataTo5HD(const LocalTensor<T> (&dstList)[NCHW_CONV_ADDR_LIST_SIZE],
+                               const LocalTensor<T> (&srcList)[NCHW_CONV_ADDR_LIST_SIZE], const TransDataTo5HDParams &p) {
+    uint64_t all[2 * NCHW_CONV_ADDR_LIST_SIZE];
+    for (int i = 0; i < NCHW_CONV_ADDR_LIST_SIZE; i++) {
+        all[i] = dstList[i].word_;
+        all[NCHW_CONV_ADDR_LIST_SIZE + i] = srcList[i].word_;
+    }
+    aclsim::asc::call(ACLSIM_RA, ASC_TransDataTo5HD, (uint64_t)(uintptr_t)all, 1, detail::five_hd_word(p),
+                      aclsim::asc::dtype<T>::code);
+}
+template <typename T>
+ACLSIM_API void TransDataTo5HD(const LocalTensor<uint64_t> &dst, const LocalTensor<uint64_t> &src,
+                               const TransDataTo5HDParams &p) {
+    aclsim::asc::call(ACLSIM_RA, ASC_TransDataTo5HD, dst.word_, 2, detail::five_hd_word(p),
+                      aclsim::asc::dtype<T>::code, src.word_);
 }
 
 /* ------------------------------------------------------------------------------- sorting */
