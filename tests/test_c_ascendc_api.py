@@ -128,6 +128,14 @@ def test_a_mix_block_runs_its_aic_and_both_aivs(api):
     np.testing.assert_array_equal(who[[4, 6]], [[0, 0, 1], [1, 0, 1]])
 
 
+def test_scalar_gm_atomics_and_flags_between_blocks(api):
+    out = result(api, "gm_scalar", np.int32)
+    assert out[0] == 1 + 2 + 3 + 4  # AtomicAdd from every core
+    assert out[1] == 100 and list(out[4:8]) == [0, 100, 100, 100]  # the first AtomicCas wins (core 0 runs first)
+    assert out[3] == 78  # core 0 waited (IBWait) for core 3's IBSet and its write
+    assert not out[32:64].any()  # the flag went up and down again
+
+
 def test_printf_and_dump_tensor_print_from_each_core(api, xy):
     x, _ = xy
     out = api[2].stdout

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from .cube import fixpipe, img2col, load, mmad
 from .move import aipp, atomic, data_copy, layout, nd2nz, slices
-from .scalar import debug, scalar, soc, sysvar
-from .sync import crosscore, flags
+from .scalar import debug, gm, scalar, soc, sysvar
+from .sync import blocks, crosscore, flags
 from .table import TABLE, UNITS, Instruction, by_api
 from .vector import bilinear, cast, compare, elementwise, fused, gather, mask, reduce, sort, vf
 
-MODULES = (fixpipe, img2col, load, mmad, aipp, atomic, data_copy, layout, nd2nz, slices, debug, scalar, soc, sysvar,
-         crosscore, flags, bilinear, cast, compare, elementwise, fused, gather, mask, reduce, sort, vf)
+MODULES = (fixpipe, img2col, load, mmad, aipp, atomic, data_copy, layout, nd2nz, slices, debug, gm, scalar, soc, sysvar,
+         blocks, crosscore, flags, bilinear, cast, compare, elementwise, fused, gather, mask, reduce, sort, vf)
 """The modules whose @instruction functions fill the table."""
 
 

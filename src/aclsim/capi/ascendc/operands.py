@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ...asc.faults import fail
 from ...asc.memory.gm import GlobalTensor
 from ...asc.memory.local import Buffer, LocalTensor
@@ -171,3 +173,15 @@ def repeat(api: str, operands: int, mlo: int, mhi: int, packed: int, bits: bool)
         if len(_REPEATS) < CACHE:
             _REPEATS[key] = r
     return r
+
+
+def from_bits(bits: int, code: int) -> Any:
+    """The element of type `code` whose bits C passed (the stored form: a bfloat16 stays its 16 bits)."""
+    dt = DTYPES[code]
+    return np.array([bits & ((1 << 64) - 1)], np.uint64).view(np.uint8)[: dt.itemsize].view(dt.np)[0]
+
+
+def to_bits(value: Any, code: int) -> int:
+    """An element's bits, for C to take back as its type."""
+    dt = DTYPES[code]
+    return int(np.array([value], dt.np).view(np.uint8)[: dt.itemsize].view(f"u{dt.itemsize}")[0])

@@ -8,7 +8,8 @@ from typing import Any
 
 from ...asc.engine import TABLE
 from ...asc.faults import fail
-from .operands import DTYPES, gm, local
+from ...asc.memory.gm import GlobalTensor
+from .operands import DTYPES, from_bits, gm, local, to_bits
 from .ops import handles
 
 
@@ -33,7 +34,8 @@ def _plain(key: str) -> Any:
 
 handles("IsAic")(_plain("ASCEND_IS_AIC"))
 for _op in ("VfCall", "GetReduceRepeatSumSpr", "GetReduceRepeatMaxMinSpr", "GetSystemCycle", "InitSocState", "Trap",
-            "ResetMask", "SetMaskCount", "SetMaskNorm", "SetAtomicNone", "GetMrgSortResult", "GetGatherMaskRemainCount"):
+            "ResetMask", "SetMaskCount", "SetMaskNorm", "SetAtomicNone", "GetMrgSortResult", "GetGatherMaskRemainCount",
+            "SetNextTaskStart", "WaitPreTaskEnd"):
     handles(_op)(_plain(_op))
 
 
@@ -121,6 +123,51 @@ def _sync_all(core: Any, gm_w: int, ub_w: int, used: int, aiv_only: int, *words:
     """SyncAll<isAIVOnly>() (hard) or SyncAll(gmWorkspace, ubWorkspace, usedCores) (soft)."""
     TABLE["SyncAll"].run(core, gm(core, gm_w) if gm_w else None, local(core, ub_w) if ub_w else None, used,
                          bool(aiv_only))
+
+
+@handles("IBSet")
+def _ib_set(core: Any, gm_w: int, ub_w: int, block: int, event: int, aiv_only: int, *words: Any) -> None:
+    TABLE["IBSet"].run(core, gm(core, gm_w), local(core, ub_w), signed(block), signed(event), bool(aiv_only))
+
+
+@handles("IBWait")
+def _ib_wait(core: Any, gm_w: int, ub_w: int, block: int, event: int, aiv_only: int, *words: Any) -> None:
+    TABLE["IBWait"].run(core, gm(core, gm_w), local(core, ub_w), signed(block), signed(event), bool(aiv_only))
+
+
+_ORDER = ("InitDetermineComputeWorkspace", "WaitPreBlock", "NotifyNextBlock")
+
+
+@handles("BlockOrder")
+def _block_order(core: Any, gm_w: int, ub_w: int, which: int, *words: Any) -> None:
+    """InitDetermineComputeWorkspace (0), WaitPreBlock (1), NotifyNextBlock (2)."""
+    TABLE[_ORDER[which]].run(core, gm(core, gm_w), local(core, ub_w))
+
+
+_SCALAR_GM = ("ReadGmByPassDCache", "WriteGmByPassDCache", "AtomicAdd", "AtomicMax", "AtomicMin", "AtomicExch",
+              "AtomicCas")
+
+
+@handles("ScalarGm")
+def _scalar_gm(core: Any, addr: int, code: int, what: int, v1: int, v2: int, *words: Any) -> int:
+    """The scalar unit's GM accesses (detail::scalar_gm): one element at `addr`; values and result as bits."""
+    g = GlobalTensor.at(core, addr, code, 1)
+    run = TABLE[_SCALAR_GM[what]].run
+    args = [from_bits(v, code) for v in (v1, v2)[: 0 if what == 0 else 2 if what == 6 else 1]]
+    out = run(core, g, *args)
+    return 0 if out is None else to_bits(out, code)
+
+
+@handles("DataSyncBarrier")
+def _dsb(core: Any, arg: int, *words: Any) -> None:
+    TABLE["DataSyncBarrier"].run(core, arg)
+
+
+@handles("DataCacheClean")
+def _dcci(core: Any, entire: int, w: int, dst: int, form: int, *words: Any) -> None:
+    """DataCacheCleanAndInvalid: form bit 0: dcciDst given, bit 1: a LocalTensor."""
+    t = local(core, w) if form & 2 else gm(core, w)
+    TABLE["DataCacheCleanAndInvalid"].run(core, entire, t, dst if form & 1 else None)
 
 
 @handles("CrossCoreSetFlag")

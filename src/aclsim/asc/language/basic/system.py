@@ -25,6 +25,7 @@ from .forms import direct
                                "CountBitsCntSameAsSignBit"))
 printf, dump_tensor = (direct(TABLE[k]) for k in ("PRINTF", "DumpTensor"))
 init_soc_state = direct(TABLE["InitSocState"])
+data_cache_clean_and_invalid = direct(TABLE["DataCacheCleanAndInvalid"])
 
 
 def property(prop: Property) -> Any:

@@ -77,6 +77,12 @@ inline uint64_t bits_of(T v) {
     return w;
 }
 
+/* For static_asserts that fire only when a template naming an API aclsim does not emulate is used. */
+template <class...>
+constexpr bool never = false;
+template <auto...>
+constexpr bool never_value = false;
+
 /* Operations the engine does not emulate: the call faults and names the API (never a silent no-op). */
 inline void not_emulated(const void *ra, const char *api, const char *why = "") {
     call(ra, ASC_NotEmulated, (uint64_t)(uintptr_t)api, (uint64_t)(uintptr_t)why);

@@ -49,6 +49,86 @@ ACLSIM_API void SyncAll(const GlobalTensor<int32_t> &gmWorkspace, const LocalTen
                         const int32_t usedCores = 0) {
     aclsim::asc::call(ACLSIM_RA, ASC_SyncAll, gmWorkspace.word(), ubWorkspace.word_, (uint64_t)usedCores, isAIVOnly);
 }
+/* Flags between blocks in a GM workspace (the engine's sync/blocks.py, as CANN's A2 implementation). */
+template <bool isAIVOnly = true>
+ACLSIM_API void IBSet(const GlobalTensor<int32_t> &gmWorkspace, const LocalTensor<int32_t> &ubWorkspace,
+                      int32_t blockIdx, int32_t eventID) {
+    aclsim::asc::call(ACLSIM_RA, ASC_IBSet, gmWorkspace.word(), ubWorkspace.word_, (uint64_t)blockIdx,
+                      (uint64_t)eventID, isAIVOnly);
+}
+template <bool isAIVOnly = true>
+ACLSIM_API void IBWait(const GlobalTensor<int32_t> &gmWorkspace, const LocalTensor<int32_t> &ubWorkspace,
+                       int32_t blockIdx, int32_t eventID) {
+    aclsim::asc::call(ACLSIM_RA, ASC_IBWait, gmWorkspace.word(), ubWorkspace.word_, (uint64_t)blockIdx,
+                      (uint64_t)eventID, isAIVOnly);
+}
+ACLSIM_API inline void InitDetermineComputeWorkspace(GlobalTensor<int32_t> &gmWorkspace,
+                                                     LocalTensor<int32_t> &ubWorkspace) {
+    aclsim::asc::call(ACLSIM_RA, ASC_BlockOrder, gmWorkspace.word(), ubWorkspace.word_, 0);
+}
+ACLSIM_API inline void WaitPreBlock(GlobalTensor<int32_t> &gmWorkspace, LocalTensor<int32_t> &ubWorkspace) {
+    aclsim::asc::call(ACLSIM_RA, ASC_BlockOrder, gmWorkspace.word(), ubWorkspace.word_, 1);
+}
+ACLSIM_API inline void NotifyNextBlock(GlobalTensor<int32_t> &gmWorkspace, LocalTensor<int32_t> &ubWorkspace) {
+    aclsim::asc::call(ACLSIM_RA, ASC_BlockOrder, gmWorkspace.word(), ubWorkspace.word_, 2);
+}
+
+/* Early start of the next task (super kernels); the template pipes choose which pipe signals. */
+template <pipe_t AIV_PIPE = PIPE_MTE3, pipe_t AIC_PIPE = PIPE_FIX, bool FORCE = false>
+ACLSIM_API void SetNextTaskStart() { aclsim::asc::call(ACLSIM_RA, ASC_SetNextTaskStart); }
+ACLSIM_API inline void WaitPreTaskEnd() { aclsim::asc::call(ACLSIM_RA, ASC_WaitPreTaskEnd); }
+
+/* The scalar unit's GM accesses (the engine's scalar/gm.py): values travel as their bits. */
+enum class MemDsbT : uint8_t { ALL = 0, DDR, UB, SEQ };
+enum class CacheLine : uint64_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
+enum class DcciDst : uint64_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
+namespace detail {
+enum { GM_READ, GM_WRITE, GM_ADD, GM_MAX, GM_MIN, GM_EXCH, GM_CAS };
+template <typename T>
+ACLSIM_API T scalar_gm(const void *ra, int what, __gm__ T *address, T value = T(), T value2 = T()) {
+    uint64_t bits = (uint64_t)aclsim::asc::call(ra, ASC_ScalarGm, (uint64_t)(uintptr_t)address,
+                                                aclsim::asc::dtype<T>::code, (uint64_t)what,
+                                                aclsim::asc::bits_of(value), aclsim::asc::bits_of(value2));
+    T v;
+    std::memcpy(&v, &bits, sizeof(T));
+    return v;
+}
+}  // namespace detail
+template <typename T>
+ACLSIM_API T ReadGmByPassDCache(__gm__ T *addr) { return detail::scalar_gm(ACLSIM_RA, detail::GM_READ, addr); }
+template <typename T>
+ACLSIM_API void WriteGmByPassDCache(__gm__ T *addr, T value) {
+    detail::scalar_gm(ACLSIM_RA, detail::GM_WRITE, addr, value);
+}
+template <typename T>
+ACLSIM_API T AtomicAdd(__gm__ T *address, T value) { return detail::scalar_gm(ACLSIM_RA, detail::GM_ADD, address, value); }
+template <typename T>
+ACLSIM_API T AtomicMax(__gm__ T *address, T value) { return detail::scalar_gm(ACLSIM_RA, detail::GM_MAX, address, value); }
+template <typename T>
+ACLSIM_API T AtomicMin(__gm__ T *address, T value) { return detail::scalar_gm(ACLSIM_RA, detail::GM_MIN, address, value); }
+template <typename T>
+ACLSIM_API T AtomicExch(__gm__ T *address, T value) {
+    return detail::scalar_gm(ACLSIM_RA, detail::GM_EXCH, address, value);
+}
+template <typename T>
+ACLSIM_API T AtomicCas(__gm__ T *address, T value1, T value2) {
+    return detail::scalar_gm(ACLSIM_RA, detail::GM_CAS, address, value1, value2);
+}
+template <MemDsbT arg0>
+ACLSIM_API void DataSyncBarrier() { aclsim::asc::call(ACLSIM_RA, ASC_DataSyncBarrier, (uint64_t)arg0); }
+template <typename T, CacheLine entireType, DcciDst dcciDst>
+ACLSIM_API void DataCacheCleanAndInvalid(const GlobalTensor<T> &dst) {
+    aclsim::asc::call(ACLSIM_RA, ASC_DataCacheClean, (uint64_t)entireType, dst.word(), (uint64_t)dcciDst, 1);
+}
+template <typename T, CacheLine entireType>
+ACLSIM_API void DataCacheCleanAndInvalid(const GlobalTensor<T> &dst) {
+    aclsim::asc::call(ACLSIM_RA, ASC_DataCacheClean, (uint64_t)entireType, dst.word(), 0, 0);
+}
+template <typename T, CacheLine entireType, DcciDst dcciDst>
+ACLSIM_API void DataCacheCleanAndInvalid(const LocalTensor<T> &dst) {
+    aclsim::asc::call(ACLSIM_RA, ASC_DataCacheClean, (uint64_t)entireType, dst.word_, (uint64_t)dcciDst, 3);
+}
+
 template <uint8_t modeId, pipe_t pipe>
 ACLSIM_API void CrossCoreSetFlag(uint16_t flagId) {
     aclsim::asc::call(ACLSIM_RA, ASC_CrossCoreSetFlag, flagId, modeId, (uint64_t)pipe);

@@ -17,6 +17,11 @@ class TBuf;
 
 class TPipe {
 public:
+    template <class... A>
+    void InitBufPool(A &&...) {
+        static_assert(::aclsim::asc::never<A...>, "aclsim: AscendC::TPipe::InitBufPool is not emulated: buffer "
+                                                  "pools (use InitBuffer with TQue/TBuf)");
+    }
     uint64_t handle_ = 0;
 
     ACLSIM_API TPipe() { handle_ = (uint64_t)aclsim::asc::call(ACLSIM_RA, ASC_PipeNew); }

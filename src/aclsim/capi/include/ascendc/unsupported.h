@@ -4,14 +4,6 @@
 #ifndef ACLSIM_ASCENDC_UNSUPPORTED_H
 #define ACLSIM_ASCENDC_UNSUPPORTED_H
 
-namespace aclsim {
-namespace asc {
-template <class...>
-constexpr bool never = false;
-template <auto...>
-constexpr bool never_value = false;
-}  // namespace asc
-}  // namespace aclsim
 
 #define ACLSIM_NOT_EMULATED_TYPE(NAME, WHY)                                                                          \
     template <class... A>                                                                                            \
@@ -46,6 +38,21 @@ struct MultiCopyParams {
     static_assert(::aclsim::asc::never<T>, "aclsim: AscendC::MultiCopyParams is not emulated: multi-dimensional "
                                            "DMA (Ascend 950)");
 };
+
+/* Memory pools inside a TPipe (TBufPool, InitBufPool) and the dynamic input lists of ListTensorDesc. */
+ACLSIM_NOT_EMULATED_VALUE_TYPE(TBufPool, "buffer pools carved from a TPipe (use TQue/TBuf with InitBuffer, or "
+                                         "LocalMemAllocator)");
+struct ListTensorDesc {
+    template <class... A>
+    ListTensorDesc(A &&...) {
+        static_assert(::aclsim::asc::never<A...>, "aclsim: AscendC::ListTensorDesc is not emulated: dynamic input "
+                                                  "lists (pass the tensors' addresses as kernel arguments)");
+    }
+};
+/* The group barrier of the matmul client-server framework (core_mng/roc). */
+enum class PipeMode : uint8_t { SCALAR_MODE = 0, MTE3_MODE = 1, MAX };
+ACLSIM_NOT_EMULATED_VALUE_TYPE(GroupBarrier, "the GM group barrier of core_mng/roc (use SyncAll or cross-core "
+                                             "flags)");
 
 /* Functions, by name (any arguments): the call does not compile. */
 #define ACLSIM_NOT_EMULATED_FUNCTION(NAME, WHY)                                                                      \
