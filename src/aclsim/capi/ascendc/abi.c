@@ -46,4 +46,6 @@ ACLSIM_EXPORT double aclsim_asc_real(uint32_t op, uint64_t a, uint64_t b, const 
 }
 
 /* kernels.c's asc_vf_call: the engine's VfCall stands for the UB accesses of the code it runs (vector/vf.py). */
-void aclsim_asc_vf(const void *ra) { aclsim_asc(ASC_VfCall, 0, 0, 0, 0, 0, 0, ra); }
+static void aclsim_asc_vf(const void *ra) { aclsim_asc(ASC_VfCall, 0, 0, 0, 0, 0, 0, ra); }
+
+__attribute__((constructor)) static void aclsim_asc_hooks(void) { aclsim_vf_hook = aclsim_asc_vf; }
