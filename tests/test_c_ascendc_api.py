@@ -114,6 +114,7 @@ def test_padded_blocked_sliced_and_scalar_gm_moves(api, xy):
     np.testing.assert_array_equal(m[16:48], x.reshape(-1, 8)[0:8:2].ravel())  # 4 blocks, one skipped after each
     np.testing.assert_array_equal(m[48:80], x.reshape(8, 32)[2:6, 8:16].ravel())
     assert m[80] == x[3] + x[4]
+    np.testing.assert_array_equal(m[96:112], m[16:32])  # DataCopyEnhancedParams{}: the blocked copy
 
 
 def test_cores_meet_at_sync_all_and_pass_cross_core_flags(api):

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ...asc.engine import TABLE
-from ...asc.move.slices import SliceInfo
+from ...asc.move.slices import DataCopyEnhancedParams, SliceInfo
 from ...asc.types.cube_params import Nd2NzParams
 from ...asc.types.params import DataCopyExtParams, DataCopyPadExtParams, DataCopyParams
 from .operands import DTYPES, tensor
@@ -35,6 +35,17 @@ def _copy(core: Any, dst: int, src: int, count: int, flags: int, *words: Any) ->
 def copy_params(p: int) -> DataCopyParams:
     """DataCopyParams {blockCount, blockLen, srcStride, dstStride} (uint16 each, lowest first)."""
     return DataCopyParams(p & 0xFFFF, (p >> 16) & 0xFFFF, (p >> 32) & 0xFFFF, (p >> 48) & 0xFFFF)
+
+
+_FIELDS7 = ctypes.c_uint64 * 7
+
+
+@handles("DataCopyEnhanced")
+def _enhanced(core: Any, dst: int, src: int, p: int, flags: int, fields: int, *words: Any) -> None:
+    """DataCopy(dst, src, DataCopyParams, DataCopyEnhancedParams): `fields` points at its 7 fields as uint64."""
+    d, s = operands(core, dst, src, flags)
+    TABLE["DataCopy(DataCopyEnhancedParams)"].run(core, d, s, copy_params(p),
+                                                   DataCopyEnhancedParams(*_FIELDS7.from_address(fields)))
 
 
 @handles("DataCopyParams")

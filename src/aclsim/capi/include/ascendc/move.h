@@ -158,6 +158,53 @@ template <typename T>
 ACLSIM_API void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &params) {
     detail::copy(ACLSIM_RA, dst, src, params);
 }
+/* The enhanced form: the block modes, dequantisation, ReLU and padding of the Cube's CO1 -> CO2 path are the
+ * engine's to refuse (the plain moves run as the blocked form). */
+enum class BlockMode : uint8_t {
+    BLOCK_MODE_NORMAL = 0,
+    BLOCK_MODE_MATRIX,
+    BLOCK_MODE_VECTOR,
+    BLOCK_MODE_SMALL_CHANNEL,
+    BLOCK_MODE_DEPTHWISE
+};
+enum class DeqScale : uint8_t { DEQ_NONE = 0, DEQ, VDEQ, DEQ8, VDEQ8, DEQ16, VDEQ16 };
+enum class pad_t : uint8_t { PAD_NONE = 0, PAD_MODE1, PAD_MODE2, PAD_MODE3, PAD_MODE4, PAD_MODE5, PAD_MODE6,
+                             PAD_MODE7, PAD_MODE8 };
+struct DataCopyEnhancedParams {
+    BlockMode blockMode = BlockMode::BLOCK_MODE_NORMAL;
+    DeqScale deqScale = DeqScale::DEQ_NONE;
+    uint64_t deqValue = 0;
+    uint8_t sidStoreMode = 0;
+    bool isRelu = false;
+    pad_t padMode = pad_t::PAD_NONE;
+    uint64_t padValue = 0;
+    uint64_t deqTensorAddr = 0;
+};
+namespace detail {
+template <typename D, typename S>
+inline void copy_enhanced(const void *ra, const D &dst, const S &src, const DataCopyParams &p,
+                          const DataCopyEnhancedParams &e) {
+    uint64_t f[7] = {(uint64_t)e.blockMode, (uint64_t)e.deqScale, e.deqValue, e.sidStoreMode, (uint64_t)e.isRelu,
+                     (uint64_t)e.padMode, e.padValue};
+    aclsim::asc::call(ra, ASC_DataCopyEnhanced, word_of(dst), word_of(src), packed(p), flags(dst, src),
+                      (uint64_t)(uintptr_t)f);
+}
+}  // namespace detail
+template <typename T>
+ACLSIM_API void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyParams &params,
+                         const DataCopyEnhancedParams &enhancedParams) {
+    detail::copy_enhanced(ACLSIM_RA, dst, src, params, enhancedParams);
+}
+template <typename T>
+ACLSIM_API void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &params,
+                         const DataCopyEnhancedParams &enhancedParams) {
+    detail::copy_enhanced(ACLSIM_RA, dst, src, params, enhancedParams);
+}
+template <typename T, typename U>
+ACLSIM_API void DataCopy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const DataCopyParams &params,
+                         const DataCopyEnhancedParams &enhancedParams) {
+    detail::copy_enhanced(ACLSIM_RA, dst, src, params, enhancedParams);
+}
 /* ND -> NZ (GM or UB -> L1). */
 template <typename T>
 ACLSIM_API void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const Nd2NzParams &p) {
