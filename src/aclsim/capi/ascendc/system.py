@@ -9,6 +9,7 @@ from typing import Any
 from ...asc.engine import TABLE
 from ...asc.faults import fail
 from ...asc.memory.gm import GlobalTensor
+from ...asc.memory.local import LocalTensor
 from .operands import DTYPES, from_bits, gm, local, to_bits
 from .ops import handles
 
@@ -60,6 +61,19 @@ def _dump_local(core: Any, w: int, desc: int, count: int, *words: Any) -> None:
 @handles("DumpGlobal")
 def _dump_global(core: Any, w: int, desc: int, count: int, *words: Any) -> None:
     TABLE["DumpTensor"].run(core, gm(core, w), desc, count)
+
+
+@handles("DumpAddress")
+def _dump_address(core: Any, addr: int, code: int, desc: int, count: int, *words: Any) -> None:
+    """asc_dump_*: the address is in one of the core's local memories (the pool's real bytes) or in GM."""
+    dt = DTYPES[code]
+    for pool in core.pools.values():
+        base = pool.bytes.ctypes.data
+        if base <= addr < base + pool.size:
+            t = LocalTensor.at(core, pool.name, addr - base, dt, max(1, (base + pool.size - addr) // dt.itemsize))
+            TABLE["DumpTensor"].run(core, t, desc, count)
+            return
+    TABLE["DumpTensor"].run(core, GlobalTensor.at(core, addr, dt, count), desc, count)
 
 
 @handles("PrintTimeStamp")
