@@ -85,3 +85,36 @@ def barriers(x: asc.GlobalAddress):
 
 def test_cache_and_memory_barriers_take_their_operands():
     barriers[1](np.zeros(8, np.int32))  # no cache is modelled: nothing else to see
+
+
+@asc.jit
+def spins_on_a_flag(flag: asc.GlobalAddress, out: asc.GlobalAddress):
+    """Core 0 (which runs first) spins until core 1 raises the flag: a polling loop in the kernel itself."""
+    f, o = gm(flag), gm(out)
+    if asc.get_block_idx() == 0:
+        while f.get_value(0) == 0:
+            pass
+        o.set_value(0, f.get_value(0) + 1)
+    else:
+        f.set_value(0, 7)
+
+
+def test_a_core_polling_gm_hands_over_to_the_core_it_waits_for():
+    out = np.zeros(1, np.int32)
+    spins_on_a_flag[2](np.zeros(1, np.int32), out)
+    assert out[0] == 8
+
+
+@asc.jit
+def spins_for_nothing(flag: asc.GlobalAddress):
+    while gm(flag).get_value(0) == 0:
+        pass
+
+
+def test_a_poll_no_core_will_satisfy_faults_instead_of_spinning(monkeypatch):
+    from aclsim.asc.memory import gm as gm_module
+
+    monkeypatch.setattr(gm_module, "SPIN_LIMIT", 4 * gm_module.POLL_READS)
+    with pytest.raises(asc.AscError, match=r"core 0 of 2: asc.GlobalTensor.get_value: polls GM for a value no core "
+                                           r"will store"):
+        spins_for_nothing[2](np.zeros(1, np.int32))

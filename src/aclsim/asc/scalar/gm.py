@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..faults import fail
-from ..memory.gm import GlobalTensor
+from ..memory.gm import GlobalTensor, polled
 from ..memory.local import LocalTensor
 from ..table import instruction
 from ..types.dtypes import DataType
@@ -36,6 +36,8 @@ def _element(core: Any, g: GlobalTensor, api: str, write: bool, atomic: bool = F
     buf, off, where = g.region(dt.itemsize, api)
     if core.launch.observe:
         core.emit_gm(where, off, off + dt.itemsize, write, dt.itemsize, api, atomic=atomic)
+    if not write:
+        polled(core, buf, off, dt.itemsize, api)
     return buf[off : off + dt.itemsize].view(dt.np)
 
 
