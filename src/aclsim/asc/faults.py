@@ -157,6 +157,10 @@ def not_emulated(api: str) -> NotEmulatedError:
     """The error for a pyasc API (`asc.X` spelled as the user wrote it) that aclsim lacks, with the call site."""
     core = _running
     head = f"{core.kernel}: core {core.idx} of {core.num}: " if core is not None else ""
+    if core is not None and core.launch.spell is not pyasc_name and api.startswith("asc."):  # a native face's call
+        name, _, rest = api[4:].partition(" ")
+        return NotEmulatedError(f"{head}{core.launch.spell(name)}{' ' + rest if rest else ''} is not emulated by "
+                                f"aclsim (yet){where(user_site())}")
     return NotEmulatedError(f"{head}{api} is a pyasc API that aclsim does not emulate (yet){where(user_site())}")
 
 
