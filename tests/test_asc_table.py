@@ -33,7 +33,8 @@ def test_every_instruction_is_an_engine_function_of_the_core_and_its_operands():
 
 
 def test_every_instruction_has_its_pyasc_name_in_the_asc_namespace():
-    missing = sorted({ins.api for ins in TABLE.values() if not callable(getattr(asc, ins.api, None))})
+    """(An instruction pyasc 1.1.1 has no name for has api "": only the C++ face calls it.)"""
+    missing = sorted({ins.api for ins in TABLE.values() if ins.api and not callable(getattr(asc, ins.api, None))})
     assert missing == []
 
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from .cube import fixpipe, img2col, load, mmad
 from .move import aipp, atomic, data_copy, layout, nd2nz, slices
-from .scalar import debug, scalar, sysvar
-from .sync import crosscore, flags
+from .scalar import debug, gm, scalar, soc, sysvar
+from .sync import blocks, crosscore, flags
 from .table import TABLE, UNITS, Instruction, by_api
-from .vector import bilinear, cast, compare, elementwise, fused, gather, mask, reduce, sort
+from .vector import bilinear, cast, compare, elementwise, fused, gather, mask, reduce, sort, vf
 
-MODULES = (fixpipe, img2col, load, mmad, aipp, atomic, data_copy, layout, nd2nz, slices, debug, scalar, sysvar,
-         crosscore, flags, bilinear, cast, compare, elementwise, fused, gather, mask, reduce, sort)
+MODULES = (fixpipe, img2col, load, mmad, aipp, atomic, data_copy, layout, nd2nz, slices, debug, gm, scalar, soc, sysvar,
+         blocks, crosscore, flags, bilinear, cast, compare, elementwise, fused, gather, mask, reduce, sort, vf)
 """The modules whose @instruction functions fill the table."""
 
 
@@ -23,7 +23,8 @@ def markdown() -> str:
     """The instruction table as Markdown: key, pyasc name, unit, pipe, element types, cost, note."""
     lines = ["| instruction | pyasc | unit | pipe | element types | cost | note |", "|---|---|---|---|---|---|---|"]
     for key, ins in sorted(TABLE.items(), key=lambda kv: (UNITS.index(kv[1].unit), kv[0])):
-        lines.append(f"| `{key}` | `asc.{ins.api}` | {ins.unit} | {ins.pipe or ''} | {', '.join(ins.type_names())} | "
+        pyasc = f"`asc.{ins.api}`" if ins.api else "(C++ only)"
+        lines.append(f"| `{key}` | {pyasc} | {ins.unit} | {ins.pipe or ''} | {', '.join(ins.type_names())} | "
                      f"{ins.cost or ''} | {ins.note} |")
     return "\n".join(lines) + "\n"
 

@@ -15,7 +15,7 @@ import sys
 from typing import Any, NoReturn
 
 from aclsim.errors import AclError, Code
-from aclsim.runtime import KernelFault, Site, user_site
+from aclsim.runtime import FOREIGN_CALLER, KernelFault, Site, user_site
 
 PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -71,12 +71,48 @@ def where(site: Site | None) -> str:
     return f" (at {short(site.filename)}:{site.lineno} in {site.function})"
 
 
+def pyasc_name(api: str) -> str:
+    """How pyasc's face spells an API in messages: `asc.<api>`."""
+    return f"asc.{api}"
+
+
+def spelled(api: str) -> str:
+    """The API as the running kernel's language spells it (its launch's `spell`: pyasc's `asc.add`, C++'s
+    `AscendC::Add`)."""
+    core = _running
+    return core.launch.spell(api) if core is not None else pyasc_name(api)
+
+
 def message(api: str, text: str, site: Site | None = None, located: bool = True) -> str:
     """'kernel: core i of n: asc.api: text (at file:line in fn)' (without the location if not `located`)."""
     core = _running
     head = f"{core.kernel}: {core.name}: " if core is not None else ""
     at = where(site if site is not None else user_site()) if located else ""
-    return f"{head}asc.{api}: {text}{at}"
+    return f"{head}{spelled(api)}: {text}{at}"
+
+
+class ForeignPlace:
+    """Where native kernel code called the API (a return address), resolved to (file, line) only when a message
+    needs it: a lookup in the program's debug info costs far more than the call it describes."""
+
+    __slots__ = ("ra",)
+
+    def __init__(self, ra: Any) -> None:
+        self.ra = ra
+
+    def __getitem__(self, i: int) -> Any:
+        resolve = type(FOREIGN_CALLER).resolve
+        site = resolve(self.ra) if resolve is not None else None
+        return (site.filename, site.lineno)[i] if site is not None else ("<native code>", 0)[i]
+
+
+def caller(depth: int = 2) -> tuple[str, int] | ForeignPlace:
+    """(file, line) of the kernel code `depth` frames up from the caller (2: the caller of the API function); for
+    an API called from native code (no kernel frame there), the native caller's place."""
+    f = sys._getframe(depth)
+    if f.f_code.co_filename.startswith(PKG_DIR):
+        return ForeignPlace(FOREIGN_CALLER.ra)
+    return f.f_code.co_filename, f.f_lineno
 
 
 def fail(api: str, text: str, site: Site | None = None) -> NoReturn:
@@ -121,6 +157,10 @@ def not_emulated(api: str) -> NotEmulatedError:
     """The error for a pyasc API (`asc.X` spelled as the user wrote it) that aclsim lacks, with the call site."""
     core = _running
     head = f"{core.kernel}: core {core.idx} of {core.num}: " if core is not None else ""
+    if core is not None and core.launch.spell is not pyasc_name and api.startswith("asc."):  # a native face's call
+        name, _, rest = api[4:].partition(" ")
+        return NotEmulatedError(f"{head}{core.launch.spell(name)}{' ' + rest if rest else ''} is not emulated by "
+                                f"aclsim (yet){where(user_site())}")
     return NotEmulatedError(f"{head}{api} is a pyasc API that aclsim does not emulate (yet){where(user_site())}")
 
 

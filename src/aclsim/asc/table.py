@@ -34,7 +34,8 @@ class Instruction:
     """One row of the table.
 
     `key` is the Ascend C name (plus the overload's parameter struct in parentheses), `api` pyasc's name (faults
-    say `asc.<api>`), `unit` the hardware unit, `pipe` the pipe it issues on (None when the operands decide, as
+    say `asc.<api>`; "" for an instruction pyasc 1.1.1 has no name for, which only a native face calls), `unit`
+    the hardware unit, `pipe` the pipe it issues on (None when the operands decide, as
     for DataCopy, or for scalar and system calls), `types` the element types it takes (None: any, or checked by
     the function itself), `cost` what it adds to the cost model, `note` what of it is not emulated.
     """

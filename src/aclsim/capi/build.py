@@ -37,7 +37,8 @@ HERE = Path(__file__).resolve().parent
 INCLUDE = HERE / "include"
 HEADERS = ("acl/acl.h", "acl/acl_op_compiler.h", "acl/ops/acl_dvpp.h")
 KERNEL_ABI = INCLUDE / "aclsim" / "kernel_abi.h"
-_C_SOURCES = (HERE / "shim.c", HERE / "native.h", HERE / "kernels.c")  # the library's own C, in this order
+# the library's own C, in this order (ascendc/abi.c: the entry points of kernel_operator.h)
+_C_SOURCES = (HERE / "shim.c", HERE / "native.h", HERE / "kernels.c", HERE / "ascendc" / "abi.c")
 LIB_NAME = "libascendcl.so"
 # Names samples link against (`-lascendcl`, and the DVPP / op-compiler libraries CANN ships apart; asc-devkit's
 # kernel examples add the tiling, platform, registration and logging libraries).
@@ -74,7 +75,7 @@ def _sources_digest() -> str:
     import cffi
 
     h = hashlib.sha256()
-    for p in [*sorted(INCLUDE.rglob("*.h")), Path(__file__), *_C_SOURCES, HERE / "home.py"]:
+    for p in [*sorted(INCLUDE.rglob("*.h")), *sorted(INCLUDE.rglob("*.def")), Path(__file__), *_C_SOURCES, HERE / "home.py"]:
         h.update(str(p.relative_to(HERE)).encode())
         h.update(p.read_bytes())
     h.update(f"{sys.version}|{cffi.__version__}|{sys.prefix}|{HERE}".encode())
@@ -216,6 +217,7 @@ def _build(out: Path, quiet: bool) -> None:
         "int aclsim_py__core_wait(void *ready, void *arg);",
         "int aclsim_py__soc(const char *soc, aclsim_soc_info *out);",
         "uint64_t aclsim_py__gm(int op, size_t size, void *ptr);",
+        *_ASCENDC_EMBEDDED,
         *embedded,
     ]))
     wrappers = []
@@ -291,7 +293,17 @@ void aclsim_c_register_exit(void);
 void aclsim_c_install_fault_handler(uintptr_t lo, uintptr_t hi);
 int aclsim_twins_load(const char *dir, char *err, size_t errlen);
 int aclsim_twin_lookup(const char *key, void **thread, void **block, void **slots);
+void aclsim_asc_fail(void);
 """
+
+# The Python side of kernel_operator.h's calls (aclsim.capi.ascendc), as ascendc/abi.c calls it.
+_ASCENDC_EMBEDDED = (
+    "int64_t aclsim_py__asc(uint32_t op, uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e, uint64_t f, "
+    "void *ra);",
+    "int64_t aclsim_py__asc_scalar(uint32_t op, uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e, "
+    "double s, void *ra);",
+    "double aclsim_py__asc_real(uint32_t op, uint64_t a, uint64_t b, void *ra);",
+)
 
 
 def _abi_cdef() -> str:

@@ -897,11 +897,16 @@ int aclsim_native_run(const aclsim_run_args *a, aclsim_fault *out) {
     return out->status;
 }
 
+/* Told of every asc_vf_call before its threads run (ascendc/abi.c sets it: the Ascend C engine takes the call's
+ * UB accesses). */
+void (*aclsim_vf_hook)(const void *ra);
+
 /* asc_vf_call: the running AI Core runs SIMT threads (the VF's block) with its own UB. */
 ACLSIM_EXPORT void aclsim_vf_call(const aclsim_kernel *k) {
     run *outer = cur_run;
     aclsim_thread *core = aclsim_self;
     if (!outer || !core || !outer->root->active) aclsim_trap("asc_vf_call outside a running kernel", "", 0);
+    if (aclsim_vf_hook) aclsim_vf_hook(k->site);
     block *CB = core->block;
     run *r = calloc(1, sizeof(run));
     if (!r) aclsim_trap("out of memory for a SIMT call", "", 0);

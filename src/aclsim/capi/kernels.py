@@ -22,7 +22,7 @@ from ..errors import AclError, record_error
 from ..native import accesses
 from ..native.faults import Fault
 from ..runtime import FOREIGN_CALLER, Site
-from . import sites
+from . import ascendc, sites
 
 _ffi: Any = None
 _lib: Any = None
@@ -103,7 +103,7 @@ def _launch(ra: Any, kp: Any) -> int:
         block=(k.block_dim.x, k.block_dim.y, k.block_dim.z), dyn_ubuf=int(k.dyn_ubuf), max_threads=int(k.max_threads),
         pointers=tuple(int(k.pointers[i]) for i in range(k.npointers)),
         source=defined.filename if defined is not None and defined.lineno else None,
-        line=defined.lineno if defined is not None else None, runner=runner)
+        line=defined.lineno if defined is not None else None, runner=runner, spell=ascendc.spell)
     try:
         native.submit(spec, int(_ffi.cast("uintptr_t", k.stream)))
     except AclError as e:  # the launch does not run: <<<...>>> has no result, so say it (as CANN's log does)
@@ -117,7 +117,11 @@ def _launch(ra: Any, kp: Any) -> int:
 
 def _core_wait(ready: Any, arg: Any) -> int:
     fn = _ffi.cast("int (*)(void *)", ready)
-    return 1 if native.core_wait(lambda: bool(fn(arg))) else 0
+    try:
+        return 1 if native.core_wait(lambda: bool(fn(arg))) else 0
+    except BaseException as e:  # another core faulted meanwhile (the gang stops this one): the launch re-raises it
+        ascendc.keep(e)
+        return 0
 
 
 def _load_twins() -> str:
@@ -158,7 +162,8 @@ class _Runner:
         return True
 
     def run(self, *, first: int = 0, count: int = 0, core: int = -1, core_num: int = 0, sub_block: int = 0,
-            sub_blocks: int = 1, is_aic: bool = False, ub_size: int, table: accesses.Table | None) -> Fault | None:
+            sub_blocks: int = 1, is_aic: bool = False, ub_size: int, ub: int = 0,
+            table: accesses.Table | None) -> Fault | None:
         a = _ffi.new("aclsim_run_args *")
         a.k = self.kp
         a.thread = self.thread
@@ -168,10 +173,14 @@ class _Runner:
         a.core, a.core_num = core, core_num
         a.sub_block_idx, a.sub_block_num, a.is_aic = sub_block, sub_blocks, int(is_aic)
         a.ub_size = ub_size
+        a.ub = _ffi.cast("void *", ub)
         a.check = self._check(table) if table is not None else _ffi.NULL
         out = _ffi.new("aclsim_fault *")
         if _lib.aclsim_native_run(a, out) == 0:
             return None
+        pending = ascendc.take_pending()
+        if pending is not None:  # an Ascend C call stopped the core: the engine's own fault says why
+            raise pending
         return Fault(out.status, out.signo, out.write, out.size, out.addr, out.pc, out.block, out.thread, out.pc2,
                      out.thread2, _ffi.string(out.text).decode(errors="replace"))
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 SYNC = re.compile(r"\b(aclsim_syncthreads|aclsim_warp|this_thread_block|tiled_partition|coalesced_threads)\b")
 KINDS = {"__aicore__": 1, "__vector__": 2, "__cube__": 3, "__mix__": 4}  # aclsim_kind of Ascend C kernels
+SPECIFIC_FIRST = ("__mix__", "__cube__", "__vector__", "__aicore__")
 MARKERS = re.compile(r"\b(__global__|__aicore__|__vector__|__cube__|__simt_vf__|__simd_vf__)\b")
 WITH_ARGS = re.compile(r"\b(__mix__|__launch_bounds__)\s*\(")
 NOT_FUNCTIONS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "alignof", "alignas",
@@ -153,7 +154,7 @@ class Unit:
             if name is None:
                 continue
             if m.group(1) == "__global__":
-                kind = next((v for q, v in KINDS.items() if q in quals), 0)
+                kind = next((KINDS[q] for q in SPECIFIC_FIRST if q in quals), 0)  # __mix__ __aicore__: mix
                 self.kernels[name] = Kernel(name, kind, bounds, "template" in quals)
             else:
                 self.vf[name] = "simt" if m.group(1) == "__simt_vf__" else "simd"

@@ -173,9 +173,14 @@ class SyncCheck:
             "hides it",
             f"launched at {where(task.site)}",
         ]
-        fix = (f"asc.set_flag(asc.HardEvent.{event}, event_id) after line {a.line} and "
-               f"asc.wait_flag(asc.HardEvent.{event}, event_id) before line {b.line} "
-               "(or pass the tensor through a queue: enque / deque)")
+        if a.api.startswith("AscendC::") or b.api.startswith("AscendC::"):  # a kernel in C++ (kernel_operator.h)
+            fix = (f"AscendC::SetFlag<AscendC::HardEvent::{event}>(eventId) after line {a.line} and "
+                   f"AscendC::WaitFlag<AscendC::HardEvent::{event}>(eventId) before line {b.line} "
+                   "(or pass the tensor through a queue: EnQue / DeQue)")
+        else:
+            fix = (f"asc.set_flag(asc.HardEvent.{event}, event_id) after line {a.line} and "
+                   f"asc.wait_flag(asc.HardEvent.{event}, event_id) before line {b.line} "
+                   "(or pass the tensor through a queue: enque / deque)")
         self.report.add(Finding(
             self.tool, f"pipe-{kind.lower()}-hazard",
             f"Potential {kind} hazard detected at UB: PIPE_{b.pipe} {then_op.lower()}s UB bytes PIPE_{a.pipe} "

@@ -3,6 +3,7 @@ into the compiled code)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -13,9 +14,11 @@ class Runner(Protocol):
     """The compiled code of one launch, as the face runs it."""
 
     def run(self, *, first: int = 0, count: int = 0, core: int = -1, core_num: int = 0, sub_block: int = 0,
-            sub_blocks: int = 1, is_aic: bool = False, ub_size: int, table: Any) -> Any:
-        """Run SIMT blocks first .. first + count - 1, or the body of AI Core `core`, recording accesses in
-        `table` (an accesses.Table, or None); the faults.Fault that stopped it, or None."""
+            sub_blocks: int = 1, is_aic: bool = False, ub_size: int, ub: int = 0, table: Any) -> Any:
+        """Run SIMT blocks first .. first + count - 1, or the body of AI Core `core` (`ub`: the address of the core's
+        UB, 0: the runner's own), recording accesses in `table` (an accesses.Table, or None); the faults.Fault that
+        stopped it, or None. A fault whose cause the face knows better (an Ascend C call the engine refused) is
+        raised as that cause instead."""
 
     def checked(self) -> bool:
         """Switch to the kernel's checked build (True), or say it has none (False)."""
@@ -46,6 +49,7 @@ class NativeKernel:
     source: str | None  # the file defining the kernel
     line: int | None
     runner: Runner = field(repr=False)
+    spell: Callable[[str], str] | None = None  # how the face's language names an Ascend C API in faults
 
     @property
     def simt(self) -> bool:

@@ -5,7 +5,9 @@ compiled code; `submit` queues it on its stream as a typed KernelWork task, like
 scheduler (lazy or eager), the sanitizer, the timeline and the summary treat it alike. When the task runs:
 - SIMT kernels run their blocks in chunks (each chunk one call into the compiled code; chunks grow while
   they are quick, so progress shows and Ctrl-C stops between them);
-- Ascend C kernels run one body per AI Core under the gang scheduler (gang.py);
+- Ascend C kernels run one body per AI Core as the Ascend C engine runs its cores (`aclsim.asc`: its launch, its
+  gang scheduler for SyncAll and cross-core flags, each core's local memories: the compiled body works on the
+  core's real UB, and the API calls it makes run the engine's instructions on that core);
 - under the sanitizer (someone observes kernel accesses) the runner uses the kernel's checked build, which
   bounds every access to device memory and records it; the records become KernelAccess events (accesses.py).
 A fault stops the launch: the stream reports 507015 with the fault's text at its next synchronize.
@@ -18,11 +20,10 @@ import time
 from typing import Any
 
 from ..errors import AclError, Code
-from ..runtime import KernelFault, KernelWork, Task, get_runtime
+from ..runtime import KernelFault, KernelWork, Site, Task, get_runtime
 from ..runtime.devrange import kernel_access
 from ..runtime.gm import GlobalMemory
 from . import accesses, faults
-from .gang import Gang, current
 from .kernel import KINDS, NativeKernel
 
 MAX_THREADS = 2048  # SIMT API "核函数配置": __launch_bounds__(N) with N in 1..2048
@@ -134,33 +135,32 @@ def _run_blocks(task: Task, k: NativeKernel, gm: GlobalMemory, ub_size: int, tab
     task.work.progress = (n, n)
 
 
-def _slots(k: NativeKernel) -> list[tuple[int, int, int, bool]]:
-    """(block, sub-block, sub-blocks, is AIC) of each core of an Ascend C launch."""
-    if k.kind == "mix":  # one AIC and two AIVs per block
-        return [s for b in range(k.blocks) for s in ((b, 0, 1, True), (b, 0, 2, False), (b, 1, 2, False))]
-    return [(b, 0, 1, k.kind == "cube") for b in range(k.blocks)]
-
-
 def _run_cores(task: Task, k: NativeKernel, gm: GlobalMemory, ub_size: int, table: accesses.Table | None) -> None:
-    slots = _slots(k)
+    """The AI Cores of an Ascend C kernel, run by the Ascend C engine: each core's compiled body on that core."""
+    from ..asc.engine import TABLE
+    from ..asc.kernel.launch import Launch
 
-    def body(i: int) -> None:
-        block, sub, subs, aic = slots[i]
-        task.work.progress = (i, len(slots))
-        fault = k.runner.run(core=block, core_num=k.blocks, sub_block=sub, sub_blocks=subs, is_aic=aic,
-                             ub_size=ub_size, table=table)
+    sub_block = TABLE["GetSubBlockIdx"].run
+
+    def body(core: Any) -> None:
+        ub = core.pool("UB")
+        fault = k.runner.run(core=core.idx, core_num=core.num, sub_block=sub_block(core),
+                             sub_blocks=1 if core.aic else core.launch.mix, is_aic=core.aic, ub_size=ub.size,
+                             ub=ub.bytes.ctypes.data, table=table)
         if table is not None:
             table.add(k.runner.records(table))
         if fault is not None:
             raise KernelFault(faults.describe(k, fault, gm))
 
-    Gang(len(slots), body).run()
+    defined = Site(k.source, k.line or 0, k.name) if k.source else None
+    Launch.native(k.name, k.blocks, k.kind, body, defined, k.spell or (lambda api: api), k.dyn_ubuf).run(task)
 
 
 def core_wait(ready: Any) -> bool:
-    """Kernel code of an AI Core waits until `ready()` (SyncAll, cross-core flags): the gang hook."""
-    here = current()
-    if here is None:
+    """Kernel code of an AI Core waits until `ready()` (SyncAll, cross-core flags): the Ascend C engine's gang."""
+    from ..asc import faults as asc_faults
+
+    core = asc_faults.running_or_none()
+    if core is None:
         raise RuntimeError("aclsim_core_wait called outside a running AI Core")
-    gang, slot = here
-    return gang.wait(slot, ready)
+    return core.launch.wait(core, ready)

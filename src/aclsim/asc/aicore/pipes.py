@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from aclsim.runtime import PipeAccess, PipeSync
+from aclsim.runtime import PipeAccess, PipeSync, user_site
 
 from ..faults import PKG_DIR
 from .pool import Pool
@@ -25,7 +25,10 @@ def _kernel_line() -> int | None:
     f = sys._getframe(2)
     while f is not None and f.f_code.co_filename.startswith(PKG_DIR):
         f = f.f_back
-    return f.f_lineno if f is not None else None
+    if f is None:  # called from native code: its caller's line
+        site = user_site(0)
+        return site.lineno if site is not None else None
+    return f.f_lineno
 
 
 def local_copy_pipe(src: Pool, dst: Pool) -> str:
@@ -40,7 +43,7 @@ def access(pipe: str, pool: Pool, lo: int, hi: int, write: bool, api: str) -> No
     """Pipe `pipe` of the pool's core read (or wrote) bytes [lo, hi) of `pool` (only when `pool.watch`)."""
     core = pool.core
     core.launch.bus.emit("pipe_access", PipeAccess(core.launch.task, core.idx, pipe, pool.name, lo, hi, write,
-                                                   _kernel_line(), f"asc.{api}"))
+                                                   _kernel_line(), core.launch.spell(api)))
 
 
 def sync(core: Any, kind: str, api: str, src: str = "", dst: str = "", event_id: int = 0) -> None:
@@ -48,4 +51,4 @@ def sync(core: Any, kind: str, api: str, src: str = "", dst: str = "", event_id:
     if not core.launch.watch:
         return
     core.launch.bus.emit("pipe_sync", PipeSync(core.launch.task, core.idx, kind, src, dst, int(event_id),
-                                               _kernel_line(), f"asc.{api}"))
+                                               _kernel_line(), core.launch.spell(api)))

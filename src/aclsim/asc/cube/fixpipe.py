@@ -106,8 +106,21 @@ def data_copy_co1(core: Any, dst: Any, src: Any, p: DataCopyCO12DstParams) -> No
     relu = int(p.relu_pre)
     if relu not in (0, 1):
         fail(api, f"relu_pre={relu} is not emulated (0: none, 1: ReLU)")
+    nd_num, src_nd, dst_nd = core.state(Nz2nd).value or (1, 0, 0)
     l0c_to_gm(core, dst, src, Move(api, int(p.n_size), int(p.m_size), int(p.src_stride), int(p.dst_stride), q,
-                             core.state(QuantPre).value or 0, bool(relu), bool(p.nz2nd_en), bool(p.channel_split)))
+                             core.state(QuantPre).value or 0, bool(relu), bool(p.nz2nd_en), bool(p.channel_split),
+                             nd_num, src_nd, dst_nd))
+
+
+class Nz2nd(Register):
+    """The NZ2ND registers of a core: (nd_num, src_nd_stride, dst_nd_stride) of L0C -> GM data_copy with
+    nz2nd_en (CANN SetFixpipeNz2ndFlag); (1, 0, 0) until set."""
+
+
+@instruction("SetFixpipeNz2ndFlag", "", "cube", note="pyasc 1.1.1 has no set_fixpipe_nz2nd_flag")
+def set_fixpipe_nz2nd_flag(core: Any, nd_num: int, src_nd_stride: int, dst_nd_stride: int) -> None:
+    """How many ND matrices a following L0C -> GM data_copy with nz2nd_en writes, and their strides."""
+    core.state(Nz2nd).value = (int(nd_num), int(src_nd_stride), int(dst_nd_stride))
 
 
 @instruction("SetFixpipePreQuantFlag", "set_fix_pipe_pre_quant_flag", "cube")

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..faults import fail
+from ..faults import fail, not_emulated
 from ..memory.local import LocalTensor, pool_of, room
 from ..table import instruction
 from ..types.cube_params import (
@@ -55,9 +55,11 @@ def load_data(core: Any, dst: LocalTensor, src: Any, params: LoadData2DParams) -
         _put(dp, arr_s is sp.bytes, d_geometry, s)
 
 
-@instruction("LoadData(LoadData2DParamsV2)", "load_data", "cube", "MTE1")
+@instruction("LoadData(LoadData2DParamsV2)", "load_data", "cube", "MTE1", note="Ascend 950 only: not emulated")
 def load_data_2d_v2(core: Any, dst: LocalTensor, src: Any, params: LoadData2DParamsV2) -> None:
-    """Load2Dv2: refused, it exists only on Ascend 950PR/950DT (CANN Load2D page)."""
+    """Load2Dv2: refused, it exists only on Ascend 950PR/950DT (CANN Load2D page), where it is not emulated."""
+    if core.chip.arch == 3510:
+        raise not_emulated(f"asc.load_data with LoadData2DParamsV2 (Load2Dv2 of {core.chip.name})")
     fail("load_data", f"LoadData2DParamsV2 (Load2Dv2) exists only on Ascend 950PR/950DT (CANN Load2D page); "
                       f"{core.chip.name} loads with LoadData2DParams")
 

@@ -348,6 +348,19 @@ class Matmul:
         """`with mm.iterate() as count:` runs its body once per base block (`count` = 0, 1, ...)."""
         return MatmulIterator(self)
 
+    def iterate_next(self) -> bool:
+        """Ascend C's `while (mm.Iterate())` form: compute the next base block of C (True), or False after the
+        last one (the next call starts over)."""
+        self._core("iterate")
+        if self.count == 0:
+            self._compute("iterate")
+            self.blocks = self._blocks()
+        if self.count < len(self.blocks):
+            self.count += 1
+            return True
+        self.count = 0
+        return False
+
     def _blocks(self) -> list[tuple[int, int]]:
         t = self._need_init("iterate")
         m, n, _ = self._shape()

@@ -29,13 +29,26 @@ from .gang import Gang, KernelReturn
 _GARBAGE: dict[int, np.ndarray] = {}  # seed -> the bytes local memories start with
 
 
-class Launch:
-    """What the cores of one launch share: kernel, arguments, chip, observers, counters."""
+# What runs the cores of a launch (`Launch.kind`): per launched block its AIVs (mix), whether the block's AIC runs
+# the body too (aic_body), whether every core is an AIC (all_aic). `aicore` (an Ascend C `__global__ __aicore__`
+# kernel with no other qualifier) runs on vector cores as pyasc's default launch does; `mix` is `__mix__(1, 2)`.
+KINDS = {"aicore": (1, False, False), "vector": (1, False, False), "cube": (1, False, True), "mix": (2, True, False)}
 
-    def __init__(self, fn: Callable, core_num: int, args: tuple) -> None:
+
+class Launch:
+    """What the cores of one launch share: kernel, arguments, chip, observers, counters.
+
+    `fn(*args)` is one core's body: a pyasc kernel, or (`Launch.native`) a function running natively compiled code
+    for the running core (`faults.running_or_none()`).
+    """
+
+    def __init__(self, fn: Callable, core_num: int, args: tuple, name: str | None = None) -> None:
         rt = get_runtime()
         self.fn = fn
-        self.name: str = fn.__name__
+        self.name: str = name or fn.__name__
+        self.defined: Site | None = None  # where the kernel is defined, when not in fn's code (native kernels)
+        self.spell: Callable[[str], str] = faults.pyasc_name  # how faults spell an API (pyasc: asc.<api>)
+        self.dyn_ub = 0  # bytes at the top of each UB that native code owns (a native launch's dynamic UB)
         self.core_num = core_num
         self.args = args
         self.chip = rt.chip
@@ -64,6 +77,25 @@ class Launch:
         self.arrivals: dict[Any, list[Any]] = {}  # cross-core signal -> [rounds released, {core: clock per set}]
         self.cube_flops = 0  # whole-fractal Cube work of mmad, for the modeled time
 
+    @classmethod
+    def native(cls, name: str, blocks: int, kind: str, body: Callable[[Core], None], defined: Site | None,
+               spell: Callable[[str], str], dyn_ub: int = 0) -> Launch:
+        """A launch of a natively compiled Ascend C kernel: `body(core)` runs the compiled body on the running core;
+        `kind` (KINDS) says which cores run it, `defined` where the kernel is, `spell` how faults name its API,
+        `dyn_ub` the bytes at the top of each UB the launch gave its code (`extern __ubuf__ T x[]`: zeroed, out of
+        TPipe's reach, read and written by its VF calls: vector/vf.py)."""
+
+        def run_core() -> None:
+            body(faults.running_or_none())
+
+        launch = cls(run_core, blocks, (), name)
+        launch.mix, launch.aic_body, launch.all_aic = KINDS[kind]
+        launch.core_num = blocks * launch.mix
+        launch.defined = defined
+        launch.spell = spell
+        launch.dyn_ub = dyn_ub
+        return launch
+
     def fresh_pool(self, name: str) -> Pool:
         """A local memory for a core starting a block: one a returned core left (refilled), else a new one."""
         spare = self.spare.get(name)
@@ -74,6 +106,9 @@ class Launch:
             size, usable = pool_geometry(name, self.chip)
             p = Pool(name, size, usable, self.garbage(size))
         p.watch = self.watch and name == "UB"
+        if self.dyn_ub and name == "UB":  # the native code's own UB, zeroed by it
+            p.usable = min(p.usable, p.size - self.dyn_ub)
+            p.mark(p.size - self.dyn_ub, p.size)
         return p
 
     @property
@@ -114,6 +149,8 @@ class Launch:
     @property
     def end_site(self) -> Site:
         """The kernel's `def` line, where end-of-kernel checks (leaks, unpaired flags) point."""
+        if self.defined is not None:
+            return Site(self.defined.filename, self.defined.lineno, f"{self.name}, when it returned")
         code = self.fn.__code__
         line = code.co_firstlineno
         while linecache.getline(code.co_filename, line).lstrip().startswith("@"):

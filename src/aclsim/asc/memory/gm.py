@@ -20,6 +20,52 @@ from ..types.dtypes import DataType, as_dtype, bfloat16
 from ..types.shape import HasShapeInfo
 
 _U8 = np.dtype(np.uint8)
+POLL_READS = 256  # scalar GM re-reads finding nothing changed before a core counts as polling
+SPIN_LIMIT = 1 << 22  # such re-reads, once no other core can run, before the poll is a fault
+POLL_PLACES = 64  # places remembered; a core reading more distinct places is not polling
+
+
+class Polling:
+    """A core's recent scalar GM reads: (buffer id, offset) -> (buffer, offset, the bytes read), and how many reads
+    in a row found what the previous read of their place found."""
+
+    __slots__ = ("alone", "same", "seen")
+
+    def __init__(self) -> None:
+        self.seen: dict[tuple[int, int], tuple[np.ndarray, int, bytes]] = {}
+        self.same = 0
+        self.alone = False
+
+
+def polled(core: Any, buf: np.ndarray, off: int, n: int, api: str) -> None:
+    """Note `core`'s scalar read of GM bytes buf[off : off + n]. A core that keeps re-reading GM nobody changes
+    polls for another core (a flag in GM, a spin loop in the kernel): the cores run one at a time, so after
+    POLL_READS such reads it hands over (the gang scheduler) until one of the places it reads changes. When no
+    other core can run it goes on; still polling SPIN_LIMIT reads later, it faults (on hardware it spins for ever)."""
+    p = core.units.get(Polling) or core.state(Polling)
+    key = (id(buf), off)
+    now = buf[off : off + n].tobytes()
+    old = p.seen.get(key)
+    if old is not None and old[2] == now:
+        p.same += 1
+    else:
+        p.same, p.alone = 0, False
+        if len(p.seen) >= POLL_PLACES:
+            p.seen.clear()
+        p.seen[key] = (buf, off, now)
+        return
+    if p.same % POLL_READS:
+        return
+    if p.alone:
+        if p.same >= SPIN_LIMIT:
+            fail(api, f"polls GM for a value no core will store: {p.same} reads found nothing changed and every "
+                      "other core returned or waits (on hardware the core spins for ever)")
+        return
+    places = list(p.seen.values())
+    if core.launch.wait(core, lambda: any(b[o : o + len(v)].tobytes() != v for b, o, v in places)):
+        p.same = 0
+    else:
+        p.alone = True
 
 
 class GlobalAddress:
@@ -145,8 +191,10 @@ class GlobalTensor(HasShapeInfo):
         dt = self.dtype
         buf, off, where = self._at(offset).region(dt.itemsize, "GlobalTensor.get_value")
         core = self.core
-        if core is not None and core.launch.observe:
-            core.emit_gm(where, off, off + dt.itemsize, False, dt.itemsize, "get_value")
+        if core is not None:
+            if core.launch.observe:
+                core.emit_gm(where, off, off + dt.itemsize, False, dt.itemsize, "get_value")
+            polled(core, buf, off, dt.itemsize, "GlobalTensor.get_value")
         stored = buf[off : off + dt.itemsize].view(dt.np)
         return stored[0] if dt is not bfloat16 else bf16.values(stored, "GlobalTensor.get_value")[0]
 

@@ -32,6 +32,13 @@ class RawWindows(dict):
 class PhyAddresses(dict):
     """A core's UB addresses that `LocalTensor.get_phy_addr` handed out -> the element type of the tensor they came
     from (the address forms of trans_data_to_5hd take the type from it, as pyasc's compiler infers it)."""
+
+
+class Escaped(dict):
+    """A core's UB windows whose address `get_phy_addr` handed out since its last VF call ((buffer, start byte) ->
+    tensor): code behind a pointer (SIMT functions of a native face, vector/vf.py) reads and writes them unseen."""
+
+
 STATE_NAMES = ("free", "allocated", "enqueued", "dequeued", "fixed")
 
 
@@ -112,10 +119,17 @@ class Buffer:
         self.site = site
 
 
+# Ascend C's positions past pyasc's (C++ TPosition values): none is local memory the engine models.
+_MORE_POSITIONS = {12: "SPM", 13: "TSCM", 14: "C2PIPE2GM (the Fixpipe buffer)", 15: "C2PIPE2LOCAL"}
+
+
 def position_pool(core: Any, pos: int, api: str) -> str:
     """The physical memory behind a TPosition on `core`'s chip (Ascend C TPosition page: VECIN/VECOUT/VECCALC are
     the UB, A1/B1/C1 L1, A2 L0A, B2 L0B, CO1 L0C; C2 the BiasTable and CO2 GM on A2/A3, the UB on the coupled
     Atlas inference cores)."""
+    if pos not in TPosition._value2member_map_:
+        name = _MORE_POSITIONS.get(pos, str(pos))
+        fail(api, f"TPosition {name} is not emulated by aclsim (no memory of the engine stands behind it)")
     p = TPosition(pos)
     if p in (TPosition.VECIN, TPosition.VECOUT, TPosition.VECCALC):
         return "UB"
@@ -212,6 +226,7 @@ class LocalTensor(HasShapeInfo):
         core = self.buf.pool.core
         if core is not None:
             core.state(PhyAddresses)[addr] = self.dtype
+            core.state(Escaped)[(id(self.buf), self.lo)] = self
         return addr
 
     def get_position(self) -> int:

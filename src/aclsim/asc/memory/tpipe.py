@@ -44,10 +44,10 @@ def check_leaks(core: Any, launch: Any) -> None:
         pipe.check_leaks(launch)
 
 
-def _caller(depth: int = 2) -> tuple[str, int]:
-    """(file, line) of the kernel code `depth` frames up (2 = the caller of the API function)."""
-    f = sys._getframe(depth)
-    return f.f_code.co_filename, f.f_lineno
+def _caller(depth: int = 2) -> Any:
+    """(file, line) of the kernel code `depth` frames up (2 = the caller of the API function), or a native caller's
+    place (faults.caller)."""
+    return faults.caller(depth + 1)
 
 
 class TQueBind:

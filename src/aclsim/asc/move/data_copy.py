@@ -17,6 +17,7 @@ import numpy as np
 
 from aclsim.runtime import user_site
 
+from ..aicore.core import Register
 from ..aicore.pipes import access, local_copy_pipe
 from ..faults import AscWarning, fail, message
 from ..memory.gm import GlobalTensor
@@ -186,6 +187,19 @@ def blocked(core: Any, dst: Any, src: Any, p: DataCopyParams) -> None:
         local_rows(dst, bc, width, dpitch, api, False, pipe)[...] = s
 
 
+class PadValue(Register):
+    """The MOV_PAD_VAL register of a core: the padding DataCopyPad writes when its DataCopyPadExtParams say
+    isPad=false (CANN SetPadValue page); None until set_pad_value."""
+
+
+@instruction("SetPadValue", "set_pad_value", "move")
+def set_pad_value(core: Any, padding_value: Any) -> None:
+    """The value DataCopyPad pads with when isPad is false (on the AIC the call does nothing, as in CANN's
+    `SetPadValue`: `if (g_coreType == AIC) return`)."""
+    if not core.aic:
+        core.state(PadValue).value = padding_value
+
+
 @instruction("DataCopyPad", "data_copy_pad", "move", cost="gm")
 def data_copy_pad(core: Any, dst: Any, src: Any, params: Any, pad_params: Any = None) -> None:
     """Copy `block_count` blocks of `block_len` bytes between GM and UB, padding each to 32 bytes in UB."""
@@ -210,7 +224,11 @@ def data_copy_pad(core: Any, dst: Any, src: Any, params: Any, pad_params: Any = 
         left = right = 0
         if pad_params is not None and not isinstance(pad_params, DataCopyPadExtParams | DataCopyPadParams):
             raise TypeError(f"asc.{api}: pad_params must be DataCopyPadExtParams or DataCopyPadParams")
-        if pad_params is not None and pad_params.is_pad:
+        # isPad: pad with paddingValue; otherwise with the value of set_pad_value, if one was set (else the
+        # padding holds garbage, as CANN's page says: "随机值")
+        pad_value = None if pad_params is None else (pad_params.padding_value if pad_params.is_pad
+                                                     else core.state(PadValue).value)
+        if pad_value is not None:
             left, right = int(pad_params.left_padding) * isz, int(pad_params.right_padding) * isz
             if left > 32 or right > 32:
                 fail(api, f"left/right padding must be at most 32 bytes, got {left} and {right} bytes")
@@ -219,7 +237,7 @@ def data_copy_pad(core: Any, dst: Any, src: Any, params: Any, pad_params: Any = 
         s = gm_rows(core, src, bc, blen, blen + int(params.src_stride), api, False)
         local_rows(dst, bc, blen, dpitch, api, False, "MTE2", skip=left)[...] = s
         if left or right:
-            v = np.array([pad_params.padding_value])
+            v = np.array([pad_value])
             value = ((v.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16) if dt is bfloat16
                      else v.astype(dt.np)).view(np.uint8)
             for skip, n in ((0, left), (left + blen, right)):

@@ -45,7 +45,7 @@ class CrossCore:
         self.site: Site | None = None
 
 
-def _resident(core: Core, api: str) -> None:
+def resident(core: Core, api: str) -> None:
     """Check that every core of `core`'s launch is resident at once: blocks past the chip's cores run in later
     rounds, so a core waiting for one of them would hang (CANN SyncAll page: the logical blockDim must not
     exceed the cores that run the kernel)."""
@@ -180,7 +180,7 @@ def _key(mode: int, flag: int, core: Core, aic: bool) -> tuple:
 def cross_core_set_flag(core: Core, flag_id: int, mode_id: int, pipe: int) -> None:
     """Set cross-core flag `flag_id` (mode 0: all cores of this type, 1: this block's AIVs, 2: AIC <-> AIVs)."""
     api = "cross_core_set_flag"
-    _resident(core, api)
+    resident(core, api)
     flag, mode = _check_flag(api, flag_id, mode_id, pipe)
     arrivers, receivers = _parties(core, mode, api)
     _signal(core, _key(mode, flag, core, core.aic), flag, arrivers, receivers, api)
@@ -190,7 +190,7 @@ def cross_core_set_flag(core: Core, flag_id: int, mode_id: int, pipe: int) -> No
 def cross_core_wait_flag(core: Core, flag_id: int, mode_id: int, pipe: int) -> None:
     """Wait until cross-core flag `flag_id` of this core was set (see the module docstring), then consume it."""
     api = "cross_core_wait_flag"
-    _resident(core, api)
+    resident(core, api)
     flag, mode = _check_flag(api, flag_id, mode_id, pipe)
     arrivers, receivers = _parties(core, mode, api)
     setters, side = (receivers, not core.aic) if mode == 2 else (arrivers, core.aic)  # mode 2: the other side sets
@@ -208,7 +208,7 @@ def sync_all(core: Core, gm_workspace: Any = None, ub_workspace: Any = None, use
     """Barrier: the hard form over every core of this type (is_aiv_only=False: every core of the launch);
     the soft form (GM and UB workspaces) over the first `used_cores` AIVs (0: all)."""
     api = "sync_all"
-    _resident(core, api)
+    resident(core, api)
     launch = core.launch
     if gm_workspace is None and ub_workspace is None:
         parties = _peers(launch, core.aic) if is_aiv_only else list(launch.cores)

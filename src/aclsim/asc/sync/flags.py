@@ -59,3 +59,14 @@ def check_flags(core: Any, launch: Any) -> None:
     if left:
         fail("set_flag", f"the kernel returned with set_flag never waited for: {', '.join(left)}; pair every "
                          "set_flag with a wait_flag (msSanitizer synccheck: unpaired set_flag)", launch.end_site)
+
+
+@instruction("SetNextTaskStart", "", "sync", note="C++ only; launches on a stream run one after another here")
+def set_next_task_start(core: Any) -> None:
+    """Let the next task of the stream start early (super kernels): aclsim starts it after this one ends anyway,
+    which is what the early start may not change."""
+
+
+@instruction("WaitPreTaskEnd", "", "sync", note="C++ only; launches on a stream run one after another here")
+def wait_pre_task_end(core: Any) -> None:
+    """Wait until the previous task of the stream ended (super kernels): it has, when this one runs."""

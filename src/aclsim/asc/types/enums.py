@@ -149,3 +149,28 @@ class pad_t(IntEnum):  # pyasc spells it in lower case
     PAD_MODE5 = 5
     PAD_MODE6 = 6
     PAD_MODE7 = 7
+
+
+class CacheLine(IntEnum):
+    """What DataCacheCleanAndInvalid acts on (Ascend C CacheLine)."""
+
+    SINGLE_CACHE_LINE = 0
+    ENTIRE_DATA_CACHE = 1
+
+
+class DcciDst(IntEnum):
+    """Which cache lines DataCacheCleanAndInvalid acts on (Ascend C DcciDst)."""
+
+    CACHELINE_ALL = 0
+    CACHELINE_UB = 1
+    CACHELINE_OUT = 2
+    CACHELINE_ATOMIC = 3
+
+
+class MemDsbT(IntEnum):
+    """The accesses DataSyncBarrier waits for (Ascend C MemDsbT)."""
+
+    ALL = 0
+    DDR = 1
+    UB = 2
+    SEQ = 3

@@ -7,12 +7,14 @@ from typing import Any
 
 import numpy as np
 
+from ..aicore.core import Register
 from ..faults import fail
 from ..memory.local import LocalTensor
 from ..table import instruction
 from ..types.enums import CMPMODE, SelMode
 from . import masked
 from .elementwise import ARITH, FLOAT, check_types, count_of
+from .lanes import gather, mark, read_lanes
 from .repeat import Repeat
 
 _CMP = {CMPMODE.LT: np.less, CMPMODE.GT: np.greater, CMPMODE.EQ: np.equal, CMPMODE.LE: np.less_equal,
@@ -48,6 +50,48 @@ def compare(core: Any, dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, c
         return
     check_types(core, api, ARITH, src0.dtype, src1)
     _compare(core, api, dst, (src0, src1), cmp_mode, n, _CMP[CMPMODE(cmp_mode)])
+
+
+class CmpMask(Register):
+    """The CMPMASK register of a core: 16 bytes (128 bits) a register-form compare writes, get_cmp_mask reads and
+    set_cmp_mask loads."""
+
+
+@instruction("Compare(cmpMask)", "compare", "vector", "V", ARITH,
+             note="the register form: one repeat's bits into the CMPMASK register")
+def compare_to_mask(core: Any, src0: LocalTensor, src1: LocalTensor, cmp_mode: int, rep: Repeat) -> None:
+    """Bit i of the CMPMASK register = lane i of src0 <cmp_mode> lane i of src1, for one repeat (CANN Compare
+    page: the form without dst compares one repeat; CANN's A2 Compare ignores the mask, see masked.py)."""
+    api = "compare"
+    mode = CMPMODE(cmp_mode)
+    dt = src0.dtype
+    check_types(core, api, ARITH, dt, src1)
+    if dt.name == "int32" and mode != CMPMODE.EQ:
+        fail(api, f"int32 operands compare with CMPMODE.EQ only, got CMPMODE.{mode.name}")
+    on = np.ones((1, 256 // dt.itemsize), bool)
+    (b0, r0), (b1, r1) = rep.strides[1:]
+    bits = _CMP[mode](read_lanes(api, src0, on, b0, r0), read_lanes(api, src1, on, b1, r1))
+    core.state(CmpMask).value = np.packbits(bits, bitorder="little").tobytes().ljust(16, b"\0")
+
+
+@instruction("GetCmpMask", "get_cmp_mask", "vector", "V")
+def get_cmp_mask(core: Any, dst: LocalTensor) -> None:
+    """The CMPMASK register's 16 bytes into dst (written by a register-form compare or set_cmp_mask)."""
+    api = "get_cmp_mask"
+    value = core.state(CmpMask).value
+    if value is None:
+        fail(api, "the CMPMASK register was never written: compare(src0, src1, cmp_mode, mask, repeat_params) or "
+                  "set_cmp_mask first")
+    raw = dst.reinterpret_cast(np.uint8)
+    idx = np.arange(16)
+    mark(raw, idx, api)
+    raw.arr[idx] = np.frombuffer(value, np.uint8)
+
+
+@instruction("SetCmpMask", "set_cmp_mask", "vector", "V")
+def set_cmp_mask(core: Any, src: LocalTensor) -> None:
+    """Load the CMPMASK register from the first 16 bytes of src."""
+    core.state(CmpMask).value = gather(src.reinterpret_cast(np.uint8), np.arange(16), "set_cmp_mask").tobytes()
 
 
 @instruction("CompareScalar", "compare_scalar", "vector", "V", ARITH)

@@ -280,6 +280,18 @@ def brcb(core: Any, dst: LocalTensor, src0: LocalTensor, rep: Repeat) -> None:
 DUPLICATE = ("float16", "float32", "bfloat16", "int16", "int32", "uint16", "uint32")
 
 
+@instruction("CreateVecIndex", "", "vector", "V", ("int16", "int32", "float16", "float32"),
+             note="count form (pyasc 1.1.1 has no create_vec_index)")
+def create_vec_index(core: Any, dst: LocalTensor, first_value: Any, n: int) -> None:
+    """dst[i] = first_value + i for the first `n` elements (CANN CreateVecIndex page)."""
+    api = "create_vec_index"
+    if not count_of(api, n):
+        return
+    check_types(core, api, ("int16", "int32", "float16", "float32"), dst.dtype)
+    out = dst.write(n, api)
+    out[...] = np.arange(n, dtype=np.float64 if dst.dtype.is_float else np.int64) + first_value
+
+
 @instruction("Duplicate", "duplicate", "vector", "V", DUPLICATE)
 def duplicate(core: Any, dst: LocalTensor, scalar: Any, n: int | Repeat) -> None:
     """dst[i] = scalar (bfloat16: the value rounded to the nearest even bfloat16)."""

@@ -74,8 +74,12 @@ def set_vector_mask(core: Any, length: int, dtype: Any, mode: int = MaskMode.NOR
 @instruction("SetVectorMask(maskHigh, maskLow)", "set_vector_mask", "vector")
 def set_vector_mask_bits(core: Any, mask_high: int, mask_low: int, dtype: Any, mode: int = MaskMode.NORMAL) -> None:
     """Set the mask's lane bits: `mask_low` lanes 0..63, `mask_high` lanes 64..127 (NORMAL mode); in COUNTER mode
-    `mask_low` is the element count."""
-    _set(core, "set_vector_mask", MaskMode(mode), mask_low, mask_high, as_dtype(dtype).itemsize)
+    `mask_low` is the element count. The words go into the register as they are, so the register's mode decides
+    what they mean whatever `mode` says (CANN's A2/A3 implementation writes them unchanged: its own examples set
+    a count with the NORMAL default after SetMaskCount)."""
+    MaskMode(mode)
+    reg_mode = MaskMode.COUNTER if core.state(MaskRegister).counter else MaskMode.NORMAL
+    _set(core, "set_vector_mask", reg_mode, mask_low, mask_high, as_dtype(dtype).itemsize)
 
 
 def _set(core: Any, api: str, mode: MaskMode, low: int, high: int | None, itemsize: int) -> None:

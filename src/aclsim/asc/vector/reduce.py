@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ..faults import fail
 from ..memory.local import LocalTensor
 from ..table import instruction
 from .elementwise import check_types, count_of
@@ -194,16 +195,49 @@ def _reduce(core: Any, api: str, dst: LocalTensor, src: LocalTensor, tmp: LocalT
         vals = src.read(n, api)
         on = np.ones(n, bool)
     tmp.span(1, api)  # the work buffer must be live and aligned; its contents are scratch
+    regs = core.state(ReduceRegisters)
     if api == "reduce_sum":  # masked: a tree per repeat, then over the repeats' sums
-        dst.write(1, api)[0] = _tree_sum(_tree_sum(vals)) if masked else vals.sum(dtype=dt.np)
+        out = dst.write(1, api)
+        out[0] = _tree_sum(_tree_sum(vals)) if masked else vals.sum(dtype=dt.np)
+        regs.acc = int(out[:1].view(_BITS[dt.itemsize])[0])
         return
     value, i = _extreme(vals.ravel(), on.ravel(), api == "reduce_max")
     if masked:  # the element offset in src: repeat r starts r * src_rep_stride blocks in
         i = lane_index(on.shape, 1, n.strides[0][1], dt.itemsize).ravel()[i]
     out = dst.write(2 if cal_index else 1, api)
     out[0] = value
+    regs.max_min = int(out[:1].view(_BITS[dt.itemsize])[0]) | int(i) << 32
     if cal_index:  # the index is stored in the second element's bits; reinterpret_cast to read it
         out[1:2].view(_BITS[dt.itemsize])[0] = i
+
+
+class ReduceRegisters:
+    """A core's reduction registers: ACC_VAL (the bits of the last ReduceSum's sum) and MAX_MIN_CNT (the last
+    ReduceMax/ReduceMin's value bits, its index in the upper 32 bits); None until one ran."""
+
+    def __init__(self) -> None:
+        self.acc: int | None = None
+        self.max_min: int | None = None
+
+
+@instruction("GetReduceRepeatSumSpr", "", "vector", "S", note="the ACC_VAL register as its 64 bits")
+def get_reduce_repeat_sum_spr(core: Any) -> int:
+    """The sum the last ReduceSum computed, as the ACC_VAL register holds it (its bits; CANN
+    GetReduceRepeatSumSpr reads them as T)."""
+    acc = core.state(ReduceRegisters).acc
+    if acc is None:
+        fail("GetReduceRepeatSumSpr", "no ReduceSum ran on this core yet: the register holds nothing")
+    return acc
+
+
+@instruction("GetReduceRepeatMaxMinSpr", "", "vector", "S", note="the MAX_MIN_CNT register as its 64 bits")
+def get_reduce_repeat_max_min_spr(core: Any) -> int:
+    """The value (low bits) and index (bits 32-63) the last ReduceMax/ReduceMin found (CANN
+    GetReduceRepeatMaxMinSpr splits them)."""
+    v = core.state(ReduceRegisters).max_min
+    if v is None:
+        fail("GetReduceRepeatMaxMinSpr", "no ReduceMax or ReduceMin ran on this core yet: the register holds nothing")
+    return v
 
 
 @instruction("ReduceSum", "reduce_sum", "vector", "V", FLOAT)

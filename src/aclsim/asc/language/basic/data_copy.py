@@ -84,6 +84,7 @@ def data_copy_pad(dst: Any, src: Any, params: Any, pad_params: Any = None) -> No
     TABLE["DataCopyPad"].run(running("data_copy_pad"), dst, src, params, pad_params)
 
 
+set_pad_value = direct(TABLE["SetPadValue"])
 set_atomic_add, set_atomic_max, set_atomic_min, set_atomic_none = (
     direct(TABLE[k]) for k in ("SetAtomicAdd", "SetAtomicMax", "SetAtomicMin", "SetAtomicNone"))
 

@@ -24,6 +24,8 @@ from .forms import direct
     direct(TABLE[k]) for k in ("ScalarCast", "ScalarCountLeadingZero", "ScalarGetCountOfValue", "ScalarGetSFFValue",
                                "CountBitsCntSameAsSignBit"))
 printf, dump_tensor = (direct(TABLE[k]) for k in ("PRINTF", "DumpTensor"))
+init_soc_state = direct(TABLE["InitSocState"])
+data_cache_clean_and_invalid = direct(TABLE["DataCacheCleanAndInvalid"])
 
 
 def property(prop: Property) -> Any:

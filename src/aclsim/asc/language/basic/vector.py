@@ -178,6 +178,7 @@ def set_vector_mask(*args: Any, dtype: Any, mode: int = MaskMode.NORMAL) -> None
 
 
 reset_mask, set_mask_count, set_mask_norm = (direct(TABLE[k]) for k in ("ResetMask", "SetMaskCount", "SetMaskNorm"))
+get_cmp_mask, set_cmp_mask = (direct(TABLE[k]) for k in ("GetCmpMask", "SetCmpMask"))
 
 
 # -- reductions ---------------------------------------------------------------------------------------------
