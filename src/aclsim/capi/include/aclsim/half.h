@@ -276,19 +276,8 @@ ACLSIM_MATH2_ALL(bfloat162, bfloat16_t)
 #undef ACLSIM_MATH2
 
 /* ------------------------------------------------------------------------------- warps and atomics */
-#define ACLSIM_SHFL16(T)                                                                                            \
-    ACLSIM_WARP_API T asc_shfl(T var, int32_t src_lane, int32_t width = warpSize) {                                            \
-        return aclsim::warp<T>(ACLSIM_W_SHFL, var, src_lane, width);                                                 \
-    }                                                                                                               \
-    ACLSIM_WARP_API T asc_shfl_up(T var, uint32_t delta, int32_t width = warpSize) {                                           \
-        return aclsim::warp<T>(ACLSIM_W_SHFL_UP, var, (int32_t)delta, width);                                         \
-    }                                                                                                               \
-    ACLSIM_WARP_API T asc_shfl_down(T var, uint32_t delta, int32_t width = warpSize) {                                         \
-        return aclsim::warp<T>(ACLSIM_W_SHFL_DOWN, var, (int32_t)delta, width);                                       \
-    }                                                                                                               \
-    ACLSIM_WARP_API T asc_shfl_xor(T var, int32_t lane_mask, int32_t width = warpSize) {                                       \
-        return aclsim::warp<T>(ACLSIM_W_SHFL_XOR, var, lane_mask, width);                                            \
-    }                                                                                                               \
+#define ACLSIM_SHFL16(T)  /* simt.h's shuffles, then the reductions and atomics of a 16-bit float */                \
+    ACLSIM_SHFL(T)                                                                                                 \
     ACLSIM_WARP_API T asc_reduce_add(T v) {  /* a butterfly over the warp, rounding each step as the type does */         \
         for (int32_t off = 16; off; off >>= 1) v = v + asc_shfl_xor(v, off);                                         \
         return v;                                                                                                   \
@@ -330,5 +319,6 @@ ACLSIM_SHFL16(half2)
 ACLSIM_SHFL16(bfloat16_t)
 ACLSIM_SHFL16(bfloat162)
 #undef ACLSIM_SHFL16
+#undef ACLSIM_SHFL
 
 #endif

@@ -88,7 +88,7 @@ ACLSIM_SHFL(int64_t)
 ACLSIM_SHFL(uint64_t)
 ACLSIM_SHFL(long long)
 ACLSIM_SHFL(unsigned long long)
-#undef ACLSIM_SHFL
+/* ACLSIM_SHFL stays defined: half.h gives the 16-bit floats the same shuffles */
 
 #define ACLSIM_REDUCE(T)                                                                                            \
     ACLSIM_WARP_API T asc_reduce_add(T val) { return aclsim::warp<T>(ACLSIM_W_REDUCE_ADD, val); }                             \
