@@ -15,7 +15,7 @@ from aclsim.cli import main as cli
 
 ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ND = 0, 1, 3, 9, 2
 DTYPES = {np.dtype(np.float32): ACL_FLOAT, np.dtype(np.float16): ACL_FLOAT16, np.dtype(np.int32): ACL_INT32,
-          np.dtype(np.int64): ACL_INT64}
+          np.dtype(np.int64): ACL_INT64, np.dtype(np.int8): 2}  # ACL_INT8
 
 
 @pytest.fixture
@@ -133,6 +133,29 @@ def test_elementwise_activation_and_matmul(stream):
     tc = Tensor(c.shape, np.float32, c)
     np.testing.assert_allclose(compute(stream, "BatchMatMul", [tc, tc], (2, 3, 3), adj_x2=True),
                                c @ c.transpose(0, 2, 1), rtol=1e-5)
+
+
+def test_gemm_the_operator_aclblas_runs(stream):
+    """GEMM (a, b, c, alpha, beta; transpose_a/b): what `atc --singleop` builds for aclblas samples; float16 a and
+    b accumulate in float32; the output is c's type; types outside aclblas's combinations are refused."""
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((5, 3)).astype(np.float16), rng.standard_normal((5, 4)).astype(np.float16)
+    c = rng.standard_normal((3, 4)).astype(np.float32)
+    al, be = np.array(1.5, np.float32), np.array(-0.5, np.float32)
+    ins = [Tensor(x.shape, x.dtype, x) for x in (a, b, c, al, be)]
+    want = 1.5 * (a.astype(np.float32).T @ b.astype(np.float32)) - 0.5 * c
+    np.testing.assert_allclose(compute(stream, "GEMM", ins, (3, 4), transpose_a=True), want, rtol=1e-5, atol=1e-6)
+    i8 = [Tensor((2, 2), np.int8, np.array([[100, -7], [3, 127]], np.int8)),
+          Tensor((2, 2), np.int8, np.eye(2, dtype=np.int8))]
+    i32 = [Tensor(s, np.int32, v) for s, v in (((2, 2), np.ones((2, 2), np.int32)), ((), np.array(3, np.int32)),
+                                              ((), np.array(2, np.int32)))]
+    np.testing.assert_array_equal(compute(stream, "GEMM", i8 + i32, (2, 2), np.int32),
+                                  [[302, -19], [11, 383]])
+    out = Tensor((3, 4), np.float32)
+    wrong = [Tensor(x.shape, np.float32, x.astype(np.float32)) for x in (a, b)] + ins[2:]
+    ret = acl.op.compile_and_execute("GEMM", [x.desc for x in wrong], [x.buf for x in wrong], [out.desc], [out.buf],
+                                     attr(), 0, 0, None, stream)
+    assert ret == 100021 and "GEMM: inputs a, b, c, alpha, beta are float32" in acl.get_recent_err_msg()
 
 
 def test_shape_operators(stream):

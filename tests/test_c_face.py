@@ -239,6 +239,19 @@ def test_single_operators_run_from_cpp(build, tmp_path):
     assert (out["execute_v2_wrong"], out["handle_wrong"], out["shape"]) == ("0", "0", "2 16")
 
 
+def test_blas_and_float16_conversions_from_cpp(build):
+    """acl/ops/acl_cblas.h on the operator engine, and aclFloatToFloat16/aclFloat16ToFloat (which returned 0)."""
+    r = aclsim("run", "--check", "all", str(build(CSRC / "blas.cpp")))
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = dict(ln.split(" ", 1) for ln in r.stdout.splitlines())
+    assert (out["half_of_2_5"], out["float_of_0x3c00"], out["round_trip_0_1"]) == ("0x4100", "1", "0.099976")
+    assert out["overflow_is_inf"] == "1"
+    assert (out["gemm_ex"], out["gemm_ex_max_error"]) == ("0", "0")
+    assert out["nz_refused"] == str(int(Code.ERROR_INVALID_PARAM))
+    assert out["handle_not_emulated"] == str(int(Code.ERROR_API_NOT_SUPPORT))
+    assert "ERROR SUMMARY: 0 errors" in r.stderr
+
+
 def test_dvpp_decode_and_resize_from_cpp_equal_the_pyacl_faces(build, tmp_path):
     pytest.importorskip("PIL")
     import numpy as np

@@ -26,6 +26,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .. import acl
 from ..errors import Code, error_text, record_error
 from ..runtime.observe import FOREIGN_CALLER
@@ -39,7 +41,8 @@ _RENAMED = {
     "aclrtGetSocName": "get_soc_name",
     "aclopExecWithHandle": "op.execute_with_handle",
 }
-_MODULES = (("aclrt", "rt."), ("aclmdl", "mdl."), ("acldvpp", "media.dvpp_"), ("aclop", "op."), ("acl", ""))
+_MODULES = (("aclrt", "rt."), ("aclmdl", "mdl."), ("acldvpp", "media.dvpp_"), ("aclblas", "blas."), ("aclop", "op."),
+            ("acl", ""))
 # Calls the pyACL face has whose C shape needs an adapter of its own, not written yet: in/out sizes, arrays
 # whose length is the sum of another array. They answer "not emulated" rather than guess.
 _UNWIRED = {"acldvppJpegEncodeAsync", "acldvppVpcBatchCropAsync"}
@@ -291,6 +294,19 @@ def custom(name: str) -> Callable[[Callable], Callable]:
         return fn
 
     return deco
+
+
+@custom("aclFloat16ToFloat")
+def _half_to_float(ra: Any, value: int) -> float:
+    """aclFloat16 (IEEE half bits in a uint16_t) to float: C has no error channel here, so it must be exact."""
+    return float(np.array([value & 0xFFFF], np.uint16).view(np.float16)[0])
+
+
+@custom("aclFloatToFloat16")
+def _float_to_half(ra: Any, value: float) -> int:
+    """float to aclFloat16, rounding to nearest even as the CANN conversion does (inf and NaN kept)."""
+    with np.errstate(over="ignore"):
+        return int(np.array([value], np.float32).astype(np.float16).view(np.uint16)[0])
 
 
 @custom("aclGetRecentErrMsg")

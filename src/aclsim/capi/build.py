@@ -35,7 +35,7 @@ from ..files import cache_root
 
 HERE = Path(__file__).resolve().parent
 INCLUDE = HERE / "include"
-HEADERS = ("acl/acl.h", "acl/acl_op_compiler.h", "acl/ops/acl_dvpp.h")
+HEADERS = ("acl/acl.h", "acl/acl_op_compiler.h", "acl/ops/acl_dvpp.h", "acl/ops/acl_cblas.h")
 KERNEL_ABI = INCLUDE / "aclsim" / "kernel_abi.h"
 # the library's own C, in this order (ascendc/abi.c: the entry points of kernel_operator.h)
 _C_SOURCES = (HERE / "shim.c", HERE / "native.h", HERE / "kernels.c", HERE / "ascendc" / "abi.c")

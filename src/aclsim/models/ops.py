@@ -101,6 +101,22 @@ def _matmul(a_attr: str, b_attr: str) -> Callable[..., Spec]:
     return spec
 
 
+def _gemm(xs: list[np.ndarray], at: dict[str, Any]) -> Spec:
+    """y = alpha * op(a) @ op(b) + beta * c (CANN's GEMM, the operator aclblasGemmEx runs), accumulated in float32
+    for float16 a and b, exactly (in float64) for int8, then rounded to c's type."""
+    acc = T.ACL_TO_ONNX[T.ACL_DOUBLE if xs[0].dtype == np.int8 else T.ACL_FLOAT]
+    nodes = [_node("Cast", [f"x{k}"], [f"f{k}"], to=acc) for k in range(5)]
+    a, b = "f0", "f1"
+    for flag, name in (("transpose_a", "f0"), ("transpose_b", "f1")):
+        if at.get(flag):
+            nodes.append(_node("Transpose", [name], [name + "t"], perm=[1, 0]))
+            a, b = (name + "t", b) if name == "f0" else (a, name + "t")
+    nodes += [_node("MatMul", [a, b], ["ab"]), _node("Mul", ["ab", "f3"], ["s"]), _node("Mul", ["f2", "f4"], ["t"]),
+              _node("Add", ["s", "t"], ["r"]),
+              _node("Cast", ["r"], ["y0"], to=T.ACL_TO_ONNX[T.acl_type_of(xs[2].dtype)])]
+    return nodes, [f"x{k}" for k in range(5)], {}
+
+
 def _transpose(xs: list[np.ndarray], at: dict[str, Any]) -> Spec:
     if len(xs) == 1 and "perm" not in at:
         raise OperatorError("the attribute perm is required (a permutation of the input's dims)")
@@ -204,7 +220,7 @@ _OPS: dict[str, Callable[[list[np.ndarray], dict[str, Any]], Spec]] = {
     "Concat": lambda xs, at: _concat(xs, at, "first"), "ConcatV2": lambda xs, at: _concat(xs, at, "last"),
     **{k: _reduce(v, True) for k, v in _REDUCE.items()},
     **{k + "D": _reduce(v, False) for k, v in _REDUCE.items()},
-    "Conv2D": _conv2d,
+    "Conv2D": _conv2d, "GEMM": _gemm,
     "ArgMaxV2": _arg("ArgMax", True), "ArgMaxD": _arg("ArgMax", False),
     "ArgMinV2": _arg("ArgMin", True), "ArgMinD": _arg("ArgMin", False),
 }

@@ -106,7 +106,11 @@ SIGNATURES: dict[str, Signature] = {
     "Conv2D": _sig("x filter | bias", "float"),
     **{op: _sig("x dimension", "arg") for op in ("ArgMaxV2", "ArgMinV2")},
     **{op: _sig("x", "arg") for op in ("ArgMaxD", "ArgMinD")},
+    "GEMM": _sig("a b c alpha beta", "gemm"),
 }
+# GEMM's (a and b, c and alpha and beta) data types: the combinations of the aclblasGemmEx reference
+GEMM_TYPES = {(np.dtype(a), np.dtype(c)) for a, c in ((np.float16, np.float16), (np.float16, np.float32),
+                                                      (np.int8, np.float32), (np.int8, np.int32))}
 
 
 def _text(t: Tensor) -> str:
@@ -126,6 +130,9 @@ def check(op_type: str, inputs: list[Tensor], outputs: list[Tensor], attrs: dict
     if sig.dynamic is not None and "N" in attrs and attrs["N"] != listed:
         raise CallError(100021, f"{op_type}: attribute N is {attrs['N']}, but {listed} tensors are given as "
                         f"{sig.dynamic}")
+    if sig.rule == "gemm":
+        _check_gemm(inputs, outputs)
+        return
     data = []
     for k, (t, name) in enumerate(zip(inputs, names, strict=True)):
         if name in _VALUE_NAMES:
@@ -147,6 +154,17 @@ def check(op_type: str, inputs: list[Tensor], outputs: list[Tensor], attrs: dict
     want = _output_type(sig, op_type, d0, attrs)
     if want is not None and outputs[0][0] != want:
         raise CallError(100022, f"{op_type}: output 0 (y) is {outputs[0][0]}, {op_type} of {d0} gives {want}")
+
+
+def _check_gemm(inputs: list[Tensor], outputs: list[Tensor]) -> None:
+    """GEMM: a and b of one type, c, alpha and beta of another, a combination aclblas lists; y is c's type."""
+    (da, _), (db, _), (dc, _), (dal, _), (dbe, _) = inputs
+    if da != db or not dc == dal == dbe or (da, dc) not in GEMM_TYPES:
+        raise CallError(100021, f"GEMM: inputs a, b, c, alpha, beta are {da}, {db}, {dc}, {dal}, {dbe}; a and b "
+                        "take float16 or int8 alike, c, alpha and beta one type (float16 or float32 for float16 a, "
+                        "float32 or int32 for int8 a)")
+    if outputs[0][0] != dc:
+        raise CallError(100022, f"GEMM: output 0 (y) is {outputs[0][0]}; it is c's type, {dc}")
 
 
 def _output_type(sig: Signature, op_type: str, d0: np.dtype, attrs: dict[str, Any]) -> np.dtype | None:
