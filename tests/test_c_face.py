@@ -74,7 +74,7 @@ def test_copies_streams_events_callbacks_and_threads_from_cpp(build):
     assert "ERROR SUMMARY: 0 errors" in r.stderr
 
 
-# Documented codes (AscendCL reference; aclrt-runtime notes §6) for the calls of tests/c/bad_args.c.
+# Documented codes (AscendCL API reference, hicann/runtime docs/zh/api_ref/) for the calls of tests/c/bad_args.c.
 DOCUMENTED = {
     "malloc_before_set_device": Code.ERROR_RT_CONTEXT_NULL, "get_mem_info_before_set_device": Code.ERROR_RT_CONTEXT_NULL,
     "init": 0, "init_again": Code.ERROR_REPEAT_INITIALIZE, "set_device_out_of_range": Code.ERROR_RT_INVALID_DEVICEID,

@@ -1,4 +1,4 @@
-"""Table-driven return-code tests for the pyACL facade (reference: aclrt-runtime.md §4, §6)."""
+"""Table-driven return-code tests for the pyACL facade (the documented codes of each call: hicann/runtime docs/zh/api_ref/)."""
 
 from __future__ import annotations
 

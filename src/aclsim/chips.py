@@ -1,6 +1,7 @@
 """Chip profiles: what each emulated Ascend SoC has.
 
-Figures from CANN 8.1's platform ini files (`shared/reference/ascendc-device.md` §1.2).
+Figures from CANN 8.1's platform ini files (`data/platform_config/<SoC>.ini`: ai_core_cnt,
+vector_core_cnt, memory_size, ub_size, l1_size, l0_*_size, cube_freq).
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ PROFILES: dict[str, ChipProfile] = {
             512 * KiB, 64 * KiB, 64 * KiB, 128 * KiB, 1500, 1984, 65536, hbm_bandwidth=0.8e12,
         ),
         # Ascend 950 (arch 3510): the CANN 8.1 platform ini (provisional, as "Ascend910_95"); named as asc-devkit's
-        # examples name it. No "+32" on aclrtMalloc (reference §4.1); SIMT with up to 2048 threads per block.
+        # examples name it. No "+32" on aclrtMalloc (aclrtMalloc, api_ref 11-01); SIMT with up to 2048 threads per block.
         ChipProfile(
             "Ascend950PR_9589", "Ascend 950", 3510, 32, 64, 128 * GiB, "HBM", 128 * MiB, 253952, 8 * KiB,
             512 * KiB, 64 * KiB, 64 * KiB, 256 * KiB, 1650, 1984, 65536, malloc_padding=0, simt=True,

@@ -1,6 +1,6 @@
 """Numeric constants of AscendCL (pyACL exports none; samples define them themselves).
 
-Values from `acl_rt.h` (`shared/reference/aclrt-runtime.md` §3).
+Values from `acl_rt.h` (hicann/runtime include/external/acl/acl_rt.h; api_ref 25-02_Enumerations.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """ACL return codes with their names, meanings and a fix hint, and the `AclError` exception.
 
-Values and meanings follow CANN's `acl_base_rt.h` / `rt_error_codes.h` (see
-`shared/reference/aclrt-runtime.md` §3.5 and the addendum on kernel-fault codes).
+Values and meanings follow CANN's `acl_base_rt.h` / `rt_error_codes.h` (hicann/runtime include/external/acl/error_codes/rt_error_codes.h, docs/zh/api_ref/25-01_aclError.md).
 """
 
 from __future__ import annotations

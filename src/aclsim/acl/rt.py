@@ -1,6 +1,6 @@
 """`acl.rt`: pyACL's runtime functions (devices, contexts, memory, streams, events, callbacks).
 
-Signatures, argument formats and return order follow pyACL (`shared/reference/aclrt-runtime.md` §2).
+Signatures, argument formats and return order follow pyACL (hicann/runtime python/pyACL/rt/pyrt_methods.cpp).
 """
 
 from __future__ import annotations
@@ -378,7 +378,7 @@ def get_last_error(*args: Any) -> int:
 
 
 _WHY = "aclsim emulates the acl.rt calls docs/pyacl.md lists"
-# pyACL rt calls aclsim does not emulate, with their result shapes (shared/reference/aclrt-runtime.md §2)
+# pyACL rt calls aclsim does not emulate, with their result shapes (pyACL's python/pyACL/rt/pyrt_methods.cpp)
 __getattr__ = not_emulated("acl.rt", [
     (r"get_device_info|device_peer_access_status|event_get_timestamp|get_stream_available_num|host_register|"
      r"malloc_host_with_cfg|malloc_with_cfg|reserve_mem_address|stream_get_id|get_event_id|get_event_avail_num|"

@@ -30,7 +30,7 @@ from .findings import Finding, Report, line_of, where
 from .kspan import element_offsets, span_of
 from .order import Order
 
-ASYNC_COPY_ALIGN = 64  # "src and dst must be 64-byte aligned" (aclrtMemcpyAsync, CANN 8.0 docs; reference §4.5)
+ASYNC_COPY_ALIGN = 64  # "src and dst must be 64-byte aligned" (aclrtMemcpyAsync, CANN 8.0 docs: hiascend.com aclcppdevg_03_0106)
 _FREE_APIS = {"acl.rt.free", "acl.rt.free_host", "acl.media.dvpp_free"}
 
 

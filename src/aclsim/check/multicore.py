@@ -5,7 +5,7 @@ synchronisation, corruption may occur "when the GM regions accessed by multiple 
 at least one core performs a write operation to the overlapped address"; a region written by one
 core is owned by it and "any access to this memory region by another core" is reported, at the
 WARNING level, as `out of bounds`. Atomic stores (set_atomic_add/max/min) are exempt among
-themselves (reference ascendc-device.md §3.2). The cores of a launch run in parallel on hardware,
+themselves (Ascend/mssanitizer's docs on multi-core checks). The cores of a launch run in parallel on hardware,
 so the rule here is symmetric: bytes written by one core and read or written by another core of
 the same launch, unless both stores are atomic. The verdict does not depend on the order aclsim
 happens to run the cores in.

@@ -1,4 +1,5 @@
-"""Memory (reference §4.1-4.3, §4.7): malloc/free, malloc_host/free_host, get_mem_info, pointer attributes.
+"""Memory (hicann/runtime docs/zh/api_ref/11-01_device_memory_malloc_and_free.md,
+11-02_host_memory_management.md): malloc/free, malloc_host/free_host, get_mem_info, pointer attributes.
 
 The heap itself (address space, allocator, accounting) is `memory.DeviceHeap`; pinned host memory
 is `host.HostRegistry`. This room validates the calls, picks the heap and tells observers.
@@ -79,7 +80,7 @@ class MemoryRoom:
             f"{'acl.rt.malloc' if device_api else 'acl.rt.malloc_host'})"
         )
 
-    # ------------------------------------------------------------------ host memory (§4.3)
+    # ------------------------------------------------------------------ host memory (api_ref 11-02)
     @api("acl.rt.malloc_host")
     def malloc_host(self, size: int) -> HostAllocation:
         if size == 0:
@@ -112,12 +113,12 @@ class MemoryRoom:
                     self.bus.emit("bad_free", BadFree(addr, "acl.rt.free_host", reason, user_site(),
                                                       self.find_allocation(addr), inside))
                 raise AclError(Code.ERROR_RT_PARAM_INVALID, f"acl.rt.free_host: {reason}")
-            # Queued tasks that use it hold their own reference to h.buffer: no corruption (§5.4).
+            # Queued tasks that use it hold their own reference to h.buffer: no corruption.
             self.host.release(h)
             if self.bus.observers:
                 self.bus.emit("free_host", Release(h, user_site()))
 
-    # ------------------------------------------------------------------ memory info (§4.7)
+    # ------------------------------------------------------------------ memory info (aclrtGetMemInfo)
     @api("acl.rt.get_mem_info")
     def get_mem_info(self, attr: int) -> tuple[int, int]:
         ctx = self.current_context("acl.rt.get_mem_info")

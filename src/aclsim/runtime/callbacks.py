@@ -1,4 +1,5 @@
-"""Callbacks (reference §4.9): subscribe_report, launch_callback, process_report.
+"""Callbacks (hicann/runtime docs/zh/api_ref/06_stream_management.md: aclrtSubscribeReport,
+aclrtLaunchCallback, aclrtProcessReport): subscribe_report, launch_callback, process_report.
 
 A callback task, when the stream reaches it, is posted to the report queue of the thread that
 subscribed to the stream; that thread runs it inside `process_report`. A blocking callback holds

@@ -1,4 +1,4 @@
-"""Copies and fills (reference §4.4-4.6): memcpy/memset, sync and async, 1-D and 2-D, and the kind rules.
+"""Copies and fills (hicann/runtime docs/zh/api_ref/11-03_memory_copy_and_set.md): memcpy/memset, sync and async, 1-D and 2-D, and the kind rules.
 
 Every byte range a call names is validated first (`region`): device memory must lie inside one live
 allocation, host memory must be a pinned buffer or mapped with the needed permission. A refused

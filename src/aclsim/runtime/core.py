@@ -16,7 +16,8 @@ nothing on failure. Where each chapter of the AscendCL runtime API lives:
   scheduler.py    runs queued tasks in stream order; work.py: tasks and their typed descriptions
   observe.py      the event bus and the typed records observers receive
 
-Sources for each rule: `shared/reference/aclrt-runtime.md` (section numbers in comments).
+Sources for the rules: the AscendCL API reference (hicann/runtime docs/zh/api_ref/, named in each module), its
+headers (include/external/acl/) and pyACL's source (python/pyACL/).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Devices and contexts (reference §4.8, §4.9): acl.init/finalize, set/reset_device, contexts, peers.
+"""Devices and contexts (hicann/runtime docs/zh/api_ref/02_initialization_and_deinitialization.md,
+04_device_management.md, 05_context_management.md): acl.init/finalize, set/reset_device, contexts, peers.
 
 Each device has one lazily created heap, a reference-counted default context and the contexts
 made with create_context; each host thread has a current context (handles.ThreadState).
@@ -108,7 +109,7 @@ class DevicesRoom:
             )
         return ctx
 
-    # ------------------------------------------------------------------ lifecycle (§4.8)
+    # ------------------------------------------------------------------ lifecycle (aclInit/aclFinalize)
     @api("acl.init")
     def init(self, config_path: str | None = None) -> None:
         with self.lock:
@@ -141,7 +142,7 @@ class DevicesRoom:
             self.finalized = True
             self.bus.emit("finalize")
 
-    # ------------------------------------------------------------------ devices (§4.9)
+    # ------------------------------------------------------------------ devices (api_ref 04)
     @property
     def device_count(self) -> int:
         return len(self.devices)
@@ -292,7 +293,7 @@ class DevicesRoom:
                 )
             peers.discard(peer_id)
 
-    # ------------------------------------------------------------------ contexts (§4.9)
+    # ------------------------------------------------------------------ contexts (api_ref 05)
     @api("acl.rt.create_context")
     def create_context(self, device_id: int) -> Context:
         with self.lock:

@@ -90,14 +90,14 @@ def _align_up(n: int, a: int) -> int:
 
 
 def padded_size(size: int, api: str, policy: int, chip: ChipProfile) -> int:
-    """Bytes aclrtMalloc really reserves: ALIGN_UP(size, 32) + 32 (reference §4.1)."""
+    """Bytes aclrtMalloc really reserves: ALIGN_UP(size, 32) + 32 (aclrtMalloc, api_ref 11-01)."""
     if api == "malloc_align32" or policy in (C.ACL_MEM_MALLOC_HUGE1G_ONLY, C.ACL_MEM_MALLOC_HUGE1G_ONLY_P2P):
         return _align_up(size, 32)
     return _align_up(size, 32) + chip.malloc_padding
 
 
 def page_kind_for(policy: int, alloc_size: int) -> str:
-    """Page kind a policy uses for a request (reference §4.1, DOC-RT 11-01).
+    """Page kind a policy uses for a request (hicann/runtime docs/zh/api_ref/11-01_device_memory_malloc_and_free.md).
 
     Only the exact enum values select a page policy: aclMallocMemInner (hicann/runtime
     src/acl/aclrt_impl/memory.cpp) maps anything else, e.g. HUGE_ONLY | ACL_MEM_TYPE_HIGH_BAND_WIDTH,

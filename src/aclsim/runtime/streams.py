@@ -1,4 +1,4 @@
-"""Streams and events (reference §4.9): create/destroy/synchronize/query streams, launch device work,
+"""Streams and events (hicann/runtime docs/zh/api_ref/06_stream_management.md, 07_event_management.md): create/destroy/synchronize/query streams, launch device work,
 record/wait/query events and the time between them.
 
 A stream is an in-order queue of tasks (work.Task) run by the scheduler; an event marks a point in

@@ -13,13 +13,13 @@ the chip in the profile would take, so a trace shows both clocks. Every figure i
   is the fraction of vector cores the launch can occupy (blocks or cores / vector_cores, at most 1).
   Ascend C kernels that use the Cube (mmad, asc.adv.Matmul) also report `cube_flops`
   (whole 16 x 16 x 16 fractals), giving a third roof `cube_flops / (cube_cores * share *
-  cube_flops_per_cycle * clock_hz)`: 4096 float16 MACs per cycle per AIC (reference §1.1, the
-  16x16x16 cube), with `share` over the AICs.
+  cube_flops_per_cycle * clock_hz)`: 4096 float16 MACs per cycle per AIC (asc-devkit's programming
+  guide: the 16x16x16 cube), with `share` over the AICs.
 - event record / wait and host callbacks: 0 (markers).
 
 Defaults come from the chip profile (`pcie_bandwidth`, `hbm_bandwidth`, `vector_cores`,
 `cube_mhz`); a vector instruction processes 256 bytes per cycle on Atlas A2 ("repeat" of 8 x 32 B
-blocks, reference ascendc-device.md §2), i.e. 64 fp32 lanes. The two overheads are estimates of
+blocks, asc-devkit docs/zh/api/SIMD-API/C-API/通用说明和约束.md), i.e. 64 fp32 lanes. The two overheads are estimates of
 the device-side cost of starting a task (not documented by CANN).
 
 Override any field with `ACLSIM_MODEL_<FIELD>` (e.g. `ACLSIM_MODEL_PCIE_BANDWIDTH=32e9`) or with
