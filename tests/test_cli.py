@@ -102,3 +102,41 @@ def test_run_puts_atc_on_path_and_leaves_nothing_behind_when_the_program_exits_a
     assert atc.parent.parent == tmp_path / "cache" and atc.name == "atc"
     assert "aclsim atc" in atc.read_text()
     assert list(tmp.iterdir()) == []
+
+
+FAULTING_PROGRAM = '''
+import numpy as np
+import acl
+from aclsim import simt
+
+@simt.kernel
+def scatter(x: simt.Ptr[np.float32], n: np.uint32):
+    i = simt.blockIdx.x * simt.blockDim.x + simt.threadIdx.x
+    x[i + 10000000] = 1.0
+
+acl.init(); acl.rt.set_device(0); ctx, _ = acl.rt.create_context(0); s, _ = acl.rt.create_stream()
+p, _ = acl.rt.malloc(1024, 0)
+scatter[1, 32, s](p, 10)
+acl.rt.synchronize_stream(s)  # the program ignores the 507015 it returns
+scatter[1, 32, s](p, 10)
+acl.rt.synchronize_stream(s)
+print("finished")
+'''
+
+
+def test_run_names_a_kernel_fault_the_program_ignored(tmp_path):
+    script = tmp_path / "ignores.py"
+    script.write_text(FAULTING_PROGRAM)
+    r = _aclsim("run", str(script))
+    assert r.returncode == 0 and r.stdout.strip() == "finished"  # the program's own output and status untouched
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("aclsim: device work failed")]
+    assert len(lines) == 1, r.stderr
+    assert "(and 1 more)" in lines[0] and "kernel 'scatter'" in lines[0] and "ignores.py:9" in lines[0]
+    assert "507015 ACL_ERROR_RT_AICORE_EXCEPTION" in lines[0]
+
+
+def test_run_of_a_correct_program_prints_no_fault_line(tmp_path):
+    script = tmp_path / "ok.py"
+    script.write_text(FAULTING_PROGRAM.replace("i + 10000000", "i % 8"))
+    r = _aclsim("run", str(script))
+    assert r.returncode == 0 and "device work failed" not in r.stderr

@@ -91,7 +91,7 @@ def _finish(interrupted: str | None = None) -> dict:
     trace_status = trace.finish() if trace is not None else None
     if trace is not None and trace.trace_path and trace_status is None:
         _rename_in_file(trace.trace_path, _state["c_names"])
-    status = {"found": found, "trace_status": trace_status}
+    status = {"found": found, "trace_status": trace_status, "fault": trace.faults.line() if trace is not None else None}
     path = _state["options"].get("status_file")
     if path:
         with open(path, "w") as f:

@@ -188,6 +188,9 @@ def run(args: argparse.Namespace) -> int:
     stopped = check.report.interrupted if check is not None else None
     if stopped and code == 0:  # Ctrl-C while the sanitizer ran the work left queued at exit
         code = 128 + signal.Signals[stopped]
+    fault = trace.faults.line()
+    if fault and code == 0:  # the program went on as if nothing failed: say so (see trace/faults.py)
+        print(fault, file=sys.stderr)
     if found is not None:  # as compute-sanitizer: --error-exitcode wins whenever errors were reported
         return found
     return trace_status if trace_status is not None and code == 0 else code

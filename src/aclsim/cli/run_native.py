@@ -83,6 +83,8 @@ def run_native(args: argparse.Namespace) -> int:
     if code < 0:
         print(f"aclsim run: {args.script} was killed by {signal.Signals(-code).name}", file=sys.stderr)
         code = 128 - code
+    if status.get("fault") and code == 0:  # the program went on as if nothing failed (see trace/faults.py)
+        print(status["fault"], file=sys.stderr)
     if status.get("found") is not None:
         return int(status["found"])
     trace_status = status.get("trace_status")

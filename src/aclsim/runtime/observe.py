@@ -13,7 +13,8 @@ Events (one typed record each):
   free(Release)             a device allocation was freed
   malloc_host(HostAllocation) / free_host(Release)   pinned host memory
   bad_free(BadFree)         a free the runtime refused
-  submit(Task) / task_done(Task)   device work queued on / finished by a stream (task.work is typed)
+  submit(Task) / task_done(Task)   device work queued on / finished by a stream (task.work is typed; task_done
+                            reaches light listeners too)
   access(Access)            device bytes read or written by a host call or a copy/fill task
   host_access(Access)       pinned host bytes (malloc_host; Access.alloc a host.HostAllocation) read or written
                             by a host call (memcpy, memset, acl.util.ptr_to_bytes/ptr_to_numpy) or a copy task

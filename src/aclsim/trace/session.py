@@ -7,6 +7,7 @@ from typing import TextIO
 
 from ..runtime import get_runtime
 from .chrome import write
+from .faults import FaultNotice
 from .model import CostModel
 from .progress import ProgressWatcher
 from .recorder import Recorder
@@ -15,15 +16,18 @@ from .timeline import Timeline, build
 
 
 class TraceSession:
-    """Records the run (when a trace or a summary is wanted) and shows progress on a terminal."""
+    """Records the run (when a trace or a summary is wanted), shows progress on a terminal and notes device
+    work that failed (`self.faults.line()`, for `aclsim run` to print when the program exited 0)."""
 
     def __init__(self, trace_path: str | None = None, summary: bool = False, out: TextIO | None = None) -> None:
         self.trace_path = trace_path
         self.summary = summary
         self.out = out if out is not None else sys.stderr
         self.recorder: Recorder | None = None
+        rt = get_runtime()
+        self.faults = FaultNotice()
+        rt.bus.listen(self.faults)  # light: turns no record on
         if trace_path or summary:
-            rt = get_runtime()
             CostModel.for_chip(rt.chip)  # a bad ACLSIM_MODEL* override fails now, not after the program ran
             self.recorder = Recorder()
             rt.bus.subscribe(self.recorder)
@@ -45,6 +49,9 @@ class TraceSession:
     def finish(self) -> int | None:
         """Stop recording, write the trace and print the summary; 1 when the trace cannot be written."""
         self.progress.stop()
+        bus = get_runtime().bus
+        if self.faults in bus.listeners:
+            bus.unlisten(self.faults)
         if self.recorder is None or self.recorder not in get_runtime().bus.observers:
             return None  # recording nothing, or finished already
         get_runtime().bus.unsubscribe(self.recorder)
