@@ -431,10 +431,9 @@ def bind(ffi: Any, lib: Any) -> None:
 
     ffi.def_extern(name="aclsim_py__host_fault", error=-1, onerror=_on_error)(process.host_fault)
     ffi.def_extern(name="aclsim_py__at_exit", onerror=_on_error)(process.at_exit)
-    from . import ascendc, kernels
+    from . import kernels
 
     kernels.bind(ffi, lib)
-    ascendc.bind(ffi, lib)
     process.start(ffi, lib, C_NAMES)
 
 

@@ -217,7 +217,6 @@ def _build(out: Path, quiet: bool) -> None:
         "int aclsim_py__core_wait(void *ready, void *arg);",
         "int aclsim_py__soc(const char *soc, aclsim_soc_info *out);",
         "uint64_t aclsim_py__gm(int op, size_t size, void *ptr);",
-        *_ASCENDC_EMBEDDED,
         *embedded,
     ]))
     wrappers = []
@@ -293,18 +292,7 @@ void aclsim_c_register_exit(void);
 void aclsim_c_install_fault_handler(uintptr_t lo, uintptr_t hi);
 int aclsim_twins_load(const char *dir, char *err, size_t errlen);
 int aclsim_twin_lookup(const char *key, void **thread, void **block, void **slots);
-void aclsim_asc_fail(void);
 """
-
-# The Python side of kernel_operator.h's calls (aclsim.capi.ascendc), as ascendc/abi.c calls it.
-_ASCENDC_EMBEDDED = (
-    "int64_t aclsim_py__asc(uint32_t op, uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e, uint64_t f, "
-    "void *ra);",
-    "int64_t aclsim_py__asc_scalar(uint32_t op, uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e, "
-    "double s, void *ra);",
-    "double aclsim_py__asc_real(uint32_t op, uint64_t a, uint64_t b, void *ra);",
-)
-
 
 def _abi_cdef() -> str:
     """The structs and enums of aclsim/kernel_abi.h (the kernel runtime's interface), as cffi's cdef takes them."""

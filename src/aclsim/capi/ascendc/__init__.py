@@ -7,7 +7,7 @@ table on the running AI Core (the handlers: `system.py`, `memory.py`, `move.py`,
 `matmul.py`, `host.py`). Nothing here decides what an instruction means: the checks, the semantics, the
 findings and the cost are the engine's, as for pyasc kernels.
 
-A call that faults keeps its exception here (`take_pending`) and tells libascendcl, which stops the core; the
+A call that faults keeps its exception here (`failed`, which abi.c calls before it stops the core); the
 launch (aclsim.native) re-raises it, so the stream reports the engine's own message.
 """
 
@@ -24,36 +24,11 @@ from .names import spell
 from .ops import HANDLERS, OPS
 
 _pending = threading.local()
-_lib: Any = None
 
 
-def bind(ffi: Any, lib: Any) -> None:
-    """Implement libascendcl's Ascend C entry points (cffi embedding)."""
-    global _lib
-    _lib = lib
-    table = _table()
-    running = faults.running_or_none
-    foreign = FOREIGN_CALLER
-
-    def asc(op: int, a: int, b: int, c: int, d: int, e: int, f: int, ra: Any) -> int:
-        foreign.ra = ra
-        return table[op](running(), a, b, c, d, e, f) or 0
-
-    def asc_scalar(op: int, a: int, b: int, c: int, d: int, e: int, s: float, ra: Any) -> int:
-        foreign.ra = ra
-        return table[op](running(), a, b, c, d, e, s) or 0
-
-    def asc_real(op: int, a: int, b: int, ra: Any) -> float:
-        foreign.ra = ra
-        return float(table[op](running(), a, b))
-
-    ffi.def_extern(name="aclsim_py__asc", error=0, onerror=_on_error)(asc)
-    ffi.def_extern(name="aclsim_py__asc_scalar", error=0, onerror=_on_error)(asc_scalar)
-    ffi.def_extern(name="aclsim_py__asc_real", error=0.0, onerror=_on_error)(asc_real)
-
-
-def _table() -> list[Any]:
-    """Handlers by operation code (with its forms); an operation without one says it is not emulated."""
+def _table() -> tuple[Any, ...]:
+    """Handlers by operation code (with its forms); an operation without one says it is not emulated, and a code
+    past the table (a kernel_operator.h of another aclsim) finds the last entry, which says that."""
     size = max([len(OPS) * 1, *(k + 1 for k in HANDLERS)])
     table: list[Any] = [None] * size
     for code, h in HANDLERS.items():
@@ -61,7 +36,7 @@ def _table() -> list[Any]:
     for code, slot in enumerate(table):
         if slot is None:
             table[code] = _missing(code)
-    return table
+    return (*table, _unknown)
 
 
 def _missing(code: int) -> Any:
@@ -73,17 +48,26 @@ def _missing(code: int) -> Any:
     return handler
 
 
-def _on_error(exc_type: type, exc: BaseException, tb: Any) -> None:
-    """A call raised: keep the exception for the launch and stop the core (or, outside a kernel, say why)."""
+def _unknown(core: Any, *words: Any) -> None:
+    faults.fail("Ascend C", "the kernel was built against a kernel_operator.h this aclsim does not know (an operation "
+                            "code past its table): rebuild it with this aclsim's `aclsim cc`")
+
+
+# What ascendc/abi.c calls: the handler of each operation code, as h(core, words...) with the running core
+ENTRIES = _table()
+
+
+def failed(exc: BaseException) -> None:
+    """A call raised (ascendc/abi.c stops the core next): keep the exception for the launch (outside a kernel,
+    say why on stderr)."""
     if faults.running_or_none() is None and not isinstance(exc, faults.KernelFault):
         import traceback
 
         print("aclsim: internal error in an Ascend C call:", file=sys.stderr)
-        traceback.print_exception(exc_type, exc, tb)
+        traceback.print_exception(type(exc), exc, exc.__traceback__)
     elif faults.running_or_none() is None:
         print(f"aclsim: {exc}", file=sys.stderr)
     _pending.exc = exc
-    _lib.aclsim_asc_fail()
 
 
 def keep(exc: BaseException) -> None:
@@ -98,4 +82,4 @@ def take_pending() -> BaseException | None:
     return exc
 
 
-__all__ = ["bind", "keep", "spell", "take_pending"]
+__all__ = ["ENTRIES", "FOREIGN_CALLER", "failed", "faults", "keep", "spell", "take_pending"]

@@ -2,30 +2,109 @@
  * build.py after kernels.c.
  *
  * Each entry hands its words to the embedded Python (aclsim.capi.ascendc), which runs the instruction on the
- * running AI Core. When the instruction faults, Python keeps the fault and says so (aclsim_asc_fail): the entry
- * then stops the core (aclsim_trap jumps back to where the core started) and the launch reports the fault. */
+ * running AI Core. When the instruction faults, Python keeps the fault (`failed`): the entry then stops the core (aclsim_trap jumps back to where the core started) and the launch reports the fault. */
 #include "ascendc/abi.h"
 
-static int64_t aclsim_py__asc(uint32_t op, uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e, uint64_t f,
-                              void *ra);
-static int64_t aclsim_py__asc_scalar(uint32_t op, uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e,
-                                     double s, void *ra);
-static double aclsim_py__asc_real(uint32_t op, uint64_t a, uint64_t b, void *ra);
-
+/* The Python side, called directly through CPython's API: an Ascend C call is a few microseconds of Python, and
+ * cffi's generic callback (argument conversion, a cdata for the return address) cost a third of that. Set once
+ * from aclsim.capi.ascendc: ENTRIES (the handler of each operation code), the module holding the running core
+ * (aclsim.asc.faults: `_running`), FOREIGN_CALLER (its `ra`: where the program called) and `failed` (keeps a
+ * call's exception for the launch). */
+static PyObject *aclsim_asc_entries, *aclsim_asc_faults, *aclsim_asc_foreign, *aclsim_asc_failed_fn;
+static PyObject *aclsim_asc_s_running, *aclsim_asc_s_ra;
 static __thread int aclsim_asc_failed;
-
-/* Python: the call raised (its exception is kept for the launch); the core must stop. */
-void aclsim_asc_fail(void) { aclsim_asc_failed = 1; }
 
 static void aclsim_asc_stop(void) {
     aclsim_asc_failed = 0;
     aclsim_trap("an Ascend C call faulted", "", 0);
 }
 
+static int aclsim_asc_setup(void) {
+    PyObject *m = PyImport_ImportModule("aclsim.capi.ascendc");
+    if (!m) return -1;
+    PyObject *entries = PyObject_GetAttrString(m, "ENTRIES"), *faults = PyObject_GetAttrString(m, "faults");
+    PyObject *foreign = PyObject_GetAttrString(m, "FOREIGN_CALLER"), *failed = PyObject_GetAttrString(m, "failed");
+    Py_DECREF(m);
+    if (!entries || !faults || !foreign || !failed || !PyTuple_Check(entries)) {
+        Py_XDECREF(entries); Py_XDECREF(faults); Py_XDECREF(foreign); Py_XDECREF(failed);
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "aclsim.capi.ascendc.ENTRIES is not a tuple");
+        return -1;
+    }
+    aclsim_asc_s_running = PyUnicode_InternFromString("_running");
+    aclsim_asc_s_ra = PyUnicode_InternFromString("ra");
+    aclsim_asc_faults = PyModule_GetDict(faults);  /* borrowed from the module, which stays imported */
+    Py_INCREF(aclsim_asc_faults);
+    Py_DECREF(faults);
+    aclsim_asc_foreign = foreign;
+    aclsim_asc_failed_fn = failed;
+    aclsim_asc_entries = entries;  /* last: the others are ready when this is set */
+    return 0;
+}
+
+/* Call the handler of `op` with (core, words...); NULL with the exception kept and the core told to stop. */
+static PyObject *aclsim_asc_call(uint32_t op, PyObject **args, size_t n, const void *ra) {
+    PyObject *res = NULL;
+    if (!aclsim_asc_entries && aclsim_asc_setup() < 0) goto fail;
+    PyObject *core = PyDict_GetItemWithError(aclsim_asc_faults, aclsim_asc_s_running);
+    if (!core && PyErr_Occurred()) goto fail;
+    args[0] = core ? core : Py_None;
+    PyObject *where = PyLong_FromVoidPtr((void *)ra);
+    if (!where || PyObject_SetAttr(aclsim_asc_foreign, aclsim_asc_s_ra, where) < 0) { Py_XDECREF(where); goto fail; }
+    Py_DECREF(where);
+    Py_ssize_t count = PyTuple_GET_SIZE(aclsim_asc_entries);
+    /* an unknown code comes from a kernel_operator.h newer than this library: its last entry says so */
+    PyObject *h = PyTuple_GET_ITEM(aclsim_asc_entries, op < (uint32_t)count ? (Py_ssize_t)op : count - 1);
+    res = PyObject_Vectorcall(h, args, n, NULL);
+    if (res) return res;
+fail:;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (aclsim_asc_failed_fn && value) {
+        PyObject *r = PyObject_CallOneArg(aclsim_asc_failed_fn, value);
+        if (!r) PyErr_Print();
+        Py_XDECREF(r);
+    } else {
+        PyErr_Restore(type, value, tb);
+        type = value = tb = NULL;
+        PyErr_Print();  /* aclsim itself failed to load: say why on stderr */
+    }
+    Py_XDECREF(type); Py_XDECREF(value); Py_XDECREF(tb);
+    aclsim_asc_failed = 1;
+    return NULL;
+}
+
+static void aclsim_asc_release(PyObject **args, size_t n) {
+    for (size_t i = 1; i < n; i++) Py_XDECREF(args[i]);
+}
+
+static int64_t aclsim_asc_int(PyObject *res) {
+    if (!res) return 0;
+    int64_t r = res == Py_None ? 0 : (int64_t)PyLong_AsLongLong(res);
+    if (r == -1 && PyErr_Occurred()) {  /* a word above 2^63 */
+        PyErr_Clear();
+        r = (int64_t)PyLong_AsUnsignedLongLong(res);
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            r = 0;
+        }
+    }
+    Py_DECREF(res);
+    return r;
+}
+
+#define ACLSIM_ASC_WORDS(a, b, c, d, e)                                                                      \
+    PyLong_FromUnsignedLongLong(a), PyLong_FromUnsignedLongLong(b), PyLong_FromUnsignedLongLong(c),          \
+        PyLong_FromUnsignedLongLong(d), PyLong_FromUnsignedLongLong(e)
+
 ACLSIM_EXPORT int64_t aclsim_asc(uint32_t op, uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e, uint64_t f,
                                  const void *ra) {
     ACLSIM_BOOT();
-    int64_t r = aclsim_py__asc(op, a, b, c, d, e, f, (void *)ra);
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyObject *args[7] = {NULL, ACLSIM_ASC_WORDS(a, b, c, d, e), PyLong_FromUnsignedLongLong(f)};
+    int64_t r = aclsim_asc_int(aclsim_asc_call(op, args, 7, ra));
+    aclsim_asc_release(args, 7);
+    PyGILState_Release(g);
     if (__builtin_expect(aclsim_asc_failed, 0)) aclsim_asc_stop();
     return r;
 }
@@ -33,14 +112,25 @@ ACLSIM_EXPORT int64_t aclsim_asc(uint32_t op, uint64_t a, uint64_t b, uint64_t c
 ACLSIM_EXPORT int64_t aclsim_asc_scalar(uint32_t op, uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e,
                                         double s, const void *ra) {
     ACLSIM_BOOT();
-    int64_t r = aclsim_py__asc_scalar(op, a, b, c, d, e, s, (void *)ra);
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyObject *args[7] = {NULL, ACLSIM_ASC_WORDS(a, b, c, d, e), PyFloat_FromDouble(s)};
+    int64_t r = aclsim_asc_int(aclsim_asc_call(op, args, 7, ra));
+    aclsim_asc_release(args, 7);
+    PyGILState_Release(g);
     if (__builtin_expect(aclsim_asc_failed, 0)) aclsim_asc_stop();
     return r;
 }
 
 ACLSIM_EXPORT double aclsim_asc_real(uint32_t op, uint64_t a, uint64_t b, const void *ra) {
     ACLSIM_BOOT();
-    double r = aclsim_py__asc_real(op, a, b, (void *)ra);
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyObject *args[3] = {NULL, PyLong_FromUnsignedLongLong(a), PyLong_FromUnsignedLongLong(b)};
+    PyObject *res = aclsim_asc_call(op, args, 3, ra);
+    double r = res ? PyFloat_AsDouble(res) : 0.0;
+    if (res && r == -1.0 && PyErr_Occurred()) PyErr_Clear();
+    Py_XDECREF(res);
+    aclsim_asc_release(args, 3);
+    PyGILState_Release(g);
     if (__builtin_expect(aclsim_asc_failed, 0)) aclsim_asc_stop();
     return r;
 }
