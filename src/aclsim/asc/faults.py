@@ -111,8 +111,17 @@ def caller(depth: int = 2) -> tuple[str, int] | ForeignPlace:
     an API called from native code (no kernel frame there), the native caller's place."""
     f = sys._getframe(depth)
     if f.f_code.co_filename.startswith(PKG_DIR):
-        return ForeignPlace(FOREIGN_CALLER.ra)
+        ra = FOREIGN_CALLER.ra
+        place = _places.get(ra)
+        if place is None:  # one object per call site: a queue call makes no garbage to collect
+            if len(_places) >= 4096:
+                _places.clear()
+            place = _places[ra] = ForeignPlace(ra)
+        return place
     return f.f_code.co_filename, f.f_lineno
+
+
+_places: dict[Any, ForeignPlace] = {}
 
 
 def fail(api: str, text: str, site: Site | None = None) -> NoReturn:

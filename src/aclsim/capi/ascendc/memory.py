@@ -9,16 +9,16 @@ from typing import Any
 from ...asc.faults import fail
 from ...asc.memory.local import LocalTensor, position_pool
 from ...asc.memory.tpipe import TBuf, TPipe, TQue, TQueBind, get_tpipe_ptr
-from .operands import DTYPES, bind_gm, gm, local, state, word
+from .operands import DTYPES, NativeCore, bind_gm, gm, local, state, word
 from .ops import handles
 from .system import signed
 
 
 def obj(core: Any, h: int, kind: Any, what: str) -> Any:
     """The framework object a handle names (a C++ object used before it was set up has none)."""
-    objects = state(core).objects
-    o = objects[h] if 0 < h < len(objects) else None
-    if not isinstance(o, kind):
+    st = core.units.get(NativeCore) if core is not None else None
+    o = st.objects[h] if st is not None and 0 < h < len(st.objects) else None
+    if o.__class__ is not kind and not isinstance(o, kind):
         fail(what, f"the {what} was never set up: call pipe.InitBuffer for it first")
     return o
 

@@ -13,7 +13,7 @@ from ...asc.engine import TABLE
 from ...asc.move.slices import DataCopyEnhancedParams, SliceInfo
 from ...asc.types.cube_params import Nd2NzParams
 from ...asc.types.params import DataCopyExtParams, DataCopyPadExtParams, DataCopyParams
-from .operands import DTYPES, tensor
+from .operands import DTYPES, gm, local, tensor
 from .ops import handles
 from .system import signed
 
@@ -29,7 +29,8 @@ def operands(core: Any, dst: int, src: int, flags: int) -> tuple[Any, Any]:
 @handles("DataCopy")
 def _copy(core: Any, dst: int, src: int, count: int, flags: int, *words: Any) -> None:
     """DataCopy(dst, src, count)."""
-    _COPY(core, tensor(core, dst, bool(flags & 1)), tensor(core, src, bool(flags & 2)), count)
+    _COPY(core, gm(core, dst) if flags & 1 else local(core, dst), gm(core, src) if flags & 2 else local(core, src),
+          count)
 
 
 def copy_params(p: int) -> DataCopyParams:

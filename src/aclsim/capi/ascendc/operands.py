@@ -67,8 +67,9 @@ def state(core: Any) -> NativeCore:
 # ------------------------------------------------------------------------------------------ local tensors
 def word(core: Any, t: LocalTensor) -> int:
     """The word of tensor `t` (remembered, so the next call naming it finds the same object)."""
-    st = state(core)
-    w = st.window(t.buf, t.end) | (t.gen & GEN_MASK) << 16 | t.dtype.code << 32 | t.lo << 38
+    st = core.units.get(NativeCore) or state(core)
+    h = st.window_of.get((t.buf, t.end)) or st.window(t.buf, t.end)
+    w = h | (t.gen & GEN_MASK) << 16 | t.dtype.code << 32 | t.lo << 38
     views = st.views
     if len(views) >= CACHE:
         views.clear()
@@ -131,7 +132,7 @@ def bind_gm(core: Any, addr: int, code: int, size: int) -> int:
 
 def gm(core: Any, w: int) -> GlobalTensor:
     """The GM tensor a word names on `core`."""
-    st = state(core)
+    st = core.units.get(NativeCore) or state(core)
     g = st.gviews.get(w)
     if g is None:
         base = st.gms[w & 0xFFFF] if (w & 0xFFFF) < len(st.gms) else None
