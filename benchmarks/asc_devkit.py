@@ -50,6 +50,39 @@ def targets(examples: Path, groups: tuple[str, ...]) -> list[str]:
     return out
 
 
+def _arch(cmake: str, scenario: str | None) -> str:
+    """The NPU architecture to build for: the CMakeLists' default, unless one of its `if(...) message(FATAL_ERROR`
+    refuses it for this scenario (e.g. `SCENARIO_NUM STREQUAL "4" AND NOT CMAKE_ASC_ARCHITECTURES STREQUAL
+    "dav-3510"`): then the first architecture it names that no such check refuses, as a user would pick."""
+    archs = list(dict.fromkeys(re.findall(r'"dav-(\d+)"', cmake))) or ["2201"]
+    refusals = re.findall(r"if\(([^()]*)\)\s*message\(FATAL_ERROR", cmake)
+
+    def holds(clause: str, arch: str) -> bool | None:
+        clause = clause.strip()
+        negate = clause.startswith("NOT ")
+        clause = clause[4:].strip() if negate else clause
+        m = re.fullmatch(r'SCENARIO_NUM (?:STREQUAL|EQUAL) "?(\d+)"?', clause)
+        a = re.fullmatch(r'CMAKE_ASC_ARCHITECTURES STREQUAL "dav-(\d+)"', clause)
+        if m:
+            value = m.group(1) == (scenario or "1")
+        elif a:
+            value = a.group(1) == arch
+        else:
+            return None  # a condition this reading does not decide
+        return value != negate
+
+    def refused(arch: str) -> bool:
+        for cond in refusals:
+            if " OR " in cond:
+                continue
+            values = [holds(c, arch) for c in cond.split(" AND ")]
+            if None not in values and all(values):
+                return True
+        return False
+
+    return next((a for a in archs if not refused(a)), archs[0])
+
+
 def _sh(cmd: list[str], cwd: Path, timeout: int = 600) -> tuple[int, str]:
     try:
         r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
@@ -83,8 +116,7 @@ def run(examples: Path, target: str, scratch: Path) -> tuple[str, str]:
     flags = [f"-DSCENARIO_NUM={scenario}"] if scenario else []
     for call in re.findall(r"target_compile_definitions\([^)]*\)", cmake, re.S):
         flags += [f"-D{k}={v}" for k, v in re.findall(r"\b([A-Z_][A-Z0-9_]*)=([^\s)$]+)", call) if k != "SCENARIO_NUM"]
-    arch = re.search(r'"dav-(\d+)"', cmake)
-    arch = arch.group(1) if arch else "2201"
+    arch = _arch(cmake, scenario)
     flags.append(f"-D__NPU_ARCH__={arch}")
     if (work / "scripts" / "gen_data.py").exists():
         rc, out = _sh([sys.executable, "../scripts/gen_data.py", *_readme_args(readme, "gen_data.py", scenario)], build)

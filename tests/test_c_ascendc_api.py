@@ -145,6 +145,29 @@ def test_printf_and_dump_tensor_print_from_each_core(api, xy):
     assert out.count("DumpTensor: desc=5, addr=0, data_type=float32, position=UB, dump_size=8") == 2
 
 
+def test_ascend_950s_flexible_scalar_position_in_compares_and_select(api, xy):
+    out, prog, _ = api
+    r = aclsim("run", "--soc", "Ascend950PR_9589", "--check", "all", str(prog), str(out), "soc950_flexible")
+    assert r.returncode == 0 and "cases failed: 0" in r.stdout, r.stdout + r.stderr
+    x, y = xy
+    raw = result(api, "soc950_flexible", np.uint8)
+    bits = raw[:96].reshape(3, 32)
+    np.testing.assert_array_equal(bits[0], np.packbits(x < y[0], bitorder="little"))
+    np.testing.assert_array_equal(bits[1], np.packbits(y[0] < x, bitorder="little"))  # the scalar on the left
+    np.testing.assert_array_equal(bits[2], np.packbits(np.float32(0.5) <= x, bitorder="little"))
+    sel = raw[96:].view(np.float32).reshape(3, N)
+    np.testing.assert_array_equal(sel[0], np.where(x < y[0], x, y[0]))
+    np.testing.assert_array_equal(sel[1], np.where(x < y[0], y[0], x))
+    np.testing.assert_array_equal(sel[2], np.where(x < y[0], np.float32(7), x))
+
+
+def test_the_flexible_scalar_position_is_refused_before_ascend_950(api):
+    out, prog, _ = api
+    r = aclsim("run", str(prog), str(out), "soc950_flexible")
+    assert r.returncode == 1
+    assert "exists only on Ascend 950PR/950DT" in r.stdout and "--soc Ascend950PR_9589" in r.stdout, r.stdout
+
+
 @pytest.mark.parametrize(("case", "says"), [
     ("err_not_emulated", "AscendC::Fixpipe: not emulated by aclsim: L0C -> L1 / UB"),
     ("err_wait_forever", "AscendC::CrossCoreWaitFlag: waits forever"),

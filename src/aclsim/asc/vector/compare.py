@@ -94,44 +94,76 @@ def set_cmp_mask(core: Any, src: LocalTensor) -> None:
     core.state(CmpMask).value = gather(src.reinterpret_cast(np.uint8), np.arange(16), "set_cmp_mask").tobytes()
 
 
+_SWAPPED = {CMPMODE.LT: CMPMODE.GT, CMPMODE.GT: CMPMODE.LT, CMPMODE.LE: CMPMODE.GE, CMPMODE.GE: CMPMODE.LE,
+            CMPMODE.EQ: CMPMODE.EQ, CMPMODE.NE: CMPMODE.NE}
+
+
+def flexible(core: Any, api: str, scalar_first: bool, scalar: Any) -> None:
+    """The flexible scalar position (a scalar left of the tensor, or a tensor's element as the scalar) is an Ascend
+    950 instruction (CANN's "Compares（灵活标量位置）" and "Select（灵活标量位置）" pages: Atlas A2/A3 and older do not
+    support it)."""
+    if (scalar_first or isinstance(scalar, LocalTensor)) and core.chip.arch != 3510:
+        fail(api, f"a scalar on the left or a LocalTensor element as the scalar (the flexible scalar position) exists "
+                  f"only on Ascend 950PR/950DT, not on {core.chip.name}: run on that chip (aclsim run --soc "
+                  "Ascend950PR_9589) or pass the scalar as a value on the right")
+
+
+def scalar_value(api: str, scalar: Any, dt: Any) -> Any:
+    """A scalar operand of type `dt`: a number, or (Ascend 950's flexible scalar position) a LocalTensor whose first
+    element the vector unit reads (it must be live, written and 32-byte aligned like any vector operand)."""
+    if isinstance(scalar, LocalTensor):
+        return dt.np.type(scalar.read(1, api)[0])
+    return dt.np.type(scalar)
+
+
 @instruction("CompareScalar", "compare_scalar", "vector", "V", ARITH)
-def compare_scalar(core: Any, dst: LocalTensor, src0: LocalTensor, scalar: Any, cmp_mode: int, n: int | Repeat) -> None:
-    """Bit i of dst = src0[i] <cmp_mode> scalar."""
+def compare_scalar(core: Any, dst: LocalTensor, src0: LocalTensor, scalar: Any, cmp_mode: int, n: int | Repeat,
+                   scalar_first: bool = False) -> None:
+    """Bit i of dst = src0[i] <cmp_mode> scalar (`scalar <cmp_mode> src0[i]` when `scalar_first`, the flexible
+    scalar position of CANN's Compares on Ascend 950; `scalar` may be a LocalTensor's first element there)."""
     api = "compare_scalar"
     if type(n) is not Repeat and not count_of(api, n):
         return
     check_types(core, api, ARITH, src0.dtype)
-    fn, value = _CMP[CMPMODE(cmp_mode)], src0.dtype.np.type(scalar)
-    _compare(core, api, dst, (src0,), cmp_mode, n, lambda x: fn(x, value))
+    flexible(core, api, scalar_first, scalar)
+    mode = CMPMODE(cmp_mode)
+    if scalar_first:  # s < x is x > s: the same instruction with the mode mirrored
+        mode = _SWAPPED[mode]
+    fn, value = _CMP[mode], scalar_value(api, scalar, src0.dtype)
+    _compare(core, api, dst, (src0,), mode, n, lambda x: fn(x, value))
 
 
 @instruction("Select", "select", "vector", "V", FLOAT,
              note="count and mask/repeat forms with a sel_mask tensor (the cmpMask-register form is not emulated)")
-def select(core: Any, dst: LocalTensor, sel_mask: LocalTensor, src0: LocalTensor, src1: Any, sel_mode: int,
-           n: int | Repeat) -> None:
+def select(core: Any, dst: LocalTensor, sel_mask: LocalTensor, src0: Any, src1: Any, sel_mode: int,
+           n: int | Repeat, scalar_first: bool = False) -> None:
     """dst[i] = src0[i] where bit i of sel_mask is 1, else src1[i] (or the scalar src1 in
-    VSEL_TENSOR_SCALAR_MODE); VSEL_CMPMASK_SPR reuses one repeat's bits."""
+    VSEL_TENSOR_SCALAR_MODE; the scalar src0 there when `scalar_first`, the flexible scalar position of Ascend 950,
+    where the scalar may be a LocalTensor's first element); VSEL_CMPMASK_SPR reuses one repeat's bits."""
     api = "select"
     if type(n) is not Repeat and not count_of(api, n):
         return
     mode = SelMode(sel_mode)
     dt = dst.dtype
     if mode == SelMode.VSEL_TENSOR_SCALAR_MODE:
-        check_types(core, api, FLOAT, dt, src0)
-        other: Any = dt.np.type(src1)
+        flexible(core, api, scalar_first, src0 if scalar_first else src1)
+        if scalar_first:
+            check_types(core, api, FLOAT, dt, src1)
+            src0 = scalar_value(api, src0, dt)
+        else:
+            check_types(core, api, FLOAT, dt, src0)
+            src1 = scalar_value(api, src1, dt)
     else:
         check_types(core, api, FLOAT, dt, src0, src1)
     if type(n) is Repeat:
-        masked.select(core, api, dst, sel_mask, src0, src1 if mode != SelMode.VSEL_TENSOR_SCALAR_MODE else other,
-                      mode, n)
+        masked.select(core, api, dst, sel_mask, src0, src1, mode, n)
         return
     count = n
-    if mode != SelMode.VSEL_TENSOR_SCALAR_MODE:
-        other = src1.read(count, api)
+    other = src1.read(count, api) if isinstance(src1, LocalTensor) else src1
     # VSEL_CMPMASK_SPR: one repeat's bits (the cmpMask register), again in every repeat (masked.py)
     lanes = 256 // dt.itemsize
     nbits = lanes if mode == SelMode.VSEL_CMPMASK_SPR and count > lanes else count
     raw = sel_mask.reinterpret_cast(np.uint8).read(-(-nbits // 8), api)
     bits = np.resize(np.unpackbits(raw, count=nbits, bitorder="little").astype(bool), count)
-    a = src0.read(count, api)
+    a = src0.read(count, api) if isinstance(src0, LocalTensor) else src0
     np.copyto(dst.write(count, api), np.where(bits, a, other))

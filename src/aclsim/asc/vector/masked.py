@@ -57,7 +57,7 @@ def compare(core: Any, api: str, dst: LocalTensor, srcs: Sequence[LocalTensor], 
     dst.arr[idx] = packed.ravel().view(dst.dtype.np)
 
 
-def select(core: Any, api: str, dst: LocalTensor, sel_mask: LocalTensor, src0: LocalTensor, src1: Any, mode: SelMode,
+def select(core: Any, api: str, dst: LocalTensor, sel_mask: LocalTensor, src0: Any, src1: Any, mode: SelMode,
            rep: Repeat) -> None:
     """dst lane = src0 lane where its sel_mask bit is 1, else the src1 lane (or the scalar src1)."""
     isz = dst.dtype.itemsize
@@ -70,6 +70,6 @@ def select(core: Any, api: str, dst: LocalTensor, sel_mask: LocalTensor, src0: L
     pick = np.unpackbits(raw, count=nbits, bitorder="little").astype(bool)
     pick = np.broadcast_to(pick, on.shape) if mode == SelMode.VSEL_CMPMASK_SPR else pick.reshape(on.shape)
     d, s0, s1 = rep.strides
-    a = read_lanes(api, src0, on, *s0)
+    a = read_lanes(api, src0, on, *s0) if isinstance(src0, LocalTensor) else src0  # a scalar (flexible position)
     b = read_lanes(api, src1, on, *s1) if isinstance(src1, LocalTensor) else dst.dtype.np.type(src1)
     write_lanes(api, dst, on, *d, np.where(pick[on], a, b))

@@ -150,10 +150,17 @@ def _compare_scalar(form: int) -> None:
     @handles("CompareScalar", form=form)
     def handler(core: Any, d: int, a: int, n: int, mlo: int, packed: int, s: float) -> None:
         """CompareScalar(dst, src0, scalar, cmpMode, count / mask, repeatTime, UnaryRepeatParams): words dst, src0,
-        count / mask high, mask low, packed; cmpMode in packed bits 9-11."""
+        count / mask high, mask low, packed; cmpMode in packed bits 9-11, bit 12: the scalar is the left operand
+        (Compares with the flexible scalar position)."""
         src = local(core, a)
         rep = _form("compare_scalar", 2, n, mlo, n, packed, form)
-        run(core, local(core, d), src, scalar_of(src, s), (packed >> 9) & 7, rep)
+        run(core, local(core, d), src, scalar_of(src, s), (packed >> 9) & 7, rep, bool(packed >> 12 & 1))
+
+    @handles("CompareScalarAt", form=form)
+    def at(core: Any, d: int, a: int, sw: int, n: int, mlo: int, packed: int) -> None:
+        """Compares with the flexible scalar position whose scalar is the first element of the tensor `sw`."""
+        rep = _form("compare_scalar", 2, n, mlo, n, packed, form)
+        run(core, local(core, d), local(core, a), local(core, sw), (packed >> 9) & 7, rep, bool(packed >> 12 & 1))
 
 
 def _select(form: int) -> None:
@@ -162,13 +169,15 @@ def _select(form: int) -> None:
     @handles("Select", form=form)
     def handler(core: Any, d: int, m: int, a: int, b: int, spec: int, s: float) -> None:
         """Select(dst, selMask, src0, src1 or scalar, selMode, count / mask, repeatTime, BinaryRepeatParams): words
-        dst, selMask, src0, src1 (0: the scalar), spec = the address of [count or mask high, mask low, packed];
-        selMode in packed bits 9-11."""
+        dst, selMask, src0 and src1 (0: the scalar `s`; in VSEL_TENSOR_SCALAR_MODE a tensor there stands for its
+        first element), spec = the address of [count or mask high, mask low, packed]; selMode in packed bits
+        9-11, bit 12: the scalar is src0 (the flexible scalar position)."""
         n, mlo, packed = words(spec, 3)
-        src0 = local(core, a)
-        src1 = local(core, b) if b else scalar_of(src0, s)
+        dst = local(core, d)
+        src0 = local(core, a) if a else scalar_of(dst, s)
+        src1 = local(core, b) if b else scalar_of(dst, s)
         rep = _form("select", 3, n, mlo, n, packed, form)
-        run(core, local(core, d), local(core, m), src0, src1, (packed >> 9) & 7, rep)
+        run(core, dst, local(core, m), src0, src1, (packed >> 9) & 7, rep, bool(packed >> 12 & 1))
 
 
 for _f in (0, FORM_REPEAT, FORM_BITS):

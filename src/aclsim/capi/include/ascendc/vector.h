@@ -440,6 +440,65 @@ ACLSIM_API void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
                    mask[0], detail::binary_packed(repeatTime, isSetMask, repeatParams));
 }
 
+/* ------------------------------------- Compares and Select with the flexible scalar position (Ascend 950) */
+/* CANN's "Compares（灵活标量位置）" and "Select（灵活标量位置）" pages (asc-devkit docs): the scalar may be the left or
+ * the right operand, and a LocalTensor may stand for its first element; `config.scalarTensorIndex` says which of
+ * two tensors is that scalar (1: the right one, the default). The count forms are emulated. */
+struct BinaryDefaultType {};
+struct BinaryConfig {
+    int8_t scalarTensorIndex = 1;
+};
+constexpr BinaryConfig DEFAULT_BINARY_CONFIG = {1};
+
+namespace detail {
+template <typename X>
+struct is_local : std::false_type {};
+template <typename X>
+struct is_local<LocalTensor<X>> : std::true_type {};
+template <typename X>
+constexpr bool is_local_v = is_local<std::decay_t<X>>::value;
+template <typename X>
+inline uint64_t word_of(const X &x) {
+    if constexpr (is_local_v<X>) return x.word_; else return 0;
+}
+template <typename X>
+inline double scalar_of(const X &x) {  // a value operand (0 for a tensor)
+    if constexpr (is_local_v<X>) return 0; else return aclsim::asc::real_of(x);
+}
+constexpr uint64_t SCALAR_FIRST = 1ull << 12;  // packed bit 12 (aclsim.capi.ascendc.vector)
+}  // namespace detail
+
+/* Compares(dst, src0, src1, cmpMode, count) where src1 is a LocalTensor: src0 a scalar (it is the left operand),
+ * or a tensor too (then `config` says which one is the scalar). A scalar right of a tensor is the fixed form above. */
+template <typename T0 = BinaryDefaultType, typename T1 = BinaryDefaultType, bool isSetMask = true,
+          const BinaryConfig &config = DEFAULT_BINARY_CONFIG, typename T2, typename T3, typename T4>
+ACLSIM_API std::enable_if_t<detail::is_local_v<T4>> Compares(const T2 &dst, const T3 &src0, const T4 &src1,
+                                                              CMPMODE cmpMode, uint32_t count) {
+    const uint64_t mode = (uint64_t)cmpMode << 9;
+    if constexpr (detail::is_local_v<T3>) {
+        const bool first = config.scalarTensorIndex == 0;
+        const uint64_t vec = first ? src1.word_ : src0.word_, sc = first ? src0.word_ : src1.word_;
+        aclsim::asc::call(ACLSIM_RA, ASC_CompareScalarAt, dst.word_, vec, sc, count, 0,
+                          mode | (first ? detail::SCALAR_FIRST : 0));
+    } else {
+        aclsim::asc::call_s(ACLSIM_RA, ASC_CompareScalar, aclsim::asc::real_of(src0), dst.word_, src1.word_, count, 0,
+                            mode | detail::SCALAR_FIRST);
+    }
+}
+
+/* Select(dst, selMask, src0, src1, VSEL_TENSOR_SCALAR_MODE, count) where src1 is a LocalTensor: src0 a scalar value,
+ * or a tensor too (then `config` says which one stands for its first element). */
+template <typename T0 = BinaryDefaultType, typename T1 = BinaryDefaultType,
+          const BinaryConfig &config = DEFAULT_BINARY_CONFIG, typename T2, typename T3, typename T4>
+ACLSIM_API std::enable_if_t<detail::is_local_v<T2> && detail::is_local_v<T4>>
+Select(const T2 &dst, const LocalTensor<T1> &selMask, const T3 &src0, const T4 &src1, SELMODE selMode,
+       uint32_t count) {
+    const bool first = detail::is_local_v<T3> ? config.scalarTensorIndex == 0 : true;
+    uint64_t spec[3] = {count, 0, (uint64_t)selMode << 9 | (first ? detail::SCALAR_FIRST : 0)};
+    aclsim::asc::call_s(ACLSIM_RA, ASC_Select, detail::scalar_of(src0), dst.word_, selMask.word_, detail::word_of(src0),
+                        detail::word_of(src1), (uint64_t)(uintptr_t)spec);
+}
+
 /* ------------------------------------------------------------------------------- the mask register */
 template <typename T, MaskMode mode = MaskMode::NORMAL>
 ACLSIM_API void SetVectorMask(const uint64_t maskHigh, const uint64_t maskLow) {
