@@ -155,10 +155,16 @@ def test_ascend_950s_flexible_scalar_position_in_compares_and_select(api, xy):
     np.testing.assert_array_equal(bits[0], np.packbits(x < y[0], bitorder="little"))
     np.testing.assert_array_equal(bits[1], np.packbits(y[0] < x, bitorder="little"))  # the scalar on the left
     np.testing.assert_array_equal(bits[2], np.packbits(np.float32(0.5) <= x, bitorder="little"))
-    sel = raw[96:].view(np.float32).reshape(3, N)
+    sel = raw[96 : 96 + 3 * N * 4].view(np.float32).reshape(3, N)
     np.testing.assert_array_equal(sel[0], np.where(x < y[0], x, y[0]))
     np.testing.assert_array_equal(sel[1], np.where(x < y[0], y[0], x))
     np.testing.assert_array_equal(sel[2], np.where(x < y[0], np.float32(7), x))
+    arith = raw[96 + 3 * N * 4 : 96 + 7 * N * 4].view(np.float32).reshape(4, N)
+    np.testing.assert_array_equal(arith[0], np.float32(10) - x)  # the scalar on the left
+    np.testing.assert_array_equal(arith[1], y[0] - x)
+    np.testing.assert_array_equal(arith[2], x + y[0])
+    np.testing.assert_array_equal(arith[3], x / np.float32(4))
+    np.testing.assert_array_equal(raw[96 + 7 * N * 4 :].view(np.uint16), y.view(np.uint16) & 0xFF)
 
 
 def test_the_flexible_scalar_position_is_refused_before_ascend_950(api):

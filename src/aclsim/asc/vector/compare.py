@@ -13,7 +13,7 @@ from ..memory.local import LocalTensor
 from ..table import instruction
 from ..types.enums import CMPMODE, SelMode
 from . import masked
-from .elementwise import ARITH, FLOAT, check_types, count_of
+from .elementwise import ARITH, FLOAT, check_types, count_of, flexible, scalar_value
 from .lanes import gather, mark, read_lanes
 from .repeat import Repeat
 
@@ -96,24 +96,6 @@ def set_cmp_mask(core: Any, src: LocalTensor) -> None:
 
 _SWAPPED = {CMPMODE.LT: CMPMODE.GT, CMPMODE.GT: CMPMODE.LT, CMPMODE.LE: CMPMODE.GE, CMPMODE.GE: CMPMODE.LE,
             CMPMODE.EQ: CMPMODE.EQ, CMPMODE.NE: CMPMODE.NE}
-
-
-def flexible(core: Any, api: str, scalar_first: bool, scalar: Any) -> None:
-    """The flexible scalar position (a scalar left of the tensor, or a tensor's element as the scalar) is an Ascend
-    950 instruction (CANN's "Compares（灵活标量位置）" and "Select（灵活标量位置）" pages: Atlas A2/A3 and older do not
-    support it)."""
-    if (scalar_first or isinstance(scalar, LocalTensor)) and core.chip.arch != 3510:
-        fail(api, f"a scalar on the left or a LocalTensor element as the scalar (the flexible scalar position) exists "
-                  f"only on Ascend 950PR/950DT, not on {core.chip.name}: run on that chip (aclsim run --soc "
-                  "Ascend950PR_9589) or pass the scalar as a value on the right")
-
-
-def scalar_value(api: str, scalar: Any, dt: Any) -> Any:
-    """A scalar operand of type `dt`: a number, or (Ascend 950's flexible scalar position) a LocalTensor whose first
-    element the vector unit reads (it must be live, written and 32-byte aligned like any vector operand)."""
-    if isinstance(scalar, LocalTensor):
-        return dt.np.type(scalar.read(1, api)[0])
-    return dt.np.type(scalar)
 
 
 @instruction("CompareScalar", "compare_scalar", "vector", "V", ARITH)

@@ -72,9 +72,15 @@ def _scalar(name: str) -> None:
     run, api = ins.run, ins.api
 
     @handles(name)
-    def count(core: Any, d: int, a: int, n: int, _d: int, _e: int, s: float) -> None:
+    def count(core: Any, d: int, a: int, n: int, sw: int, first: int, s: float) -> None:
+        """Words dst, src, count; then, for the flexible scalar position, the tensor whose first element is the
+        scalar (0: the value `s`) and 1 if the scalar is the left operand."""
         dst = local(core, d)
-        run(core, dst, local(core, a), s if dst.dtype.is_float else int(s), n - ((n >> 63) << 64))
+        scalar = local(core, sw) if sw else s if dst.dtype.is_float else int(s)
+        if first or sw:
+            run(core, dst, local(core, a), scalar, n - ((n >> 63) << 64), bool(first))
+        else:
+            run(core, dst, local(core, a), scalar, n - ((n >> 63) << 64))
 
     @handles(name, form=FORM_REPEAT)
     def rep(core: Any, d: int, a: int, mlo: int, mhi: int, packed: int, s: float) -> None:

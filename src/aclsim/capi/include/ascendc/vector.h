@@ -206,6 +206,35 @@ ACLSIM_UNARY(Reciprocal)
 ACLSIM_UNARY(Not)
 #undef ACLSIM_UNARY
 
+/* ----------------------------------------------------------- the flexible scalar position (Ascend 950) */
+/* CANN's "Adds（灵活标量位置）", "Compares（灵活标量位置）", "Select（灵活标量位置）"... pages (asc-devkit docs): the
+ * scalar may be the left or the right operand, and a LocalTensor may stand for its first element;
+ * `config.scalarTensorIndex` says which of two tensors is that scalar (1: the right one, the default). The count
+ * forms are emulated. */
+struct BinaryDefaultType {};
+struct BinaryConfig {
+    int8_t scalarTensorIndex = 1;
+};
+constexpr BinaryConfig DEFAULT_BINARY_CONFIG = {1};
+
+namespace detail {
+template <typename X>
+struct is_local : std::false_type {};
+template <typename X>
+struct is_local<LocalTensor<X>> : std::true_type {};
+template <typename X>
+constexpr bool is_local_v = is_local<std::decay_t<X>>::value;
+template <typename X>
+inline uint64_t word_of(const X &x) {
+    if constexpr (is_local_v<X>) return x.word_; else return 0;
+}
+template <typename X>
+inline double scalar_of(const X &x) {  // a value operand (0 for a tensor)
+    if constexpr (is_local_v<X>) return 0; else return aclsim::asc::real_of(x);
+}
+constexpr uint64_t SCALAR_FIRST = 1ull << 12;  // packed bit 12 (aclsim.capi.ascendc.vector)
+}  // namespace detail
+
 /* ------------------------------------------------------------------------------- element-wise, with a scalar */
 #define ACLSIM_SCALAR(NAME)                                                                                          \
     template <typename T, typename U = T, bool isSetMask = true>                                                     \
@@ -221,20 +250,54 @@ ACLSIM_UNARY(Not)
                             src.word_, mask, 0, detail::unary_packed(repeatTime, isSetMask, repeatParams));          \
     }                                                                                                                \
     template <typename T, typename U = T, bool isSetMask = true>                                                     \
-    ACLSIM_API void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const U &scalarValue,                 \
-                         const int32_t &count) {                                                                     \
+    ACLSIM_API std::enable_if_t<!detail::is_local_v<U>> NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src,   \
+                                                             const U &scalarValue, const int32_t &count) {           \
         aclsim::asc::call_s(ACLSIM_RA, ASC_##NAME, aclsim::asc::real_of(scalarValue), dst.word_, src.word_,          \
                             detail::count_word(count));                                                              \
     }
 
-ACLSIM_SCALAR(Adds)
-ACLSIM_SCALAR(Muls)
-ACLSIM_SCALAR(Maxs)
-ACLSIM_SCALAR(Mins)
+/* the flexible scalar position: src1 a tensor; src0 a value (the left operand) or a tensor too (`config`) */
+#define ACLSIM_SCALAR_FLEXIBLE(NAME)                                                                                 \
+    ACLSIM_SCALAR(NAME)                                                                                              \
+    template <typename T = BinaryDefaultType, bool isSetMask = true, const BinaryConfig &config = DEFAULT_BINARY_CONFIG, \
+              typename U, typename S, typename V>                                                                    \
+    ACLSIM_API std::enable_if_t<detail::is_local_v<V>> NAME(const U &dst, const S &src0, const V &src1,              \
+                                                            const int32_t &count) {                                  \
+        const bool first = detail::is_local_v<S> ? config.scalarTensorIndex == 0 : true;                            \
+        uint64_t vec = src1.word_, sc = 0;                                                                           \
+        if constexpr (detail::is_local_v<S>) {                                                                       \
+            vec = first ? src1.word_ : detail::word_of(src0);                                                        \
+            sc = first ? detail::word_of(src0) : src1.word_;                                                         \
+        }                                                                                                            \
+        aclsim::asc::call_s(ACLSIM_RA, ASC_##NAME, detail::scalar_of(src0), dst.word_, vec, detail::count_word(count),\
+                            sc, first ? 1 : 0);                                                                      \
+    }
+
+ACLSIM_SCALAR_FLEXIBLE(Adds)
+ACLSIM_SCALAR_FLEXIBLE(Muls)
+ACLSIM_SCALAR_FLEXIBLE(Maxs)
+ACLSIM_SCALAR_FLEXIBLE(Mins)
+ACLSIM_SCALAR_FLEXIBLE(Subs)  // Subs, Divs, Ands, Ors: Ascend 950 only (the engine refuses them elsewhere)
+ACLSIM_SCALAR_FLEXIBLE(Divs)
+ACLSIM_SCALAR_FLEXIBLE(Ands)
+ACLSIM_SCALAR_FLEXIBLE(Ors)
 ACLSIM_SCALAR(LeakyRelu)
 ACLSIM_SCALAR(ShiftLeft)
 ACLSIM_SCALAR(ShiftRight)
+#undef ACLSIM_SCALAR_FLEXIBLE
 #undef ACLSIM_SCALAR
+
+/* Ascend 950's shifts by a tensor of amounts (element by element). */
+template <typename T, typename U, typename... A>
+std::enable_if_t<detail::is_local_v<U>> ShiftLeft(const LocalTensor<T> &, const LocalTensor<T> &, const U &, A &&...) {
+    static_assert(::aclsim::asc::never<T, U>, "aclsim: AscendC::ShiftLeft by a tensor of shift amounts (Ascend 950) is "
+                                              "not emulated; shift by a scalar");
+}
+template <typename T, typename U, typename... A>
+std::enable_if_t<detail::is_local_v<U>> ShiftRight(const LocalTensor<T> &, const LocalTensor<T> &, const U &, A &&...) {
+    static_assert(::aclsim::asc::never<T, U>, "aclsim: AscendC::ShiftRight by a tensor of shift amounts (Ascend 950) is "
+                                              "not emulated; shift by a scalar");
+}
 
 /* Axpy: dst = src * scalar + dst (dst and src types may differ). */
 template <typename T, typename U, bool isSetMask = true>
@@ -441,32 +504,6 @@ ACLSIM_API void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask,
 }
 
 /* ------------------------------------- Compares and Select with the flexible scalar position (Ascend 950) */
-/* CANN's "Compares（灵活标量位置）" and "Select（灵活标量位置）" pages (asc-devkit docs): the scalar may be the left or
- * the right operand, and a LocalTensor may stand for its first element; `config.scalarTensorIndex` says which of
- * two tensors is that scalar (1: the right one, the default). The count forms are emulated. */
-struct BinaryDefaultType {};
-struct BinaryConfig {
-    int8_t scalarTensorIndex = 1;
-};
-constexpr BinaryConfig DEFAULT_BINARY_CONFIG = {1};
-
-namespace detail {
-template <typename X>
-struct is_local : std::false_type {};
-template <typename X>
-struct is_local<LocalTensor<X>> : std::true_type {};
-template <typename X>
-constexpr bool is_local_v = is_local<std::decay_t<X>>::value;
-template <typename X>
-inline uint64_t word_of(const X &x) {
-    if constexpr (is_local_v<X>) return x.word_; else return 0;
-}
-template <typename X>
-inline double scalar_of(const X &x) {  // a value operand (0 for a tensor)
-    if constexpr (is_local_v<X>) return 0; else return aclsim::asc::real_of(x);
-}
-constexpr uint64_t SCALAR_FIRST = 1ull << 12;  // packed bit 12 (aclsim.capi.ascendc.vector)
-}  // namespace detail
 
 /* Compares(dst, src0, src1, cmpMode, count) where src1 is a LocalTensor: src0 a scalar (it is the left operand),
  * or a tensor too (then `config` says which one is the scalar). A scalar right of a tensor is the fixed form above. */
