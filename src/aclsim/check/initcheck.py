@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..runtime import Access, Allocation, DeviceReset, KernelAccess, Release, Task
+from ..runtime import Access, Allocation, DeviceReset, KernelAccess, LocalGarbage, Release, Task
 from .describe import alloc_line, alloc_text, kernel_where, range_text
 from .findings import Finding, Report, where
 from .kspan import span_of
@@ -112,6 +112,22 @@ class InitCheck:
             self._judge(_Read(a, idx, 0, 0, k, offs, ka, lanes))
         if ka.write:
             sh.write_elements(offs, k, idx)
+
+    def on_local_garbage(self, g: LocalGarbage) -> None:
+        """An AI Core copied local-memory bytes nothing wrote: legal on hardware (the garbage moves), so a warning."""
+        task = g.task
+        self.report.add(Finding(
+            "initcheck", "uninitialized-local-move",
+            f"Uninitialized {g.pool} bytes moved: {g.api} copies {g.hi - g.lo} bytes of which some were never written",
+            [f"at {kernel_where(task, g.line)} on core {g.core}",
+             f"{g.pool} bytes {g.lo}..{g.hi - 1}: byte {g.bad} (and maybe more) was never written since the buffer "
+             "was allocated, so the copy moves the garbage there",
+             f"launched at {where(task.site)}"],
+            "if the destination's bytes matter, compute or fill them first; to copy a tail shorter than 32 bytes "
+            "use DataCopyPad (data_copy_pad)",
+            ("uninitialized-local-move", task.name, g.line), (self.order.tick, g.line or 0), None,
+            {"launch": task.site}, severity="warning",
+        ))
 
     def on_task_done(self, task: Task) -> None:
         if self.deferred:

@@ -21,6 +21,7 @@ Events (one typed record each):
   kernel_access(KernelAccess)  device memory a kernel read or wrote in one allocation
   pipe_access(PipeAccess)   a pipe of an AI Core read or wrote bytes of the core's local memory (UB)
   pipe_sync(PipeSync)       an AI Core's set_flag / wait_flag / pipe_barrier, or a queue operation
+  local_garbage(LocalGarbage)  an AI Core's copy moved local-memory bytes nothing wrote (hardware moves the garbage)
   host_copy(HostCopy)       a synchronous copy or fill moved device bytes (no task)
   copy_start(CopyInFlight) / copy_end(CopyInFlight)  a synchronous copy or fill begins / ends on a host thread
                             (emitted when `bus.wants("copy_start")`, to light listeners too: the progress line)
@@ -185,6 +186,24 @@ class PipeAccess:
     write: bool
     line: int | None  # kernel source line
     api: str  # e.g. "data_copy", "add", "LocalTensor.get_value"
+
+
+@dataclass(frozen=True)
+class LocalGarbage:
+    """A copy of one AI Core read bytes [lo, hi) of its local memory `pool`, and byte `bad` (the first of them)
+    was never written since the buffer was allocated: the copy moved garbage, as hardware does.
+
+    Kernel engines emit it only when `bus.wants("local_garbage")`.
+    """
+
+    task: Any  # work.Task of the launch
+    core: int
+    pool: str  # "UB", "L1"...
+    lo: int
+    hi: int
+    bad: int
+    line: int | None  # kernel source line
+    api: str  # the call as its language spells it, e.g. "AscendC::DataCopy"
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from aclsim.runtime import PipeAccess, PipeSync, user_site
+from aclsim.runtime import LocalGarbage, PipeAccess, PipeSync, user_site
 
 from ..faults import PKG_DIR
 from .pool import Pool
@@ -44,6 +44,17 @@ def access(pipe: str, pool: Pool, lo: int, hi: int, write: bool, api: str) -> No
     core = pool.core
     core.launch.bus.emit("pipe_access", PipeAccess(core.launch.task, core.idx, pipe, pool.name, lo, hi, write,
                                                    _kernel_line(), core.launch.spell(api)))
+
+
+def garbage(pool: Pool, lo: int, hi: int, bad: int, api: str) -> None:
+    """A copy read bytes [lo, hi) of `pool` of which byte `bad` was never written. Hardware moves whatever the
+    memory holds (a copy out of a 32-byte block whose tail the kernel never computed is common and legal), so
+    this is no fault: the sanitizer is told (initcheck reports it as a warning)."""
+    core = pool.core
+    bus = core.launch.bus
+    if bus.wants("local_garbage"):
+        bus.emit("local_garbage", LocalGarbage(core.launch.task, core.idx, pool.name, lo, hi, bad, _kernel_line(),
+                                               core.launch.spell(api)))
 
 
 def sync(core: Any, kind: str, api: str, src: str = "", dst: str = "", event_id: int = 0) -> None:

@@ -18,7 +18,7 @@ import numpy as np
 from aclsim.runtime import user_site
 
 from ..aicore.core import Register
-from ..aicore.pipes import access, local_copy_pipe
+from ..aicore.pipes import access, garbage, local_copy_pipe
 from ..faults import AscWarning, fail, message
 from ..memory.gm import GlobalTensor
 from ..memory.local import LocalTensor
@@ -94,13 +94,18 @@ def count_copy(core: Any, dst: Any, src: Any, count: int) -> None:
         else:
             slo = src.lo
             src.span(count, api)
-            bad = src.buf.pool.unwritten(slo, slo + moved)
-            if bad >= 0:
-                src.uninit(api, bad, count)
-            dst.buf.pool.bytes[lo : lo + moved] = src.buf.pool.bytes[slo : slo + moved]
-            pipe = local_copy_pipe(src.buf.pool, dst.buf.pool)
-            if src.buf.pool.watch:
-                access(pipe, src.buf.pool, slo, slo + moved, False, api)
+            spool, pool = src.buf.pool, dst.buf.pool
+            bad = spool.unwritten(slo, slo + moved)
+            pool.bytes[lo : lo + moved] = spool.bytes[slo : slo + moved]
+            pipe = local_copy_pipe(spool, pool)
+            if spool.watch:
+                access(pipe, spool, slo, slo + moved, False, api)
+            if bad >= 0:  # garbage moves as it is, and stays garbage where it lands
+                garbage(spool, slo, slo + moved, bad, api)
+                pool.set_flags(lo, (moved,), (1,), spool.flags(slo, (moved,), (1,)))
+                if pool.watch:
+                    access(pipe, pool, lo, lo + moved, True, api)
+                return
         pool = dst.buf.pool
         pool.mark(lo, lo + moved)
         if pool.watch:
@@ -109,8 +114,8 @@ def count_copy(core: Any, dst: Any, src: Any, count: int) -> None:
     slo = src.lo
     src.span(count, api)
     bad = src.buf.pool.unwritten(slo, slo + moved)
-    if bad >= 0:
-        src.uninit(api, bad, count)
+    if bad >= 0:  # the copy out moves the garbage (see pipes.garbage)
+        garbage(src.buf.pool, slo, slo + moved, bad, api)
     if src.buf.pool.watch:
         access("MTE3", src.buf.pool, slo, slo + moved, False, api)
     gm, off, where = dst.region(moved, api)
@@ -138,9 +143,9 @@ def local_rows(t: LocalTensor, rows: int, width: int, pitch: int, api: str, read
         access(pipe, pool, t.lo + skip, t.lo + span, not read, api)
     if read:
         flags = pool.flags(t.lo + skip, (rows, width), (pitch, 1))
-        if not flags.all():
+        if not flags.all():  # moved as it is (see pipes.garbage)
             r, c = np.argwhere(flags == 0)[0]
-            t.uninit(api, t.lo + skip + int(r) * pitch + int(c), rows * width // t.dtype.itemsize)
+            garbage(pool, t.lo + skip, t.lo + span, t.lo + skip + int(r) * pitch + int(c), api)
     else:
         pool.marks(t.lo + skip, (rows, width), (pitch, 1))[...] = 1
     return _rows(pool.bytes, t.lo + skip, rows, width, pitch)
