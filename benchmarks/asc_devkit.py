@@ -51,12 +51,30 @@ def targets(examples: Path, groups: tuple[str, ...]) -> list[str]:
 
 
 def _arch(cmake: str, scenario: str | None) -> str:
-    """The NPU architecture to build for: the CMakeLists' default, unless one of its `if(...) message(FATAL_ERROR`
-    refuses it for this scenario (e.g. `SCENARIO_NUM STREQUAL "4" AND NOT CMAKE_ASC_ARCHITECTURES STREQUAL
-    "dav-3510"`): then the first architecture it names that no such check refuses, as a user would pick."""
-    archs = list(dict.fromkeys(re.findall(r'"dav-(\d+)"', cmake))) or ["2201"]
-    refusals = re.findall(r"if\(([^()]*)\)\s*message\(FATAL_ERROR", cmake)
-    forced = re.findall(r'if\(([^()]*)\)\s*set\(CMAKE_ASC_ARCHITECTURES "dav-(\d+)"[^)]*FORCE', cmake)
+    """The NPU architecture to build for: the CMakeLists' default, unless a `message(FATAL_ERROR` under `if(...)`
+    (nested ifs combine) refuses it for this scenario (e.g. `SCENARIO_NUM STREQUAL "4" AND NOT
+    CMAKE_ASC_ARCHITECTURES STREQUAL "dav-3510"`) or an `if(...) set(CMAKE_ASC_ARCHITECTURES "dav-N" ... FORCE)`
+    forces another: then what that asks, as a user would pick."""
+    default = re.search(r'"dav-(\d+)"', cmake)  # the cache default comes first, then every architecture named
+    archs = list(dict.fromkeys([*([default.group(1)] if default else []), *re.findall(r"dav-(\d+)", cmake)])) or ["2201"]
+    refusals: list[list[str]] = []  # each: the conditions (of the enclosing ifs) that all hold when CMake stops
+    forced: list[tuple[list[str], str]] = []
+    stack: list[str] = []
+    for m in re.finditer(r"\b(if|elseif|else|endif)\s*\(([^()]*)\)|message\(FATAL_ERROR|"
+                         r'set\(CMAKE_ASC_ARCHITECTURES "dav-(\d+)"[^)]*FORCE', cmake):
+        word, cond = m.group(1), m.group(2)
+        if word == "if":
+            stack.append(cond)
+        elif word in ("elseif", "else"):
+            if stack:
+                stack[-1] = cond if word == "elseif" else "?"  # an else branch: not decided by this reading
+        elif word == "endif":
+            if stack:
+                stack.pop()
+        elif m.group(3):
+            forced.append((list(stack), m.group(3)))
+        elif stack:
+            refusals.append(list(stack))
 
     def holds(clause: str, arch: str) -> bool | None:
         clause = clause.strip()
@@ -72,16 +90,18 @@ def _arch(cmake: str, scenario: str | None) -> str:
             return None  # a condition this reading does not decide
         return value != negate
 
-    def true(cond: str, arch: str) -> bool:
-        """`cond` (clauses joined by AND, alternatives by OR) surely holds."""
-        for alternative in cond.split(" OR "):
-            values = [holds(c, arch) for c in alternative.split(" AND ")]
-            if None not in values and all(values):
-                return True
-        return False
+    def true(conds: list[str], arch: str) -> bool:
+        """Every condition (clauses joined by AND, alternatives by OR) surely holds."""
+        def one(cond: str) -> bool:
+            for alternative in cond.split(" OR "):
+                values = [holds(c, arch) for c in alternative.split(" AND ")]
+                if None not in values and all(values):
+                    return True
+            return False
+        return all(one(c) for c in conds)
 
-    for cond, arch in forced:  # `if(SCENARIO_NUM STREQUAL "2") set(CMAKE_ASC_ARCHITECTURES "dav-3510" ... FORCE)`
-        if true(cond, archs[0]):
+    for conds, arch in forced:
+        if true(conds, archs[0]):
             return arch
     return next((a for a in archs if not any(true(c, a) for c in refusals)), archs[0])
 

@@ -251,7 +251,7 @@ def ceildiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
-__getattr__ = module_getattr("asc")  # pyasc names aclsim lacks: "asc.X is a pyasc API that aclsim does not emulate"
+__getattr__ = module_getattr("asc", __name__)  # pyasc names aclsim lacks: "asc.X is a pyasc API that aclsim does not emulate"
 
 
 __all__ = [  # pyasc's names, all of them above

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
 import os
 from collections.abc import Callable
 from types import ModuleType
@@ -62,12 +63,15 @@ def pyasc_names() -> dict[str, dict[str, str]]:
     return out
 
 
-def module_getattr(module: str) -> Callable[[str], object]:
-    """A module `__getattr__` for the stand-in of pyasc `module`."""
+def module_getattr(module: str, package: str | None = None) -> Callable[[str], object]:
+    """A module `__getattr__` for the stand-in of pyasc `module` (the aclsim package `package`, whose subpackages,
+    e.g. `asc.lib`, it imports on first use as pyasc's `import asc` makes them reachable)."""
     names = pyasc_names()[module]
     spelled = SPELLING.get(module, module)
 
     def __getattr__(name: str) -> object:
+        if package is not None and not name.startswith("_") and importlib.util.find_spec(f"{package}.{name}"):
+            return importlib.import_module(f"{package}.{name}")
         if name in names:
             raise not_emulated(f"{spelled}.{name}")
         raise AttributeError(f"module {spelled!r} has no attribute {name!r} (pyasc 1.1.1 has no such name either)")

@@ -210,6 +210,23 @@ struct FixpipeParamsArch3510 {
     }
 };
 
+/* Ascend 950's DataCopyPad padding modes and loop mode. */
+enum class PaddingMode : uint8_t { Normal = 0, Compact };
+enum class DataCopyMVType : uint8_t { UB_TO_OUT = 0, OUT_TO_UB };
+template <class T, PaddingMode mode, class... A>
+void DataCopyPad(A &&...) {
+    static_assert(::aclsim::asc::never_value<mode>, "aclsim: AscendC::DataCopyPad with a PaddingMode is not emulated: "
+                                                    "Ascend 950's compact padding (use DataCopyPad without it)");
+}
+struct LoopModeParams {
+    template <class... A>
+    LoopModeParams(A &&...) {
+        static_assert(::aclsim::asc::never<A...>, "aclsim: AscendC::LoopModeParams is not emulated: Ascend 950's "
+                                                  "loop mode of DataCopyPad (SetLoopModePara)");
+    }
+};
+ACLSIM_NOT_EMULATED_FUNCTION(SetLoopModePara, "Ascend 950's loop mode of DataCopyPad");
+ACLSIM_NOT_EMULATED_FUNCTION(ResetLoopModePara, "Ascend 950's loop mode of DataCopyPad");
 ACLSIM_NOT_EMULATED_FUNCTION(Interleave, "Ascend 950's Interleave");
 ACLSIM_NOT_EMULATED_FUNCTION(DeInterleave, "Ascend 950's DeInterleave")
 
