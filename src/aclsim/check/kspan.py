@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..runtime.observe import KernelAccess
+from ..runtime import KernelAccess
 
 
 @dataclass

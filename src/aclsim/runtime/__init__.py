@@ -7,6 +7,7 @@ from .copies import Region
 from .core import Runtime, current_runtime, get_runtime, reset_runtime
 from .devices import Context, DeviceState
 from .host import HostAllocation
+from .kernel_events import KernelAccess, KernelSync, LocalGarbage, PipeAccess, PipeSync
 from .memory import DEVICE_BASE, Allocation, DeviceHeap, device_of, is_device_address
 from .observe import (
     FOREIGN_CALLER,
@@ -19,12 +20,7 @@ from .observe import (
     EventWait,
     HostCopy,
     HostWait,
-    KernelAccess,
-    KernelSync,
     KindMismatch,
-    LocalGarbage,
-    PipeAccess,
-    PipeSync,
     Refused,
     Release,
     Site,

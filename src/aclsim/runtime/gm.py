@@ -48,8 +48,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import oob
+from .kernel_events import KernelAccess, KernelSync
 from .memory import FREED_RECORD, Allocation, DeviceHeap, device_of
-from .observe import KernelAccess, KernelSync
 from .oob import covered, oob_mode
 
 ARRAY_INTERFACE_VERSION = 1
