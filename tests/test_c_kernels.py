@@ -252,7 +252,9 @@ def test_a_wait_no_core_can_satisfy_faults_instead_of_hanging(cores):
 def test_simt_work_started_from_an_ai_core_uses_the_cores_ub(cores):
     r = run(cores, "vf", options=())
     assert r.returncode == 0, r.stderr
-    lines = r.stdout.splitlines()
+    simd = sorted(ln for ln in r.stdout.splitlines() if ln.startswith("simd vf"))
+    assert simd == [f"simd vf on core {i}" for i in range(4)]  # asc_vf_call<f>(): a SIMD VF, called as is
+    lines = [ln for ln in r.stdout.splitlines() if not ln.startswith("simd vf")]
     x = np.arange(256, dtype=np.float64)
     assert [float(v) for v in lines[0].split()] == np.where(x < 250, x * x, 0).tolist()
     sums = np.where(x < 250, x * x, 0).reshape(8, 32).sum(axis=1)  # per core: the sum of each warp of 32 threads

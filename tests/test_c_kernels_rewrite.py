@@ -87,10 +87,11 @@ def test_each_launch_site_has_its_own_number():
 def test_asc_vf_call_is_a_simt_call_on_the_core():
     text = "__simt_vf__ inline void f(float *u) { asc_syncthreads(); aclsim_syncthreads(0); }\n" \
            "__simd_vf__ inline void g(float *u) {}\n__global__ __vector__ void k(float *u) {\n" \
-           "  asc_vf_call<f>(dim3(64), u);\n  asc_vf_call<g>(u);\n}\n"
+           "  asc_vf_call<f>(dim3(64), u);\n  asc_vf_call<g>(u);\n  asc_vf_call<g>( );\n}\n"
     out, _ = rewrite(text)
     assert 'vf_call("f", reinterpret_cast<const void *>(&f), ' in out and "}), 1, dim3(64), u);" in out
     assert "}), 0, u);" in out
+    assert "}), 0 );" in out  # no arguments: no dangling comma
 
 
 @pytest.mark.parametrize("bad", ["k<<<1>>>(p);", "k<<<1, 2, 3, 4, 5>>>(p);", "<<<1, 2>>>(p);", "k<<<1, 2>>>;"])

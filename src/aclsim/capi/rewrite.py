@@ -358,8 +358,12 @@ class Unit:
             if j >= len(self.code) or self.code[j] != "(":
                 continue
             fibers = int(self.synchronises(base)) if self.vf.get(base) != "simd" else 0
+            k = j + 1
+            while k < len(self.code) and self.code[k] in " \t\n":
+                k += 1
+            more = "" if k < len(self.code) and self.code[k] == ")" else ", "  # asc_vf_call<f>(): a SIMD VF, no dim3
             self._edit(m.start(), j + 1, f"::aclsim::vf_call({_c_string(fn)}, {_entry(fn, None)}, "
-                                         f"{self._caller(fn)}, {fibers}, ")
+                                         f"{self._caller(fn)}, {fibers}{more}")
 
     def _aclrt_launches(self) -> None:
         """ACLRT_LAUNCH_KERNEL(k)'s expansion gets the kernel's kind (the macro alone assumes vector cores)."""

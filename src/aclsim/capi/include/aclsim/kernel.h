@@ -275,6 +275,12 @@ __attribute__((noinline)) void vf_call(const char *name, const void *entry, L ca
     }
 }
 
+/* asc_vf_call<f>() without arguments: a SIMD VF (`__simd_vf__`), a plain call. */
+template <class L>
+__attribute__((noinline)) void vf_call(const char *, const void *, L call, int) {
+    call();
+}
+
 /* `extern __ubuf__ T x[];`: the block's dynamic UB (the launch's dyn_ubuf bytes). */
 template <class T>
 struct dyn_ubuf {
