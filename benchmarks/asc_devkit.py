@@ -44,8 +44,11 @@ def targets(examples: Path, groups: tuple[str, ...]) -> list[str]:
                 out.append(rel)
                 continue
             allowed = re.search(r"SCENARIO_NUM must be ([0-9 ,or]+)", text)
+            span = re.search(r'SCENARIO_NUM "\d+"[^\n]*\((\d+)-(\d+)\)', text)  # "Scenario number (0-3)"
             default = re.search(r'SCENARIO_NUM "(\d+)"', text)
-            nums = re.findall(r"\d+", allowed.group(1)) if allowed else [default.group(1) if default else "1"]
+            nums = (re.findall(r"\d+", allowed.group(1)) if allowed else
+                    [str(i) for i in range(int(span.group(1)), int(span.group(2)) + 1)] if span else
+                    [default.group(1) if default else "1"])
             out += [f"{rel}#{n}" for n in nums]
     return out
 
@@ -115,7 +118,7 @@ def _sh(cmd: list[str], cwd: Path, timeout: int = 600) -> tuple[int, str]:
 
 
 def _readme_args(readme: str, script: str, scenario: str | None) -> list[str]:
-    m = re.search(r"python3? \.\./scripts/" + script + r"((?: +[^ #\n]+)*)", readme)
+    m = re.search(r"python3? \.\./scripts/" + script + r"((?: +[^ #;\n]+)*)", readme)
     args = m.group(1).split() if m else []
     return [a.replace("${SCENARIO_NUM}", scenario or "1").replace("$SCENARIO_NUM", scenario or "1") for a in args]
 
