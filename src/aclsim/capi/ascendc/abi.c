@@ -60,6 +60,7 @@ fail:;
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     PyErr_NormalizeException(&type, &value, &tb);
+    if (value && tb) PyException_SetTraceback(value, tb);  /* `failed` prints it for an internal error */
     if (aclsim_asc_failed_fn && value) {
         PyObject *r = PyObject_CallOneArg(aclsim_asc_failed_fn, value);
         if (!r) PyErr_Print();
