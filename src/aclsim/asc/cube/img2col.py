@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ..aicore.pipes import garbage
 from ..faults import fail
 from ..memory.local import LocalTensor, pool_of, room
 from ..table import instruction
@@ -224,10 +225,10 @@ def _img2col(dst: LocalTensor, src: LocalTensor, w: Window, pad_bits: int, bound
     if boundary:
         rows = np.where(rows >= boundary // 32, rows - boundary // 32, rows)
     wrote = sp.flags().reshape(-1, 32)[rows]
-    if not wrote[inside].all():
+    moved_garbage = not wrote[inside].all()
+    if moved_garbage:  # a load moves what L1 holds, as a copy does (pipes.garbage): Mmad faults if it computes on it
         r, b = np.argwhere(~wrote.all(axis=2) & inside)[0]
-        fail(API, f"{text} reads feature map element [c1={ci[b]}][h={h[r, b]}][w={x[r, b]}] in L1, which was never "
-                  "written since the buffer was allocated")
+        garbage(sp, src.lo, src.lo + span, int(rows[r, b]) * 32, API)
     # rows and columns per fractal, and whether each fractal is stored transposed (L0B: nZ)
     rb, cb, swap = (k0, 16, True) if mem == "L0B" else (16, k0, False)
     transpose = w.transpose and mem == "L0A"  # L0B ignores en_transpose
@@ -239,7 +240,7 @@ def _img2col(dst: LocalTensor, src: LocalTensor, w: Window, pad_bits: int, bound
     pad = np.tile(np.frombuffer(pad_bits.to_bytes(8, "little")[:isz], np.uint8), k0)
     valid = np.zeros((rp, cp, 1), bool)
     valid[:r, :c] = True  # the fractal padding is not written
-    # every flag read from the map was found set above, and the pad counts as written: the flags stored are ones
+    # the flags travel with the bytes (the pad counts as written)
     for arr_s, arr_d, fill in ((sp.bytes, dp.bytes, pad), (sp.flags(), dp.marks(0, (dp.size,)), 1)):
         vals = arr_s.reshape(-1, 32)[rows]
         vals[~inside] = fill
@@ -251,6 +252,8 @@ def _img2col(dst: LocalTensor, src: LocalTensor, w: Window, pad_bits: int, bound
             out[...] = _tiles(img, rb, cb, swap)
         else:
             np.copyto(out, _tiles(img, rb, cb, swap), where=_tiles(valid, rb, cb, swap))
+    if moved_garbage:  # unwritten flags were copied in: a new epoch (Pool's rule for flags going back to 0)
+        dp.unwrite(dst.lo, dst.lo)
 
 
 def _tiles(x: np.ndarray, rb: int, cb: int, swap: bool) -> np.ndarray:
