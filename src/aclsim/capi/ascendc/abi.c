@@ -2,11 +2,13 @@
  * build.py after kernels.c.
  *
  * Each entry hands its words to the embedded Python (aclsim.capi.ascendc), which runs the instruction on the
- * running AI Core. When the instruction faults, Python keeps the fault (`failed`): the entry then stops the core (aclsim_trap jumps back to where the core started) and the launch reports the fault. */
+ * running AI Core. When the instruction faults, Python keeps the fault (`failed`): the entry then stops the core
+ * (aclsim_trap jumps back to where the core started) and the launch reports the fault. */
 #include "ascendc/abi.h"
 
 /* The Python side, called directly through CPython's API: an Ascend C call is a few microseconds of Python, and
- * cffi's generic callback (argument conversion, a cdata for the return address) cost a third of that. Set once
+ * cffi's generic callback (argument conversion, a cdata for the return address) cost a fifth of an Ascend C add
+ * kernel's time (benchmarks/bench_c_ascendc.py: 5.8 -> 4.7 ms). Set once
  * from aclsim.capi.ascendc: ENTRIES (the handler of each operation code), the module holding the running core
  * (aclsim.asc.faults: `_running`), FOREIGN_CALLER (its `ra`: where the program called) and `failed` (keeps a
  * call's exception for the launch). */
