@@ -135,8 +135,10 @@ def test_l0a_oversubscription_names_the_chip_size():
 
 @asc.jit
 def cube_int8_bias(a: asc.GlobalAddress, bt: asc.GlobalAddress, bias: asc.GlobalAddress, c: asc.GlobalAddress,
-                   m: int, k: int, n: int):
-    """int8 x int8 -> int32 with B given transposed (n x k), plus a bias through L1 -> BiasTable."""
+                   m: int, k: int, n: int, how: str = "operand"):
+    """int8 x int8 -> int32 with B given transposed (n x k), plus a bias through L1 -> BiasTable: as the bias
+    operand, as the operand with cmatrix_init_val=False ("init false"), or with no operand and
+    cmatrix_source=True ("source": C starts from the BiasTable)."""
     a_gm, b_gm, bias_gm, c_gm = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
     a_gm.set_global_buffer(a)
     b_gm.set_global_buffer(bt)
@@ -161,20 +163,29 @@ def cube_int8_bias(a: asc.GlobalAddress, bt: asc.GlobalAddress, bias: asc.Global
     bt_local = qbt.alloc_tensor(asc.int32)
     asc.data_copy(bt_local, bias1, n)
     c1 = qc.alloc_tensor(asc.int32)
-    asc.mmad(c1, a2, b2, bt_local, asc.MmadParams(m, n, k))
+    p = asc.MmadParams(m, n, k)
+    if how == "operand":
+        asc.mmad(c1, a2, b2, bt_local, p)
+    elif how == "init false":  # CANN: the Mmad with a bias starts C from it, whatever cmatrix_source says
+        p.cmatrix_init_val = False
+        asc.mmad(c1, a2, b2, bt_local, p)
+    else:
+        p.cmatrix_init_val, p.cmatrix_source = False, True
+        asc.mmad(c1, a2, b2, p)
     asc.fixpipe(c_gm, c1, asc.FixpipeParamsV220(n, m, m, n))
     for q, t in ((qa1, a1), (qb1, b1), (qbias1, bias1), (qa2, a2), (qb2, b2), (qbt, bt_local), (qc, c1)):
         q.free_tensor(t)
 
 
-def test_int8_matmul_with_bias_matches_numpy_int32():
+@pytest.mark.parametrize("how", ["operand", "init false", "source"])
+def test_int8_matmul_with_bias_matches_numpy_int32(how):
     rng = np.random.default_rng(1)
     m, k, n = 32, 64, 48
     a = rng.integers(-128, 128, (m, k), dtype=np.int8)
     b = rng.integers(-128, 128, (k, n), dtype=np.int8)
     bias = rng.integers(-1000, 1000, n, dtype=np.int32)
     c = np.zeros((m, n), np.int32)
-    cube_int8_bias[1](a, np.ascontiguousarray(b.T), bias, c, m, k, n)
+    cube_int8_bias[1](a, np.ascontiguousarray(b.T), bias, c, m, k, n, how)
     np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32) + bias)
 
 

@@ -95,7 +95,10 @@ def mmad(core: Any, dst: LocalTensor, fm: LocalTensor, filter: LocalTensor, bias
     pool = dst.buf.pool
     c3 = pool.bytes[dst.lo : dst.lo + mp * np_ * 4].view(ct.np).reshape(nb, mp, 16)
     w3 = pool.marks(dst.lo, (nb, mp, 64))
-    accumulate = p.is_bias or not p.cmatrix_init_val
+    # CANN's Mmad page (MmadParams): cmatrixInitVal=false starts C from L0C, or from the BiasTable when
+    # cmatrixSource=true; the Mmad with a bias operand ignores cmatrixSource and starts C from that bias.
+    from_bt = bias is None and not p.is_bias and not p.cmatrix_init_val and p.cmatrix_source
+    accumulate = bias is None and not from_bt and (p.is_bias or not p.cmatrix_init_val)
     if accumulate and pool.unwritten(dst.lo, dst.lo + mp * np_ * 4) >= 0 and \
             not _nz_get(w3.reshape(nb, mp, 16, 4).min(axis=3), m, n).all():
         fail(api, f"accumulates (cmatrix_init_val=False) into L0C, but C[{m} x {n}] was not all written by an "
@@ -117,6 +120,8 @@ def mmad(core: Any, dst: LocalTensor, fm: LocalTensor, filter: LocalTensor, bias
         acc += _nz_get(c3, m, n)
     if bias is not None:
         acc += _bias(bias, n, ct, api)
+    elif from_bt:  # which bytes of the BiasTable the page does not say: its start (where C2 tensors begin)
+        acc += _bias(LocalTensor.at(core, "BT", 0, ct, n), n, ct, api)
     _nz_put(c3, acc.astype(ct.np, copy=False), m, n)
     if m == mp and n == np_:
         w3[...] = 1
