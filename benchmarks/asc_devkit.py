@@ -149,21 +149,27 @@ def run(examples: Path, target: str, scratch: Path) -> tuple[str, str]:
         if rc:
             return "GEN FAILED", out.strip().splitlines()[-1][:160] if out.strip() else ""
     sources = sorted(p.name for p in src.glob("*.asc"))
+    # host sources the CMakeLists builds with them (main.cpp beside a kernel .asc)
+    sources += sorted({f for f in re.findall(r"([\w-]+\.(?:cpp|cc))\b", cmake) if (src / f).exists()})
     mains = [s for s in sources if re.search(r"^\s*\w+\s+main\s*\(", (src / s).read_text(), re.M)]
     programs = [[m, *(s for s in sources if s not in mains)] for m in mains] if len(mains) > 1 else [sources]
-    results = [_program(build, files, flags, SOCS.get(arch), readme, scenario) for files in programs]
+    results = [_program(build, files, flags, SOCS.get(arch), readme, scenario, cmake) for files in programs]
     return next((r for r in results if r[0] not in ("PASS", "RAN")), results[0])
 
 
 def _program(build: Path, files: list[str], flags: list[str], soc: str | None, readme: str,
-             scenario: str | None) -> tuple[str, str]:
+             scenario: str | None, cmake: str) -> tuple[str, str]:
     py = sys.executable
     rc, out = _sh([py, "-m", "aclsim", "cc", *flags, *[f"../{f}" for f in files], "-I..", "-o", "demo"], build)
     if rc:
         named = _named(out)
         first = next((line for line in out.splitlines() if "error" in line), out.strip()[-160:])
         return ("NOT EMULATED", named) if named else ("BUILD FAILED", first.strip()[:160])
-    cmd = [py, "-m", "aclsim", "run", *(["--soc", soc] if soc else []), "./demo"]
+    target = re.search(r"add_executable\(\s*([\w-]+)", cmake)
+    argv = re.search(r"^\s*\./" + re.escape(target.group(1) if target else "demo") + r"((?: +[^ #\n]+)*)", readme,
+                     re.M)  # the arguments the README runs the program with (`./sincos_compute 1024`)
+    cmd = [py, "-m", "aclsim", "run", *(["--soc", soc] if soc else []), "./demo",
+           *(argv.group(1).split() if argv else [])]
     rc, out = _sh(cmd, build)
     if (build.parent / "scripts" / "verify_result.py").exists():
         args = _readme_args(readme, "verify_result.py", scenario) or ["output/output.bin", "output/golden.bin"]
