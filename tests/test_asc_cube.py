@@ -14,8 +14,9 @@ def up16(x: int) -> int:
 
 @asc.jit
 def cube_mm(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, m: int, k: int, n: int,
-            relu: bool, k_split: int, a_rows_loaded: int, mmad_k: int, skip_mmad: bool):
-    """C = A @ B (m x k x n, float16 -> float32) the low-level way, K in `k_split` steps."""
+            relu: bool, k_split: int, a_rows_loaded: int, mmad_k: int, skip_mmad: bool, raw_c: bool = False):
+    """C = A @ B (m x k x n, float16 -> float32) the low-level way, K in `k_split` steps (C in a raw-address L0C
+    tensor declared with the unpadded m x n when `raw_c`, as CANN's mmad example does)."""
     a_gm, b_gm, c_gm = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
     a_gm.set_global_buffer(a)
     b_gm.set_global_buffer(b)
@@ -34,7 +35,7 @@ def cube_mm(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, m:
     asc.data_copy(a1, a_gm, asc.Nd2NzParams(1, m, k, 0, k, mp, 1, 0))
     asc.data_copy(b1, b_gm, asc.Nd2NzParams(1, k, n, 0, n, kp, 1, 0))
     a2, b2 = qa2.alloc_tensor(asc.half), qb2.alloc_tensor(asc.half)
-    c1 = qc.alloc_tensor(asc.float32)
+    c1 = asc.LocalTensor(asc.float32, asc.TPosition.CO1, 0, m * n) if raw_c else qc.alloc_tensor(asc.float32)
     kb = kp // 16 // k_split  # K blocks per step: each step reloads L0A / L0B and accumulates in L0C
     for s in range(k_split):
         for i in range(a_rows_loaded // 16):  # zZ: one row of fractals per m block
@@ -46,17 +47,17 @@ def cube_mm(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, m:
         if not skip_mmad:
             asc.mmad(c1, a2, b2, asc.MmadParams(m, n, mmad_k or (k if k_split == 1 else kb * 16), cmatrix_init_val=s == 0))
     asc.fixpipe(c_gm, c1, asc.FixpipeParamsV220(n_size=n, m_size=m, src_stride=mp, dst_stride=n, relu_en=relu))
-    for q, t in ((qa1, a1), (qb1, b1), (qa2, a2), (qb2, b2), (qc, c1)):
+    for q, t in ((qa1, a1), (qb1, b1), (qa2, a2), (qb2, b2), *(() if raw_c else ((qc, c1),))):
         q.free_tensor(t)
 
 
 def run(m: int, k: int, n: int, relu: bool = False, k_split: int = 1, a_rows: int | None = None, mmad_k: int = 0,
-        skip_mmad: bool = False, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        skip_mmad: bool = False, seed: int = 0, raw_c: bool = False) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     a = rng.uniform(-2, 2, (m, k)).astype(np.float16)
     b = rng.uniform(-2, 2, (k, n)).astype(np.float16)
     c = np.zeros((m, n), np.float32)
-    cube_mm[1](a, b, c, m, k, n, relu, k_split, up16(m) if a_rows is None else a_rows, mmad_k, skip_mmad)
+    cube_mm[1](a, b, c, m, k, n, relu, k_split, up16(m) if a_rows is None else a_rows, mmad_k, skip_mmad, raw_c)
     want = a.astype(np.float32) @ b.astype(np.float32)
     return c, (np.maximum(want, 0) if relu else want)
 
@@ -64,6 +65,12 @@ def run(m: int, k: int, n: int, relu: bool = False, k_split: int = 1, a_rows: in
 @pytest.mark.parametrize("shape", [(32, 32, 32), (64, 48, 80), (30, 32, 40), (16, 256, 16)])
 def test_low_level_matmul_matches_numpy_float32_accumulate(shape):
     c, want = run(*shape)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
+
+
+def test_a_raw_address_l0c_tensor_declared_unpadded_takes_whole_fractals():
+    """30 x 40 floats declared (4,800 bytes), 32 x 48 written: the NPU bounds a raw-address tensor by its memory."""
+    c, want = run(30, 32, 40, raw_c=True)
     np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
 
 

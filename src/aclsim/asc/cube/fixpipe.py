@@ -30,7 +30,7 @@ import numpy as np
 from ..aicore.core import Register
 from ..faults import fail
 from ..memory.gm import GlobalTensor
-from ..memory.local import LocalTensor, pool_of
+from ..memory.local import LocalTensor, extent, pool_of
 from ..move.atomic import store
 from ..move.data_copy import gm_rows
 from ..table import instruction
@@ -189,9 +189,9 @@ def l0c_to_gm(core: Any, dst: Any, src: Any, mv: Move) -> None:
     for t in range(max(mv.nd_num, 0)):
         lo = src.lo + t * mv.src_nd_stride * 1024
         span = ((nb - 1) * ss * 16 + m * 16) * osz
-        if lo + span > src.end:
+        if lo + span > extent(src):
             fail(api, f"reads L0C bytes {lo}..{lo + span} for m_size={m} x n_size={n} (src_stride {ss}) but src "
-                      f"ends at byte {src.end}")
+                      f"ends at byte {extent(src)}")
         shape, strides = (nb, m, 16 * osz), (ss * 16 * osz, 16 * osz, 1)
         if pool.unwritten(lo, lo + span) >= 0:
             fl = np.moveaxis(pool.flags(lo, shape, strides), 0, 1).reshape(m, nb * 16, osz)

@@ -409,8 +409,18 @@ def pool_of(t: Any, api: str, role: str, pools: tuple[str, ...]) -> None:
                   f"{align} bytes)")
 
 
+def extent(t: LocalTensor) -> int:
+    """Where a cube operand ends as the NPU sees it. A tensor made at a raw address (`LocalTensor(pos, addr, size)`,
+    LocalMemAllocator) is bounded by its memory, not by the size it was declared with: nothing on the NPU knows
+    that size, and CANN's own cube examples declare L0 tensors of the unpadded shape and load, mmad and fixpipe
+    whole fractals through them (asc-devkit 03_matrix_compute: mmad, mmad_gemv, batch_matmul)."""
+    return t.end if t.buf.state != FIXED else t.buf.pool.size
+
+
 def room(t: LocalTensor, nbytes: int, api: str, role: str, what: str) -> None:
-    """`t` must hold `nbytes` from its start (`role` and `what` name the operand and the use in the fault)."""
-    if t.lo + nbytes > t.end:
+    """`t` must hold `nbytes` from its start (`role` and `what` name the operand and the use in the fault; a
+    raw-address tensor: see `extent`)."""
+    end = extent(t)
+    if t.lo + nbytes > end:
         fail(api, f"{role} {what} needs {nbytes} bytes of {t.buf.pool.name} but the tensor holds only "
-                  f"{t.end - t.lo} bytes ({t.buf.pool.name} overflow)")
+                  f"{end - t.lo} bytes ({t.buf.pool.name} overflow)")
