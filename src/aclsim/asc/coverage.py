@@ -66,7 +66,7 @@ def pyasc_names() -> dict[str, dict[str, str]]:
 def module_getattr(module: str, package: str | None = None) -> Callable[[str], object]:
     """A module `__getattr__` for the stand-in of pyasc `module` (the aclsim package `package`, whose subpackages,
     e.g. `asc.lib`, it imports on first use as pyasc's `import asc` makes them reachable)."""
-    names = pyasc_names()[module]
+    names = pyasc_names().get(module, {})  # a namespace of subpackages only (asc.lib) lists no names
     spelled = SPELLING.get(module, module)
 
     def __getattr__(name: str) -> object:

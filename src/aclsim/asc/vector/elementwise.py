@@ -197,14 +197,21 @@ reciprocal = _unary("Reciprocal", "reciprocal", np.reciprocal, FLOAT, "dst[i] = 
 bitwise_not = _unary("Not", "bitwise_not", np.invert, BITS16, "dst[i] = ~src[i] (int16/uint16).")
 
 
+def only_950(core: Any, api: str, what: str, instead: str = "") -> None:
+    """Refuse `what` (an instruction or a form of one that CANN documents for Ascend 950PR/950DT only) on another
+    chip."""
+    if core.chip.arch != 3510:
+        fail(api, f"{what} exists only on Ascend 950PR/950DT, not on {core.chip.name}: run on that chip (aclsim run "
+                  f"--soc Ascend950PR_9589){instead}")
+
+
 def flexible(core: Any, api: str, scalar_first: bool, scalar: Any) -> None:
     """The flexible scalar position (a scalar left of the tensor, or a tensor's element as the scalar) is an Ascend
     950 instruction form (CANN's "Adds（灵活标量位置）", "Compares（灵活标量位置）"... pages: Atlas A2/A3 and older
     do not have it)."""
-    if (scalar_first or isinstance(scalar, LocalTensor)) and core.chip.arch != 3510:
-        fail(api, f"a scalar on the left or a LocalTensor element as the scalar (the flexible scalar position) exists "
-                  f"only on Ascend 950PR/950DT, not on {core.chip.name}: run on that chip (aclsim run --soc "
-                  "Ascend950PR_9589) or pass the scalar as a value on the right")
+    if scalar_first or isinstance(scalar, LocalTensor):
+        only_950(core, api, "a scalar on the left or a LocalTensor element as the scalar (the flexible scalar "
+                            "position)", " or pass the scalar as a value on the right")
 
 
 def scalar_value(api: str, scalar: Any, dt: DataType) -> Any:
@@ -216,14 +223,13 @@ def scalar_value(api: str, scalar: Any, dt: DataType) -> Any:
 
 
 def _scalar(key: str, api: str, fn: Callable, types: tuple[str, ...], doc: str,
-            only_950: bool = False) -> Callable[..., None]:
+            ascend_950: bool = False) -> Callable[..., None]:
     ts = kinds(types)
 
     def run(core: Any, dst: LocalTensor, src: LocalTensor, scalar: Any, n: int | Repeat,
             scalar_first: bool = False) -> None:
-        if only_950 and core.chip.arch != 3510:
-            fail(api, f"exists only on Ascend 950PR/950DT (CANN's {key} page), not on {core.chip.name}: run on that "
-                      "chip (aclsim run --soc Ascend950PR_9589)")
+        if ascend_950:
+            only_950(core, api, f"{key} (CANN's {key} page)")
         if scalar_first or type(scalar) is LocalTensor:
             flexible(core, api, scalar_first, scalar)
         value = scalar_value(api, scalar, dst.dtype)
@@ -239,7 +245,7 @@ def _scalar(key: str, api: str, fn: Callable, types: tuple[str, ...], doc: str,
     run.__name__, run.__qualname__ = api, api
     run.__doc__ = doc + (" With `scalar_first`, the scalar is the left operand (Ascend 950's flexible scalar "
                          "position; there `scalar` may be a LocalTensor's first element).")
-    if only_950:  # pyasc 1.1.1 has no name for these: the C++ face calls them
+    if ascend_950:  # pyasc 1.1.1 has no name for these: the C++ face calls them
         return instruction(key, "", "vector", "V", types, note="C++ only: Ascend 950 (pyasc 1.1.1 has no name for it)")(run)
     return instruction(key, api, "vector", "V", types)(run)
 
@@ -252,10 +258,10 @@ adds = _scalar("Adds", "adds", np.add, ARITH, "dst[i] = src[i] + scalar.")
 muls = _scalar("Muls", "muls", np.multiply, ARITH, "dst[i] = src[i] * scalar.")
 maxs = _scalar("Maxs", "maxs", np.maximum, ARITH, "dst[i] = max(src[i], scalar).")
 mins = _scalar("Mins", "mins", np.minimum, ARITH, "dst[i] = min(src[i], scalar).")
-subs = _scalar("Subs", "subs", np.subtract, ARITH, "dst[i] = src[i] - scalar (Ascend 950).", only_950=True)
-divs = _scalar("Divs", "divs", np.divide, FLOAT, "dst[i] = src[i] / scalar (Ascend 950).", only_950=True)
-ands = _scalar("Ands", "ands", np.bitwise_and, BITS16, "dst[i] = src[i] & scalar (Ascend 950).", only_950=True)
-ors = _scalar("Ors", "ors", np.bitwise_or, BITS16, "dst[i] = src[i] | scalar (Ascend 950).", only_950=True)
+subs = _scalar("Subs", "subs", np.subtract, ARITH, "dst[i] = src[i] - scalar (Ascend 950).", ascend_950=True)
+divs = _scalar("Divs", "divs", np.divide, FLOAT, "dst[i] = src[i] / scalar (Ascend 950).", ascend_950=True)
+ands = _scalar("Ands", "ands", np.bitwise_and, BITS16, "dst[i] = src[i] & scalar (Ascend 950).", ascend_950=True)
+ors = _scalar("Ors", "ors", np.bitwise_or, BITS16, "dst[i] = src[i] | scalar (Ascend 950).", ascend_950=True)
 leaky_relu = _scalar("LeakyRelu", "leaky_relu", _leaky, FLOAT, "dst[i] = src[i] if src[i] >= 0 else src[i] * scalar.")
 shift_left = _scalar("ShiftLeft", "shift_left", np.left_shift, SHIFT, "dst[i] = src[i] << scalar.")
 shift_right = _scalar("ShiftRight", "shift_right", np.right_shift, SHIFT,

@@ -70,6 +70,7 @@ def select(core: Any, api: str, dst: LocalTensor, sel_mask: LocalTensor, src0: A
     pick = np.unpackbits(raw, count=nbits, bitorder="little").astype(bool)
     pick = np.broadcast_to(pick, on.shape) if mode == SelMode.VSEL_CMPMASK_SPR else pick.reshape(on.shape)
     d, s0, s1 = rep.strides
-    a = read_lanes(api, src0, on, *s0) if isinstance(src0, LocalTensor) else src0  # a scalar (flexible position)
-    b = read_lanes(api, src1, on, *s1) if isinstance(src1, LocalTensor) else dst.dtype.np.type(src1)
+    # a scalar operand (src1, or src0 in the flexible position) arrives as a value of dst's type (compare.select)
+    a = read_lanes(api, src0, on, *s0) if isinstance(src0, LocalTensor) else src0
+    b = read_lanes(api, src1, on, *s1) if isinstance(src1, LocalTensor) else src1
     write_lanes(api, dst, on, *d, np.where(pick[on], a, b))

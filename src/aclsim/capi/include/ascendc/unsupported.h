@@ -15,6 +15,14 @@
     struct NAME {                                                                                                    \
         static_assert(::aclsim::asc::never_value<A...>, "aclsim: AscendC::" #NAME " is not emulated: " WHY);        \
     }
+/* A plain struct: constructing one (with any arguments) names it. */
+#define ACLSIM_NOT_EMULATED_STRUCT(NAME, WHY)                                                                        \
+    struct NAME {                                                                                                    \
+        template <class... A>                                                                                        \
+        NAME(A &&...) {                                                                                              \
+            static_assert(::aclsim::asc::never<A...>, "aclsim: AscendC::" #NAME " is not emulated: " WHY);           \
+        }                                                                                                            \
+    }
 
 namespace AscendC {
 
@@ -153,13 +161,7 @@ struct MultiCopyParams {
 /* Memory pools inside a TPipe (TBufPool, InitBufPool) and the dynamic input lists of ListTensorDesc. */
 ACLSIM_NOT_EMULATED_VALUE_TYPE(TBufPool, "buffer pools carved from a TPipe (use TQue/TBuf with InitBuffer, or "
                                          "LocalMemAllocator)");
-struct ListTensorDesc {
-    template <class... A>
-    ListTensorDesc(A &&...) {
-        static_assert(::aclsim::asc::never<A...>, "aclsim: AscendC::ListTensorDesc is not emulated: dynamic input "
-                                                  "lists (pass the tensors' addresses as kernel arguments)");
-    }
-};
+ACLSIM_NOT_EMULATED_STRUCT(ListTensorDesc, "dynamic input lists (pass the tensors' addresses as kernel arguments)");
 /* The group barrier of the matmul client-server framework (core_mng/roc). */
 enum class PipeMode : uint8_t { SCALAR_MODE = 0, MTE3_MODE = 1, MAX };
 ACLSIM_NOT_EMULATED_VALUE_TYPE(GroupBarrier, "the GM group barrier of core_mng/roc (use SyncAll or cross-core "
@@ -202,13 +204,7 @@ struct LoadDataRepeatParamWithStride {
                                                   "Ascend 950's strided LoadData");
     }
 };
-struct FixpipeParamsArch3510 {
-    template <class... A>
-    FixpipeParamsArch3510(A &&...) {
-        static_assert(::aclsim::asc::never<A...>, "aclsim: AscendC::FixpipeParamsArch3510 is not emulated: Ascend "
-                                                  "950's Fixpipe (use FixpipeParamsV220)");
-    }
-};
+ACLSIM_NOT_EMULATED_STRUCT(FixpipeParamsArch3510, "Ascend 950's Fixpipe (use FixpipeParamsV220)");
 
 /* Ascend 950's DataCopyPad padding modes and loop mode. */
 enum class PaddingMode : uint8_t { Normal = 0, Compact };
@@ -218,13 +214,7 @@ void DataCopyPad(A &&...) {
     static_assert(::aclsim::asc::never_value<mode>, "aclsim: AscendC::DataCopyPad with a PaddingMode is not emulated: "
                                                     "Ascend 950's compact padding (use DataCopyPad without it)");
 }
-struct LoopModeParams {
-    template <class... A>
-    LoopModeParams(A &&...) {
-        static_assert(::aclsim::asc::never<A...>, "aclsim: AscendC::LoopModeParams is not emulated: Ascend 950's "
-                                                  "loop mode of DataCopyPad (SetLoopModePara)");
-    }
-};
+ACLSIM_NOT_EMULATED_STRUCT(LoopModeParams, "Ascend 950's loop mode of DataCopyPad (SetLoopModePara)");
 ACLSIM_NOT_EMULATED_FUNCTION(SetLoopModePara, "Ascend 950's loop mode of DataCopyPad");
 ACLSIM_NOT_EMULATED_FUNCTION(ResetLoopModePara, "Ascend 950's loop mode of DataCopyPad");
 ACLSIM_NOT_EMULATED_FUNCTION(Interleave, "Ascend 950's Interleave");
