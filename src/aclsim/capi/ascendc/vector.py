@@ -77,7 +77,7 @@ def _scalar(name: str) -> None:
         scalar (0: the value `s`) and 1 if the scalar is the left operand."""
         dst = local(core, d)
         scalar = local(core, sw) if sw else s if dst.dtype.is_float else int(s)
-        if first or sw:
+        if first or sw:  # (only the flexible family takes scalar_first: Axpy, also of this kind, does not)
             run(core, dst, local(core, a), scalar, n - ((n >> 63) << 64), bool(first))
         else:
             run(core, dst, local(core, a), scalar, n - ((n >> 63) << 64))
